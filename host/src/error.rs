@@ -1,0 +1,94 @@
+//! The library's one error type.
+
+use std::path::PathBuf;
+
+/// Result with the library's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong, each with a one-line message for the CLI.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A graph file could not be read.
+    #[error("{path}: {error}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        error: std::io::Error,
+    },
+    /// A graph file is malformed.
+    #[error("{path}{}: {message}", line.map(|line| format!(":{line}")).unwrap_or_default())]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number, where the problem has one.
+        line: Option<u64>,
+        /// What is wrong.
+        message: String,
+    },
+    /// A graph generator specification is malformed.
+    #[error("bad generator '{spec}': {message}")]
+    Generator {
+        /// The specification as given.
+        spec: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The graph exceeds what a `u32` CSR can index.
+    #[error("graph too large: {0}")]
+    GraphTooLarge(String),
+    /// The source vertex is not a vertex of the graph.
+    #[error("source {vertex} is out of range: the graph has {vertex_count} vertices (ids 0 to {})", vertex_count.saturating_sub(1))]
+    SourceOutOfRange {
+        /// The requested source, as given.
+        vertex: i64,
+        /// Vertices in the graph.
+        vertex_count: u32,
+    },
+    /// No usable CUDA device (no driver, no GPU, or initialisation failed).
+    #[error("no CUDA device: {0}")]
+    NoDevice(String),
+    /// The graph and the search's buffers do not fit in the device's free memory.
+    #[error(
+        "graph too large for the GPU: variant {variant} needs {needed} bytes of device memory, {free} bytes are free"
+    )]
+    DeviceMemory {
+        /// The variant that was to run.
+        variant: &'static str,
+        /// Bytes it would allocate.
+        needed: u64,
+        /// Bytes the driver reports free.
+        free: u64,
+    },
+    /// A CUDA driver call failed.
+    #[error("CUDA error in {context}: {}", describe_cuda(error))]
+    Cuda {
+        /// What was being done (variant, level).
+        context: String,
+        /// The driver's error.
+        error: cust::error::CudaError,
+    },
+    /// A result failed validation.
+    #[error("validation failed: {0}")]
+    Invalid(String),
+}
+
+/// Attaches what was being done to a CUDA driver error.
+pub trait CudaContext<T> {
+    /// Wraps the error with `context`.
+    fn context(self, context: impl FnOnce() -> String) -> Result<T>;
+}
+
+impl<T> CudaContext<T> for Result<T, cust::error::CudaError> {
+    fn context(self, context: impl FnOnce() -> String) -> Result<T> {
+        self.map_err(|error| Error::Cuda {
+            context: context(),
+            error,
+        })
+    }
+}
+
+/// The driver's message for `error`, without the quotes `cust` puts around it.
+pub(crate) fn describe_cuda(error: &cust::error::CudaError) -> String {
+    error.to_string().trim_matches('"').to_string()
+}

@@ -1,0 +1,248 @@
+//! The GPU driver: CUDA context, the embedded kernels, device-resident
+//! graphs, and the BFS variants, one file each.
+//!
+//! A [`Search`] uploads a graph once and keeps every buffer of its variant
+//! allocated, so many searches from different sources reuse them. Each
+//! variant implements [`GpuBfs`] and is registered in [`Variant`]; the tests
+//! loop over [`Variant::ALL`], so a new variant is tested by adding it there.
+
+mod two_kernel;
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use cust::context::Context;
+use cust::device::Device;
+use cust::function::Function;
+use cust::memory::DeviceBuffer;
+use cust::module::Module;
+use cust::stream::{Stream, StreamFlags};
+
+use crate::error::{CudaContext, describe_cuda};
+use crate::{Bfs, Csr, Error, Result};
+
+/// The kernels, built from the `bfs-kernels` crate to PTX by `build.rs`.
+pub const KERNELS_PTX: &str = include_str!(env!("BFS_KERNELS_PTX"));
+
+/// An open CUDA device with the kernels loaded and a stream to run them on.
+pub struct Gpu {
+    module: Module,
+    stream: Stream,
+    name: String,
+    // Dropped last: the module and stream belong to this context.
+    _context: Context,
+}
+
+impl Gpu {
+    /// Opens the first CUDA device and loads the kernels.
+    ///
+    /// Fails with [`Error::NoDevice`] when there is no driver or no GPU.
+    pub fn open() -> Result<Gpu> {
+        let no_device = |error: cust::error::CudaError| Error::NoDevice(describe_cuda(&error));
+        cust::init(cust::CudaFlags::empty()).map_err(no_device)?;
+        if Device::num_devices().map_err(no_device)? == 0 {
+            return Err(Error::NoDevice("the driver reports no GPU".into()));
+        }
+        let device = Device::get_device(0).map_err(no_device)?;
+        let context = Context::new(device).context(|| "creating a context".into())?;
+        let name = device.name().context(|| "reading the device name".into())?;
+        let module =
+            Module::from_ptx(KERNELS_PTX, &[]).context(|| "loading the kernels' PTX".into())?;
+        let stream =
+            Stream::new(StreamFlags::NON_BLOCKING, None).context(|| "creating a stream".into())?;
+        Ok(Gpu {
+            module,
+            stream,
+            name,
+            _context: context,
+        })
+    }
+
+    /// The device's name, e.g. `NVIDIA H100 80GB HBM3`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Device memory the driver reports free, in bytes.
+    pub fn free_memory(&self) -> Result<u64> {
+        let (free, _total) =
+            cust::memory::mem_get_info().context(|| "querying free device memory".into())?;
+        Ok(free as u64)
+    }
+
+    /// The stream every variant runs on.
+    fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    /// A kernel of the loaded module, by its entry name in [`bfs_kernels::abi`].
+    fn kernel(&self, name: &str) -> Result<Function<'_>> {
+        self.module
+            .get_function(name)
+            .context(|| format!("finding kernel {name}"))
+    }
+}
+
+/// A graph resident in device memory, in CSR form.
+pub struct DeviceGraph {
+    row_offsets: DeviceBuffer<u32>,
+    column_indices: DeviceBuffer<u32>,
+    vertex_count: u32,
+}
+
+impl DeviceGraph {
+    /// Bytes the CSR occupies on the device: `4 (n + 1) + 4 m`.
+    pub fn bytes(graph: &Csr) -> u64 {
+        4 * (graph.vertex_count() as u64 + 1) + 4 * graph.edge_count() as u64
+    }
+
+    fn upload(graph: &Csr) -> Result<DeviceGraph> {
+        let upload = |values: &[u32]| {
+            // An empty edge list still gets a 1-element buffer: kernels take a
+            // valid pointer, and cust rejects zero-sized allocations.
+            let values = if values.is_empty() { &[0][..] } else { values };
+            DeviceBuffer::from_slice(values).context(|| "uploading the graph".into())
+        };
+        Ok(DeviceGraph {
+            row_offsets: upload(graph.row_offsets())?,
+            column_indices: upload(graph.column_indices())?,
+            vertex_count: graph.vertex_count(),
+        })
+    }
+}
+
+/// One BFS strategy on the GPU, with its buffers allocated for a graph size.
+pub trait GpuBfs {
+    /// Runs one search from `source` (already checked to be a vertex).
+    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun>;
+}
+
+/// The result of a GPU search and its time.
+pub struct GpuRun {
+    /// Levels (and parents, where the variant records them).
+    pub result: Bfs,
+    /// Device time from initialisation to the last level, measured with CUDA events.
+    pub elapsed: Duration,
+}
+
+/// The BFS variants, each a kernel file in `kernels/src` and a driver file here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// Rodinia's expand/update kernel pair with an `over` flag.
+    TwoKernel,
+}
+
+impl Variant {
+    /// Every variant, in the order the textbook introduces them.
+    pub const ALL: &[Variant] = &[Variant::TwoKernel];
+
+    /// The name used by `--variant`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::TwoKernel => "two-kernel",
+        }
+    }
+
+    /// One line on what the variant does.
+    pub fn description(self) -> &'static str {
+        match self {
+            Variant::TwoKernel => {
+                "Rodinia: one thread per vertex, expand and update kernels, host loop on an `over` flag"
+            }
+        }
+    }
+
+    /// Device bytes the variant allocates besides the graph, for `n` vertices.
+    fn workspace_bytes(self, vertex_count: u32) -> u64 {
+        match self {
+            Variant::TwoKernel => two_kernel::TwoKernel::workspace_bytes(vertex_count),
+        }
+    }
+
+    fn create(self, gpu: &Gpu, vertex_count: u32) -> Result<Box<dyn GpuBfs + '_>> {
+        Ok(match self {
+            Variant::TwoKernel => Box::new(two_kernel::TwoKernel::new(gpu, vertex_count)?),
+        })
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.name())
+    }
+}
+
+impl FromStr for Variant {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Variant, String> {
+        Variant::ALL
+            .iter()
+            .copied()
+            .find(|variant| variant.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Variant::ALL.iter().map(|variant| variant.name()).collect();
+                format!("unknown variant '{name}' (one of: {})", names.join(", "))
+            })
+    }
+}
+
+/// A graph on the device with one variant ready to search it, any number of times.
+pub struct Search<'g> {
+    graph: DeviceGraph,
+    bfs: Box<dyn GpuBfs + 'g>,
+    variant: Variant,
+}
+
+impl<'g> Search<'g> {
+    /// Uploads `graph` and allocates `variant`'s buffers, after checking that
+    /// both fit in the device's free memory.
+    pub fn new(gpu: &'g Gpu, graph: &Csr, variant: Variant) -> Result<Search<'g>> {
+        let needed = DeviceGraph::bytes(graph) + variant.workspace_bytes(graph.vertex_count());
+        let free = gpu.free_memory()?;
+        if needed > free {
+            return Err(Error::DeviceMemory {
+                variant: variant.name(),
+                needed,
+                free,
+            });
+        }
+        Ok(Search {
+            graph: DeviceGraph::upload(graph)?,
+            bfs: variant.create(gpu, graph.vertex_count())?,
+            variant,
+        })
+    }
+
+    /// Device bytes this search allocated: the graph and the variant's buffers.
+    pub fn device_bytes(&self) -> u64 {
+        4 * (self.graph.vertex_count as u64 + 1)
+            + 4 * self.graph.column_indices.len() as u64
+            + self.variant.workspace_bytes(self.graph.vertex_count)
+    }
+
+    /// Runs one BFS from `source`.
+    pub fn run(&mut self, source: u32) -> Result<GpuRun> {
+        if source >= self.graph.vertex_count {
+            return Err(Error::SourceOutOfRange {
+                vertex: source.into(),
+                vertex_count: self.graph.vertex_count,
+            });
+        }
+        self.bfs
+            .run(&self.graph, source)
+            .map_err(|error| match error {
+                Error::Cuda { context, error } => Error::Cuda {
+                    context: format!("variant {}, {context}", self.variant),
+                    error,
+                },
+                other => other,
+            })
+    }
+}
+
+/// Blocks of `block_size` threads needed to give each of `count` items a thread.
+fn blocks_for(count: u32, block_size: u32) -> u32 {
+    count.div_ceil(block_size).max(1)
+}

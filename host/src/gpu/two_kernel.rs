@@ -1,0 +1,154 @@
+//! Host driver of the `two-kernel` variant (Rodinia's BFS): the level loop
+//! that launches expand and update until the device's `over` flag stays 0.
+
+use bfs_kernels::abi::{BLOCK_SIZE, UNREACHED, two_kernel};
+use cust::event::{Event, EventFlags};
+use cust::function::Function;
+use cust::launch;
+use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, LockedBuffer};
+
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, blocks_for};
+use crate::error::CudaContext;
+use crate::{Bfs, Result};
+
+/// The expand/update kernels and their per-vertex masks, sized for one graph.
+pub struct TwoKernel<'g> {
+    gpu: &'g Gpu,
+    expand: Function<'g>,
+    update: Function<'g>,
+    frontier: DeviceBuffer<u8>,
+    updating: DeviceBuffer<u8>,
+    visited: DeviceBuffer<u8>,
+    levels: DeviceBuffer<u32>,
+    over: DeviceBuffer<u32>,
+    /// Page-locked, so the per-level copy of `over` is a true async DMA.
+    over_on_host: LockedBuffer<u32>,
+    start: Event,
+    stop: Event,
+}
+
+impl<'g> TwoKernel<'g> {
+    /// Three byte masks and a level per vertex, and the `over` flag.
+    pub fn workspace_bytes(vertex_count: u32) -> u64 {
+        7 * vertex_count as u64 + 4
+    }
+
+    /// Loads the kernels and allocates the buffers for `vertex_count` vertices.
+    pub fn new(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
+        let count = vertex_count as usize;
+        let allocation = || "allocating two-kernel buffers".to_string();
+        Ok(TwoKernel {
+            gpu,
+            expand: gpu.kernel(two_kernel::EXPAND)?,
+            update: gpu.kernel(two_kernel::UPDATE)?,
+            frontier: DeviceBuffer::zeroed(count).context(allocation)?,
+            updating: DeviceBuffer::zeroed(count).context(allocation)?,
+            visited: DeviceBuffer::zeroed(count).context(allocation)?,
+            levels: DeviceBuffer::zeroed(count).context(allocation)?,
+            over: DeviceBuffer::zeroed(1).context(allocation)?,
+            over_on_host: LockedBuffer::new(&0, 1).context(allocation)?,
+            start: Event::new(EventFlags::DEFAULT).context(allocation)?,
+            stop: Event::new(EventFlags::DEFAULT).context(allocation)?,
+        })
+    }
+
+    /// Clears the masks and levels, then puts `source` alone in the frontier.
+    fn initialise(&mut self, source: u32) -> Result<()> {
+        let stream = self.gpu.stream();
+        let source = source as usize;
+        let context = || "initialising the masks".to_string();
+        // SAFETY: every memset is ordered on the one stream before the first
+        // kernel, and the host touches none of these buffers meanwhile.
+        unsafe {
+            self.frontier.set_8_async(0, stream).context(context)?;
+            self.updating.set_8_async(0, stream).context(context)?;
+            self.visited.set_8_async(0, stream).context(context)?;
+            self.levels
+                .set_32_async(UNREACHED, stream)
+                .context(context)?;
+            self.frontier
+                .index(source..=source)
+                .set_8_async(1, stream)
+                .context(context)?;
+            self.visited
+                .index(source..=source)
+                .set_8_async(1, stream)
+                .context(context)?;
+            self.levels
+                .index(source..=source)
+                .set_32_async(0, stream)
+                .context(context)?;
+        }
+        Ok(())
+    }
+}
+
+impl GpuBfs for TwoKernel<'_> {
+    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+        let stream = self.gpu.stream();
+        let vertex_count = graph.vertex_count;
+        let blocks = blocks_for(vertex_count, BLOCK_SIZE);
+        self.start
+            .record(stream)
+            .context(|| "recording the start event".into())?;
+        self.initialise(source)?;
+        let (expand, update) = (&self.expand, &self.update);
+        for level in 0.. {
+            let at_level = || format!("level {level}");
+            // SAFETY: the buffers were allocated for `vertex_count` vertices
+            // (checked by `Search::run`) and the CSR was uploaded whole, which
+            // is the kernels' buffer contract; each launch's arguments match
+            // the kernel's parameter list in `bfs_kernels::two_kernel`.
+            unsafe {
+                self.over.set_32_async(0, stream).context(at_level)?;
+                launch!(expand<<<blocks, BLOCK_SIZE, 0, stream>>>(
+                    graph.row_offsets.as_device_ptr(),
+                    graph.column_indices.as_device_ptr(),
+                    self.frontier.as_device_ptr(),
+                    self.updating.as_device_ptr(),
+                    self.visited.as_device_ptr(),
+                    self.levels.as_device_ptr(),
+                    vertex_count
+                ))
+                .context(at_level)?;
+                launch!(update<<<blocks, BLOCK_SIZE, 0, stream>>>(
+                    self.frontier.as_device_ptr(),
+                    self.updating.as_device_ptr(),
+                    self.visited.as_device_ptr(),
+                    self.over.as_device_ptr(),
+                    vertex_count
+                ))
+                .context(at_level)?;
+                self.over
+                    .async_copy_to(&mut self.over_on_host, stream)
+                    .context(at_level)?;
+            }
+            stream.synchronize().context(at_level)?;
+            if self.over_on_host[0] == 0 {
+                break;
+            }
+        }
+        self.stop
+            .record(stream)
+            .context(|| "recording the stop event".into())?;
+        self.stop
+            .synchronize()
+            .context(|| "waiting for the search".into())?;
+        let elapsed = self
+            .stop
+            .elapsed(&self.start)
+            .context(|| "reading the timer".into())?;
+        let mut levels = vec![0; vertex_count as usize];
+        self.levels
+            .copy_to(&mut levels[..])
+            .context(|| "copying the levels back".into())?;
+        Ok(GpuRun {
+            result: Bfs {
+                source,
+                levels,
+                parents: None,
+            },
+            elapsed,
+        })
+    }
+}

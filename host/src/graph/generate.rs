@@ -1,0 +1,302 @@
+//! Seeded graph generators, so every run and test can have data without files.
+//!
+//! Specifications (`--graph gen:SPEC`):
+//! - `grid:WxH[:MISSING]`: a road-like grid, each street (edge to the right
+//!   or below) missing with probability MISSING (default 0.05). Diameter
+//!   about W + H: the high-diameter shape of road networks.
+//! - `kron:SCALE[:EDGE_FACTOR]` (alias `rmat`): Graph500's Kronecker/R-MAT
+//!   graph, 2^SCALE vertices, EDGE_FACTOR · 2^SCALE edges (default 16),
+//!   quadrant probabilities A = 0.57, B = C = 0.19, vertex ids permuted.
+//!   Scale-free: a few hubs, low diameter.
+//! - `uniform:N:M`: N vertices and M uniformly random edges.
+//! - `path:N`, `star:N`: a path 0–1–…–(N-1), and vertex 0 joined to all others.
+//!
+//! All graphs are undirected; M and EDGE_FACTOR count generated edges before
+//! mirroring, self loops and duplicates are dropped.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::{Csr, Error, Result};
+
+/// A generator and its parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    /// Road-like grid.
+    Grid {
+        /// Columns.
+        width: u32,
+        /// Rows.
+        height: u32,
+        /// Probability that a street is missing.
+        missing: f64,
+    },
+    /// Graph500 Kronecker / R-MAT.
+    Kronecker {
+        /// log2 of the vertex count.
+        scale: u32,
+        /// Edges per vertex.
+        edge_factor: u32,
+    },
+    /// Uniformly random edges.
+    Uniform {
+        /// Vertices.
+        vertices: u32,
+        /// Edges.
+        edges: u64,
+    },
+    /// A simple path.
+    Path {
+        /// Vertices.
+        vertices: u32,
+    },
+    /// One hub joined to every other vertex.
+    Star {
+        /// Vertices.
+        vertices: u32,
+    },
+}
+
+/// A generator specification with its random seed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spec {
+    /// What to generate.
+    pub shape: Shape,
+    /// Seed of the pseudo-random stream; the same seed gives the same graph.
+    pub seed: u64,
+}
+
+impl Eq for Spec {}
+
+/// Seed used when none is given.
+pub const DEFAULT_SEED: u64 = 1;
+
+/// The default graph of `bfs` with no `--graph`: a 1000×1000 road-like grid.
+pub const DEFAULT_GRAPH: &str = "grid:1000x1000:0.05";
+
+impl Spec {
+    /// Generates the graph.
+    pub fn generate(&self) -> Result<Csr> {
+        let mut random = SplitMix64(self.seed);
+        match self.shape {
+            Shape::Grid {
+                width,
+                height,
+                missing,
+            } => {
+                let vertex_count = checked_vertex_count(width as u64 * height as u64)?;
+                let mut edges = Vec::with_capacity(2 * vertex_count as usize);
+                for y in 0..height {
+                    for x in 0..width {
+                        let vertex = y * width + x;
+                        if x + 1 < width && random.unit() >= missing {
+                            edges.push((vertex, vertex + 1));
+                        }
+                        if y + 1 < height && random.unit() >= missing {
+                            edges.push((vertex, vertex + width));
+                        }
+                    }
+                }
+                Csr::from_edges(vertex_count, &edges, true)
+            }
+            Shape::Kronecker { scale, edge_factor } => {
+                if scale >= 32 {
+                    return Err(Error::GraphTooLarge(format!(
+                        "Kronecker scale {scale}: at most 31"
+                    )));
+                }
+                let vertex_count = 1u32 << scale;
+                let edge_count = edge_factor as u64 * vertex_count as u64;
+                let permutation = random.permutation(vertex_count);
+                let edges: Vec<(u32, u32)> = (0..edge_count)
+                    .map(|_| {
+                        let (tail, head) = random.kronecker_edge(scale);
+                        (permutation[tail as usize], permutation[head as usize])
+                    })
+                    .collect();
+                Csr::from_edges(vertex_count, &edges, true)
+            }
+            Shape::Uniform { vertices, edges } => {
+                checked_vertex_count(vertices as u64)?;
+                let edges: Vec<(u32, u32)> = (0..edges)
+                    .map(|_| (random.below(vertices), random.below(vertices)))
+                    .collect();
+                Csr::from_edges(vertices, &edges, true)
+            }
+            Shape::Path { vertices } => {
+                let edges: Vec<(u32, u32)> =
+                    (1..vertices).map(|vertex| (vertex - 1, vertex)).collect();
+                Csr::from_edges(vertices, &edges, true)
+            }
+            Shape::Star { vertices } => {
+                let edges: Vec<(u32, u32)> = (1..vertices).map(|vertex| (0, vertex)).collect();
+                Csr::from_edges(vertices, &edges, true)
+            }
+        }
+    }
+}
+
+fn checked_vertex_count(count: u64) -> Result<u32> {
+    u32::try_from(count)
+        .ok()
+        .filter(|&count| count != u32::MAX && count != 0)
+        .ok_or_else(|| Error::GraphTooLarge(format!("{count} vertices: need 1 to 2^32 - 1")))
+}
+
+impl FromStr for Spec {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Spec> {
+        let error = |message: &str| Error::Generator {
+            spec: text.into(),
+            message: message.into(),
+        };
+        let fields: Vec<&str> = text.split(':').collect();
+        let number = |index: usize, what: &str| -> Result<u64> {
+            fields
+                .get(index)
+                .ok_or_else(|| error(&format!("missing {what}")))?
+                .parse()
+                .map_err(|_| error(&format!("{what} '{}' is not a number", fields[index])))
+        };
+        let optional = |index: usize, what: &str, default: u64| match fields.get(index) {
+            Some(_) => number(index, what),
+            None => Ok(default),
+        };
+        let small = |value: u64, what: &str| {
+            u32::try_from(value).map_err(|_| error(&format!("{what} too large")))
+        };
+        let shape = match fields[0] {
+            "grid" => {
+                let size = fields.get(1).ok_or_else(|| error("missing WxH"))?;
+                let (width, height) = size
+                    .split_once('x')
+                    .ok_or_else(|| error("size must be WxH"))?;
+                let width: u32 = width.parse().map_err(|_| error("width is not a number"))?;
+                let height: u32 = height
+                    .parse()
+                    .map_err(|_| error("height is not a number"))?;
+                let missing = match fields.get(2) {
+                    Some(value) => value
+                        .parse::<f64>()
+                        .map_err(|_| error("missing fraction is not a number"))?,
+                    None => 0.05,
+                };
+                if !(0.0..=1.0).contains(&missing) {
+                    return Err(error("missing fraction must be between 0 and 1"));
+                }
+                Shape::Grid {
+                    width,
+                    height,
+                    missing,
+                }
+            }
+            "kron" | "rmat" => Shape::Kronecker {
+                scale: small(number(1, "scale")?, "scale")?,
+                edge_factor: small(optional(2, "edge factor", 16)?, "edge factor")?,
+            },
+            "uniform" => Shape::Uniform {
+                vertices: small(number(1, "N")?, "N")?,
+                edges: number(2, "M")?,
+            },
+            "path" => Shape::Path {
+                vertices: small(number(1, "N")?, "N")?,
+            },
+            "star" => Shape::Star {
+                vertices: small(number(1, "N")?, "N")?,
+            },
+            _ => {
+                return Err(error(
+                    "expected grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], uniform:N:M, path:N or star:N",
+                ));
+            }
+        };
+        let expected_fields = match shape {
+            Shape::Grid { .. } | Shape::Kronecker { .. } => 3,
+            Shape::Uniform { .. } => 3,
+            Shape::Path { .. } | Shape::Star { .. } => 2,
+        };
+        if fields.len() > expected_fields {
+            return Err(error("too many fields"));
+        }
+        Ok(Spec {
+            shape,
+            seed: DEFAULT_SEED,
+        })
+    }
+}
+
+impl fmt::Display for Spec {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.shape {
+            Shape::Grid {
+                width,
+                height,
+                missing,
+            } => write!(formatter, "grid:{width}x{height}:{missing}"),
+            Shape::Kronecker { scale, edge_factor } => {
+                write!(formatter, "kron:{scale}:{edge_factor}")
+            }
+            Shape::Uniform { vertices, edges } => write!(formatter, "uniform:{vertices}:{edges}"),
+            Shape::Path { vertices } => write!(formatter, "path:{vertices}"),
+            Shape::Star { vertices } => write!(formatter, "star:{vertices}"),
+        }
+    }
+}
+
+/// SplitMix64 (Steele, Lea & Flood 2014): tiny, fast, and the same sequence
+/// on every platform and crate version, which seeded test graphs need.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in [0, bound) (Lemire's multiply-shift; bias below 2^-32).
+    fn below(&mut self, bound: u32) -> u32 {
+        (((self.next() >> 32) * bound as u64) >> 32) as u32
+    }
+
+    /// A uniformly random permutation of 0..count (Fisher–Yates).
+    fn permutation(&mut self, count: u32) -> Vec<u32> {
+        let mut permutation: Vec<u32> = (0..count).collect();
+        for index in (1..count).rev() {
+            permutation.swap(index as usize, self.below(index + 1) as usize);
+        }
+        permutation
+    }
+
+    /// One R-MAT edge: at each of `scale` levels pick a quadrant with
+    /// Graph500's probabilities A = 0.57, B = 0.19, C = 0.19, D = 0.05.
+    fn kronecker_edge(&mut self, scale: u32) -> (u32, u32) {
+        const A: f64 = 0.57;
+        const B: f64 = 0.19;
+        const C: f64 = 0.19;
+        let (mut tail, mut head) = (0u32, 0u32);
+        for bit in 0..scale {
+            let draw = self.unit();
+            let (tail_bit, head_bit) = if draw < A {
+                (0, 0)
+            } else if draw < A + B {
+                (0, 1)
+            } else if draw < A + B + C {
+                (1, 0)
+            } else {
+                (1, 1)
+            };
+            tail |= tail_bit << bit;
+            head |= head_bit << bit;
+        }
+        (tail, head)
+    }
+}

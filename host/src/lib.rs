@@ -1,0 +1,60 @@
+//! Breadth-first search on NVIDIA GPUs, with kernels written in Rust.
+//!
+//! The CPU side of the project: graph loading and generation ([`graph`]), the
+//! CPU reference search ([`cpu`]), result validation ([`validate`]), and the
+//! GPU driver ([`gpu`]), which loads the PTX built from the `bfs-kernels`
+//! crate and runs one of its BFS variants. Everything but [`gpu`] works
+//! without a GPU and without `cust`.
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod cpu;
+pub mod error;
+pub mod gpu;
+pub mod graph;
+pub mod output;
+pub mod validate;
+
+pub use bfs_kernels::abi;
+pub use bfs_kernels::abi::UNREACHED;
+pub use error::{Error, Result};
+pub use graph::Csr;
+
+/// The answer of one breadth-first search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bfs {
+    /// Source vertex.
+    pub source: u32,
+    /// Distance (number of edges) from the source, [`UNREACHED`] where none.
+    pub levels: Vec<u32>,
+    /// A BFS-tree parent per reached vertex (the source is its own parent),
+    /// [`UNREACHED`] elsewhere; `None` when the variant does not record parents.
+    pub parents: Option<Vec<u32>>,
+}
+
+impl Bfs {
+    /// Number of vertices reached, the source included.
+    pub fn reached(&self) -> usize {
+        self.levels
+            .iter()
+            .filter(|&&level| level != UNREACHED)
+            .count()
+    }
+
+    /// Number of levels (the source's is level 0): the depth of the search plus one.
+    pub fn level_count(&self) -> u32 {
+        self.levels
+            .iter()
+            .filter(|&&level| level != UNREACHED)
+            .max()
+            .map_or(0, |&depth| depth + 1)
+    }
+
+    /// Edges the search traversed: the out-degrees of the reached vertices
+    /// summed, i.e. the CSR entries examined. The edge count behind GTEPS.
+    pub fn edges_traversed(&self, graph: &Csr) -> u64 {
+        (0..graph.vertex_count())
+            .filter(|&vertex| self.levels[vertex as usize] != UNREACHED)
+            .map(|vertex| graph.degree(vertex) as u64)
+            .sum()
+    }
+}

@@ -1,0 +1,201 @@
+//! Device primitives: the CUDA built-ins the kernels need, in one place.
+//!
+//! Thread and block ids, the block barrier, atomics, warp vote and shuffle,
+//! read-only loads and dynamic shared memory. Everything that needs an
+//! intrinsic or inline PTX lives here, so the technique files read like the
+//! textbook: `thread_index()`, `sync_threads()`, `atomic_add(tail, 1)`.
+//!
+//! Ordering: the NVPTX backend lowers every atomic read-modify-write to a
+//! relaxed `atom.global.*`, whatever `Ordering` it is given. Code that
+//! publishes data through an atomic must add [`fence_acq_rel_gpu`] itself.
+
+use core::arch::asm;
+use core::arch::nvptx;
+use core::sync::atomic::{AtomicU32, Ordering};
+
+/// Lanes in a warp.
+pub const WARP_SIZE: u32 = 32;
+
+/// `threadIdx.x`.
+#[inline(always)]
+pub fn thread_index() -> u32 {
+    // SAFETY: reads the special register %tid.x, always defined in a kernel.
+    unsafe { nvptx::_thread_idx_x() as u32 }
+}
+
+/// `blockIdx.x`.
+#[inline(always)]
+pub fn block_index() -> u32 {
+    // SAFETY: reads the special register %ctaid.x, always defined in a kernel.
+    unsafe { nvptx::_block_idx_x() as u32 }
+}
+
+/// `blockDim.x`.
+#[inline(always)]
+pub fn block_size() -> u32 {
+    // SAFETY: reads the special register %ntid.x, always defined in a kernel.
+    unsafe { nvptx::_block_dim_x() as u32 }
+}
+
+/// `gridDim.x`.
+#[inline(always)]
+pub fn grid_size() -> u32 {
+    // SAFETY: reads the special register %nctaid.x, always defined in a kernel.
+    unsafe { nvptx::_grid_dim_x() as u32 }
+}
+
+/// `blockIdx.x * blockDim.x + threadIdx.x`: this thread's index in a 1D grid.
+#[inline(always)]
+pub fn global_thread_index() -> u32 {
+    block_index() * block_size() + thread_index()
+}
+
+/// This thread's lane within its warp.
+#[inline(always)]
+pub fn lane_index() -> u32 {
+    thread_index() % WARP_SIZE
+}
+
+/// `__syncthreads()`: every thread of the block waits here, and the block's
+/// shared-memory writes before it are visible to the block after it.
+///
+/// Must be reached by all threads of the block, or by none.
+#[inline(always)]
+pub fn sync_threads() {
+    // SAFETY: bar.sync 0 has no memory effects beyond ordering; the caller
+    // keeps it in uniform control flow (the documented contract).
+    unsafe { nvptx::_syncthreads() }
+}
+
+/// `atomicAdd(address, value)`: returns the old value.
+///
+/// # Safety
+/// `address` is valid, aligned, and only accessed atomically while others may race.
+#[inline(always)]
+pub unsafe fn atomic_add(address: *mut u32, value: u32) -> u32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { AtomicU32::from_ptr(address) }.fetch_add(value, Ordering::Relaxed)
+}
+
+/// `atomicExch(address, value)`: returns the old value.
+///
+/// # Safety
+/// As for [`atomic_add`].
+#[inline(always)]
+pub unsafe fn atomic_exchange(address: *mut u32, value: u32) -> u32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { AtomicU32::from_ptr(address) }.swap(value, Ordering::Relaxed)
+}
+
+/// `atomicCAS(address, expected, new)`: returns the old value; the swap
+/// happened exactly when it equals `expected`.
+///
+/// # Safety
+/// As for [`atomic_add`].
+#[inline(always)]
+pub unsafe fn atomic_compare_exchange(address: *mut u32, expected: u32, new: u32) -> u32 {
+    // SAFETY: forwarded from the caller.
+    match unsafe { AtomicU32::from_ptr(address) }.compare_exchange(
+        expected,
+        new,
+        Ordering::Relaxed,
+        Ordering::Relaxed,
+    ) {
+        Ok(old) | Err(old) => old,
+    }
+}
+
+/// `fence.acq_rel.gpu`: orders this thread's earlier memory accesses before
+/// its later ones, as seen by every thread on the GPU.
+#[inline(always)]
+pub fn fence_acq_rel_gpu() {
+    // SAFETY: a fence has no operands and only constrains ordering.
+    unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) }
+}
+
+/// `__ldg(address)`: a load through the read-only (non-coherent) data cache.
+///
+/// # Safety
+/// `address` is valid and aligned, and nothing writes it while the kernel runs.
+#[inline(always)]
+pub unsafe fn load_read_only(address: *const u32) -> u32 {
+    let value: u32;
+    // SAFETY: the caller guarantees a valid address that no one writes
+    // during this launch, which is what ld.global.nc requires.
+    unsafe {
+        asm!(
+            "ld.global.nc.u32 {value}, [{address}];",
+            value = out(reg32) value,
+            address = in(reg64) address,
+            options(readonly, nostack, pure),
+        )
+    }
+    value
+}
+
+/// `__activemask()`: the lanes of this warp executing this instruction.
+#[inline(always)]
+pub fn active_mask() -> u32 {
+    let mask: u32;
+    // SAFETY: activemask has no memory effects.
+    unsafe { asm!("activemask.b32 {mask};", mask = out(reg32) mask, options(nomem, nostack)) }
+    mask
+}
+
+/// `__ballot_sync(mask, predicate)`: bit i is set when lane i of `mask`
+/// passed a true predicate.
+///
+/// Every lane named in `mask` must execute it.
+#[inline(always)]
+pub fn ballot(mask: u32, predicate: bool) -> u32 {
+    let ballot: u32;
+    // SAFETY: vote.sync reads only registers; the caller names the
+    // participating lanes in `mask` (the documented contract).
+    unsafe {
+        asm!(
+            "{{ .reg .pred %p; setp.ne.u32 %p, {predicate}, 0; vote.sync.ballot.b32 {ballot}, %p, {mask}; }}",
+            ballot = out(reg32) ballot,
+            predicate = in(reg32) predicate as u32,
+            mask = in(reg32) mask,
+            options(nomem, nostack),
+        )
+    }
+    ballot
+}
+
+/// `__shfl_sync(mask, value, source_lane)`: `value` as held by `source_lane`.
+///
+/// Every lane named in `mask` must execute it.
+#[inline(always)]
+pub fn shuffle(mask: u32, value: u32, source_lane: u32) -> u32 {
+    let shuffled: u32;
+    // SAFETY: shfl.sync reads only registers; the caller names the
+    // participating lanes in `mask` (the documented contract).
+    unsafe {
+        asm!(
+            "shfl.sync.idx.b32 {shuffled}, {value}, {source_lane}, 0x1f, {mask};",
+            shuffled = out(reg32) shuffled,
+            value = in(reg32) value,
+            source_lane = in(reg32) source_lane,
+            mask = in(reg32) mask,
+            options(nomem, nostack),
+        )
+    }
+    shuffled
+}
+
+/// `extern __shared__ T memory[]`: the block's dynamic shared memory, sized
+/// by the `shared_mem_bytes` launch parameter.
+#[inline(always)]
+pub fn dynamic_shared_memory<T>() -> *mut T {
+    core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<T>()
+}
+
+/// Kernels never panic: they index with raw pointers behind explicit bounds
+/// checks. This handler only satisfies `no_std`; `ptxas` would reject a
+/// kernel that could reach a `core` panic path (an unresolved symbol).
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // SAFETY: `trap` aborts the kernel; it has no other effect.
+    unsafe { asm!("trap;", options(noreturn, nostack)) }
+}

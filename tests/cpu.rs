@@ -1,0 +1,169 @@
+//! The CPU reference BFS and the validator on small hand-checked graphs.
+
+use bfs::validate::{same_levels, validate};
+use bfs::{Bfs, Csr, UNREACHED, cpu};
+use bfs_tests::generated;
+
+const U: u32 = UNREACHED;
+
+fn undirected(vertex_count: u32, edges: &[(u32, u32)]) -> Csr {
+    Csr::from_edges(vertex_count, edges, true).unwrap()
+}
+
+fn levels(graph: &Csr, source: u32) -> Vec<u32> {
+    let result = cpu::bfs(graph, source);
+    validate(graph, &result).expect("the reference validates");
+    result.levels
+}
+
+#[test]
+fn path_levels_count_up_from_the_source() {
+    let path = undirected(5, &[(0, 1), (1, 2), (2, 3), (3, 4)]);
+    assert_eq!(levels(&path, 0), [0, 1, 2, 3, 4]);
+    assert_eq!(levels(&path, 2), [2, 1, 0, 1, 2]);
+}
+
+#[test]
+fn star_is_one_level_from_the_hub_and_two_between_leaves() {
+    let star = undirected(5, &[(0, 1), (0, 2), (0, 3), (0, 4)]);
+    assert_eq!(levels(&star, 0), [0, 1, 1, 1, 1]);
+    assert_eq!(levels(&star, 3), [1, 2, 2, 0, 2]);
+}
+
+#[test]
+fn grid_levels_are_manhattan_distances() {
+    // 3×3 grid, vertex = 3·y + x.
+    let grid = undirected(
+        9,
+        &[
+            (0, 1),
+            (1, 2),
+            (3, 4),
+            (4, 5),
+            (6, 7),
+            (7, 8),
+            (0, 3),
+            (3, 6),
+            (1, 4),
+            (4, 7),
+            (2, 5),
+            (5, 8),
+        ],
+    );
+    assert_eq!(levels(&grid, 0), [0, 1, 2, 1, 2, 3, 2, 3, 4]);
+    assert_eq!(levels(&grid, 4), [2, 1, 2, 1, 0, 1, 2, 1, 2]);
+}
+
+#[test]
+fn other_components_stay_unreached() {
+    let two_parts = undirected(6, &[(0, 1), (1, 2), (3, 4)]);
+    assert_eq!(levels(&two_parts, 1), [1, 0, 1, U, U, U]);
+    assert_eq!(levels(&two_parts, 4), [U, U, U, 1, 0, U]);
+}
+
+#[test]
+fn an_isolated_source_reaches_only_itself() {
+    let graph = undirected(4, &[(0, 1), (1, 2)]);
+    let result = cpu::bfs(&graph, 3);
+    assert_eq!(result.levels, [U, U, U, 0]);
+    assert_eq!(result.reached(), 1);
+    assert_eq!(result.level_count(), 1);
+}
+
+#[test]
+fn self_loops_and_duplicate_edges_are_dropped() {
+    let graph = undirected(3, &[(0, 0), (0, 1), (1, 0), (0, 1), (1, 2), (2, 2)]);
+    assert_eq!(graph.edge_count(), 4);
+    assert_eq!(graph.neighbours(0), [1]);
+    assert_eq!(graph.neighbours(1), [0, 2]);
+    assert_eq!(levels(&graph, 0), [0, 1, 2]);
+}
+
+#[test]
+fn directed_edges_are_followed_one_way() {
+    let graph = Csr::from_edges(4, &[(0, 1), (1, 2), (3, 2)], false).unwrap();
+    assert!(!graph.is_symmetric());
+    assert_eq!(levels(&graph, 0), [0, 1, 2, U]);
+    assert_eq!(levels(&graph, 2), [U, U, 0, U]);
+    assert_eq!(levels(&graph, 3), [U, U, 1, 0]);
+}
+
+#[test]
+fn parents_form_a_bfs_tree() {
+    let grid = generated("grid:40x40:0.2", 3);
+    let result = cpu::bfs(&grid, 17);
+    let parents = result.parents.as_ref().unwrap();
+    assert_eq!(parents[17], 17);
+    for (vertex, (&parent, &level)) in parents.iter().zip(&result.levels).enumerate() {
+        if level != U && vertex != 17 {
+            assert_eq!(result.levels[parent as usize] + 1, level);
+            assert!(grid.neighbours(parent).contains(&(vertex as u32)));
+        }
+    }
+}
+
+#[test]
+fn validator_rejects_wrong_levels_and_parents() {
+    let path = undirected(4, &[(0, 1), (1, 2), (2, 3)]);
+    let good = cpu::bfs(&path, 0);
+    let with_levels = |levels: Vec<u32>| Bfs {
+        source: 0,
+        levels,
+        parents: None,
+    };
+    for wrong in [
+        vec![0, 1, 2, 4],
+        vec![0, 1, 1, 2],
+        vec![0, 1, 2, U],
+        vec![1, 1, 2, 3],
+        vec![0, 1, 0, 1],
+    ] {
+        assert!(
+            validate(&path, &with_levels(wrong.clone())).is_err(),
+            "{wrong:?} passed"
+        );
+        assert!(same_levels(&with_levels(wrong), &good).is_err());
+    }
+    let mut bad_parent = good.clone();
+    bad_parent.parents.as_mut().unwrap()[3] = 1;
+    assert!(validate(&path, &bad_parent).is_err());
+    let mut source_parent = good.clone();
+    source_parent.parents.as_mut().unwrap()[0] = 1;
+    assert!(validate(&path, &source_parent).is_err());
+}
+
+#[test]
+fn generators_are_deterministic_and_shaped_as_specified() {
+    assert_eq!(generated("kron:10:16", 5), generated("kron:10:16", 5));
+    assert_ne!(generated("kron:10:16", 5), generated("kron:10:16", 6));
+    let grid = generated("grid:30x20:0", 1);
+    assert_eq!(
+        (grid.vertex_count(), grid.edge_count()),
+        (600, 2 * (29 * 20 + 30 * 19))
+    );
+    assert_eq!(levels(&grid, 0)[599], 29 + 19);
+    let star = generated("star:10", 1);
+    assert_eq!(star.degree(0), 9);
+    let kron = generated("kron:12:16", 1);
+    assert_eq!(kron.vertex_count(), 4096);
+    assert!(kron.is_symmetric());
+    let max_degree = (0..4096).map(|vertex| kron.degree(vertex)).max().unwrap();
+    assert!(
+        max_degree > 200,
+        "R-MAT should have hubs, max degree {max_degree}"
+    );
+    for bad in [
+        "grid:10",
+        "grid:axb",
+        "kron",
+        "uniform:5",
+        "cube:3",
+        "path:x",
+        "grid:3x3:2",
+    ] {
+        assert!(
+            bad.parse::<bfs::graph::generate::Spec>().is_err(),
+            "{bad} parsed"
+        );
+    }
+}

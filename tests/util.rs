@@ -1,0 +1,89 @@
+//! Helpers shared by the integration tests: the GPU (or a visible skip),
+//! seeded test graphs and the sources to search them from.
+
+use std::io::Write;
+
+use bfs::Csr;
+use bfs::gpu::Gpu;
+use bfs::graph::generate::Spec;
+
+/// Set (by the bundle's `run-tests.sh`) where a missing GPU must fail the tests.
+pub const REQUIRE_GPU: &str = "BFS_REQUIRE_GPU";
+
+/// The GPU, or `None` after printing `skip: no CUDA device` where there is
+/// none. Panics instead when [`REQUIRE_GPU`] is set, so a GPU run can never
+/// pass by skipping.
+pub fn gpu(test: &str) -> Option<Gpu> {
+    match Gpu::open() {
+        Ok(gpu) => Some(gpu),
+        Err(bfs::Error::NoDevice(reason)) if std::env::var_os(REQUIRE_GPU).is_none() => {
+            // Written straight to stderr: the test harness captures `eprintln!`.
+            let _ = writeln!(std::io::stderr(), "skip: no CUDA device ({reason}): {test}");
+            None
+        }
+        Err(error) => panic!("{test}: the GPU is required but cannot be used: {error}"),
+    }
+}
+
+/// A generated graph by its `gen:` specification, with a seed.
+pub fn generated(spec: &str, seed: u64) -> Csr {
+    let mut spec: Spec = spec
+        .parse()
+        .unwrap_or_else(|error| panic!("{spec}: {error}"));
+    spec.seed = seed;
+    spec.generate()
+        .unwrap_or_else(|error| panic!("{spec}: {error}"))
+}
+
+/// The GPU test graphs: road-like grids, uniform random, star, path and
+/// R-MAT of several sizes, plus shapes that break careless kernels (one
+/// vertex, no edges, many components, a directed graph).
+pub fn test_graphs() -> Vec<(String, Csr)> {
+    let mut graphs: Vec<(String, Csr)> = [
+        ("grid:64x64:0.1", 1),
+        ("grid:300x200:0.05", 2),
+        ("grid:50x50:0.45", 3),
+        ("uniform:5000:20000", 4),
+        ("uniform:20000:30000", 5),
+        ("star:3000", 6),
+        ("path:2000", 7),
+        ("kron:12:16", 8),
+        ("kron:15:8", 9),
+        ("path:1", 10),
+        ("uniform:1000:0", 11),
+    ]
+    .into_iter()
+    .map(|(spec, seed)| (format!("gen:{spec} seed {seed}"), generated(spec, seed)))
+    .collect();
+    graphs.push(("directed random".into(), directed_random(4000, 16000, 12)));
+    graphs
+}
+
+/// A directed graph with `edges` random arcs (a tiny linear congruential
+/// stream, so the test needs no generator support for directed graphs).
+pub fn directed_random(vertices: u32, edges: u32, seed: u64) -> Csr {
+    let mut state = seed;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 33) % vertices as u64) as u32
+    };
+    let arcs: Vec<(u32, u32)> = (0..edges).map(|_| (next(), next())).collect();
+    Csr::from_edges(vertices, &arcs, false).expect("small graph")
+}
+
+/// Sources to search from: the first, middle and last vertex, the vertex of
+/// highest degree, and an isolated one if the graph has one.
+pub fn sources(graph: &Csr) -> Vec<u32> {
+    let n = graph.vertex_count();
+    let hub = (0..n)
+        .max_by_key(|&vertex| graph.degree(vertex))
+        .unwrap_or(0);
+    let isolated = (0..n).find(|&vertex| graph.degree(vertex) == 0);
+    let mut sources = vec![0, n / 2, n - 1, hub];
+    sources.extend(isolated);
+    sources.sort_unstable();
+    sources.dedup();
+    sources
+}

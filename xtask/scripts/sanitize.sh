@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs compute-sanitizer's memcheck, racecheck, synccheck and initcheck over
+# every GPU variant on a small and a medium generated graph, with --verify.
+# Fails on any sanitizer error. Usage: sanitize.sh [VARIANT...]
+set -uo pipefail
+cd "$(dirname "$0")"
+log="${OUT:-/tmp}/sanitize.log"
+: >"$log"
+variants=("$@")
+[ ${#variants[@]} -gt 0 ] || mapfile -t variants < <(./bfs --list-variants | cut -d' ' -f1)
+graphs=("gen:grid:32x32:0.1" "gen:kron:14:8")
+failed=0
+table=""
+for tool in memcheck racecheck synccheck initcheck; do
+    for variant in "${variants[@]}"; do
+        for graph in "${graphs[@]}"; do
+            run_log=$(mktemp)
+            if compute-sanitizer --tool "$tool" --error-exitcode 99 \
+                ./bfs --device gpu --variant "$variant" --graph "$graph" --source 1 --verify >"$run_log" 2>&1; then
+                result="ok"
+            else
+                result="FAIL"
+                failed=$((failed + 1))
+            fi
+            summary=$(grep -m1 -E "(ERROR|RACECHECK) SUMMARY" "$run_log" || echo "no summary")
+            { echo "### $tool $variant $graph: $result"; cat "$run_log"; } >>"$log"
+            rm -f "$run_log"
+            table+=$(printf '%-10s %-16s %-22s %-5s %s' "$tool" "$variant" "$graph" "$result" "$summary")$'\n'
+        done
+    done
+done
+printf '%s' "$table"
+echo "sanitize: $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,125 @@
+//! `cargo xtask bundle`: everything needed to run the suite on a GPU machine
+//! that has no Rust (a login node builds, a compute node runs).
+//!
+//! `bundle/` holds the release `bfs`, the test executables under `tests/`,
+//! the PTX, `run-tests.sh` (every test with the GPU required) and
+//! `sanitize.sh` (compute-sanitizer over every variant).
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use anyhow::{Context, Result, bail};
+
+use crate::Workspace;
+use crate::setup::Environment;
+
+/// The device tool carries at most 64 MiB.
+const SIZE_LIMIT: u64 = 64 << 20;
+
+const RUN_TESTS: &str = include_str!("../scripts/run-tests.sh");
+const SANITIZE: &str = include_str!("../scripts/sanitize.sh");
+
+/// Writes the bundle and returns its folder.
+pub fn write(workspace: &Workspace, environment: &Environment) -> Result<PathBuf> {
+    let ptx = crate::ptx::build_and_check(workspace, environment)?;
+    workspace.cargo_ok(
+        environment,
+        &[
+            "build",
+            "--quiet",
+            "--release",
+            "--package",
+            "bfs",
+            "--bin",
+            "bfs",
+        ],
+    )?;
+    let tests = test_executables(workspace, environment)?;
+
+    let folder = workspace.root().join("bundle");
+    if folder.exists() {
+        std::fs::remove_dir_all(&folder)?;
+    }
+    std::fs::create_dir_all(folder.join("tests"))?;
+    std::fs::copy(
+        workspace.target().join("release").join("bfs"),
+        folder.join("bfs"),
+    )?;
+    std::fs::copy(&ptx, folder.join("bfs_kernels.ptx"))?;
+    for (name, executable) in &tests {
+        std::fs::copy(executable, folder.join("tests").join(name))?;
+    }
+    for (name, text) in [("run-tests.sh", RUN_TESTS), ("sanitize.sh", SANITIZE)] {
+        let path = folder.join(name);
+        std::fs::write(&path, text)?;
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
+    }
+    let size = folder_size(&folder)?;
+    eprintln!(
+        "bundle: {} test executables, {:.1} MiB",
+        tests.len(),
+        size as f64 / (1 << 20) as f64
+    );
+    if size > SIZE_LIMIT {
+        bail!("the bundle is {size} bytes, over the {SIZE_LIMIT}-byte limit of the device tool");
+    }
+    Ok(folder)
+}
+
+/// Builds the release test executables and returns (name, path) for each
+/// integration test (the `tests` package; the other crates hold none).
+fn test_executables(
+    workspace: &Workspace,
+    environment: &Environment,
+) -> Result<Vec<(String, PathBuf)>> {
+    let output = workspace
+        .cargo(environment)
+        .args([
+            "test",
+            "--release",
+            "--workspace",
+            "--no-run",
+            "--message-format=json-render-diagnostics",
+        ])
+        .stderr(Stdio::inherit())
+        .output()?;
+    if !output.status.success() {
+        bail!("building the test executables failed");
+    }
+    let mut executables = Vec::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let Some(executable) = json_string(line, "\"executable\":\"") else {
+            continue;
+        };
+        if json_string(line, "\"target\":{\"kind\":[\"") != Some("test") {
+            continue;
+        }
+        let name = json_string(line, "\"name\":\"").context("artifact without a name")?;
+        executables.push((name.to_string(), PathBuf::from(executable)));
+    }
+    Ok(executables)
+}
+
+/// The JSON string value right after `key` on `line` (cargo escapes no
+/// characters in the paths and names read here).
+fn json_string<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let start = line.find(key)? + key.len();
+    let length = line[start..].find('"')?;
+    Some(&line[start..start + length])
+}
+
+fn folder_size(folder: &Path) -> Result<u64> {
+    let mut size = 0;
+    for entry in
+        std::fs::read_dir(folder).with_context(|| format!("reading {}", folder.display()))?
+    {
+        let entry = entry?;
+        let metadata = entry.metadata()?;
+        size += if metadata.is_dir() {
+            folder_size(&entry.path())?
+        } else {
+            metadata.len()
+        };
+    }
+    Ok(size)
+}

@@ -1,0 +1,176 @@
+//! `cargo xtask …`: every build chore of the workspace, as one binary.
+//!
+//! - `run [ARGS]`: runs `bfs` (release) with ARGS, forwarding its exit code.
+//! - `test [ARGS]`: checks the PTX, then runs the whole test suite.
+//! - `ptx`: builds the kernels, checks them with `ptxas`, prints the PTX path last.
+//! - `lint`: `cargo fmt --check` and `cargo clippy -D warnings`, host and kernels.
+//! - `bundle`: a folder with `bfs`, the test executables and scripts to run
+//!   them on a GPU machine that has no Rust.
+//!
+//! Each first makes sure of what a fresh machine lacks: the `libcuda` that
+//! `cust` links against (from Debian's `libcuda1` when no CUDA is installed)
+//! and `ptxas` (from PyPI's `nvidia-cuda-nvcc-cu12`). See [`setup`].
+
+mod bundle;
+mod ptx;
+mod setup;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use anyhow::{Context, Result, bail};
+
+fn main() -> ExitCode {
+    let arguments: Vec<String> = std::env::args().skip(1).collect();
+    match run(&arguments) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(arguments: &[String]) -> Result<ExitCode> {
+    let (task, rest) = arguments
+        .split_first()
+        .map_or(("help", &[][..]), |(task, rest)| (task.as_str(), rest));
+    let workspace = Workspace::locate()?;
+    match task {
+        "run" => {
+            let environment = setup::prepare(&workspace)?;
+            let mut command = workspace.cargo(&environment);
+            command
+                .args([
+                    "run",
+                    "--quiet",
+                    "--release",
+                    "--package",
+                    "bfs",
+                    "--bin",
+                    "bfs",
+                    "--",
+                ])
+                .args(rest);
+            exit_code_of(&mut command)
+        }
+        "test" => {
+            let environment = setup::prepare(&workspace)?;
+            ptx::build_and_check(&workspace, &environment)?;
+            let mut command = workspace.cargo(&environment);
+            command.args(["test", "--workspace"]).args(rest);
+            exit_code_of(&mut command)
+        }
+        "ptx" => {
+            let environment = setup::prepare(&workspace)?;
+            let ptx = ptx::build_and_check(&workspace, &environment)?;
+            println!("{}", ptx.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        "lint" => {
+            let environment = setup::prepare(&workspace)?;
+            workspace.cargo_ok(&environment, &["fmt", "--all", "--check"])?;
+            workspace.cargo_ok(
+                &environment,
+                &[
+                    "clippy",
+                    "--workspace",
+                    "--all-targets",
+                    "--",
+                    "-D",
+                    "warnings",
+                ],
+            )?;
+            workspace.cargo_ok(
+                &environment,
+                &[
+                    "clippy",
+                    "--package",
+                    "bfs-kernels",
+                    "--target",
+                    "nvptx64-nvidia-cuda",
+                    "-Zbuild-std=core",
+                    "--target-dir",
+                    &workspace
+                        .target()
+                        .join("kernels-clippy")
+                        .display()
+                        .to_string(),
+                    "--",
+                    "-D",
+                    "warnings",
+                ],
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        "bundle" => {
+            let environment = setup::prepare(&workspace)?;
+            let folder = bundle::write(&workspace, &environment)?;
+            println!("{}", folder.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        "help" | "--help" | "-h" => {
+            println!(
+                "usage: cargo xtask run [BFS ARGS] | test [CARGO TEST ARGS] | ptx | lint | bundle"
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        other => bail!("unknown task '{other}' (run, test, ptx, lint, bundle)"),
+    }
+}
+
+/// Runs `command`, returning its exit code as ours.
+fn exit_code_of(command: &mut Command) -> Result<ExitCode> {
+    let status = command
+        .status()
+        .with_context(|| format!("running {command:?}"))?;
+    Ok(match status.code() {
+        Some(0) => ExitCode::SUCCESS,
+        Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        None => ExitCode::FAILURE,
+    })
+}
+
+/// The workspace root and how to call cargo in it.
+struct Workspace {
+    root: PathBuf,
+    cargo: PathBuf,
+}
+
+impl Workspace {
+    fn locate() -> Result<Workspace> {
+        let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let root = manifest_dir
+            .parent()
+            .context("xtask/ has no parent")?
+            .to_path_buf();
+        let cargo = std::env::var_os("CARGO").map_or_else(|| "cargo".into(), PathBuf::from);
+        Ok(Workspace { root, cargo })
+    }
+
+    fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The target directory (`CARGO_TARGET_DIR` or `target/`).
+    fn target(&self) -> PathBuf {
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| self.root.join("target"), PathBuf::from)
+    }
+
+    /// A `cargo` command in the workspace root with the set-up environment.
+    fn cargo(&self, environment: &setup::Environment) -> Command {
+        let mut command = Command::new(&self.cargo);
+        command.current_dir(&self.root);
+        environment.apply(&mut command);
+        command
+    }
+
+    /// Runs cargo with `arguments`, failing unless it succeeds.
+    fn cargo_ok(&self, environment: &setup::Environment, arguments: &[&str]) -> Result<()> {
+        let status = self.cargo(environment).args(arguments).status()?;
+        if !status.success() {
+            bail!("cargo {} failed ({status})", arguments.join(" "));
+        }
+        Ok(())
+    }
+}

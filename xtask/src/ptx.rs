@@ -1,0 +1,71 @@
+//! The kernels' PTX: built through the host crate's build script, then
+//! checked offline with `ptxas` for Hopper (sm_90): it must assemble (an
+//! unresolved `core` symbol, such as a panic path, fails here), spill
+//! nothing, and hold an `.entry` for every kernel name in the shared ABI.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use bfs_kernels::abi::KERNEL_NAMES;
+
+use crate::Workspace;
+use crate::setup::Environment;
+
+/// Architecture the offline check assembles for.
+const CHECK_ARCH: &str = "sm_90";
+
+/// Builds the PTX, checks it, and returns its path.
+pub fn build_and_check(workspace: &Workspace, environment: &Environment) -> Result<PathBuf> {
+    workspace.cargo_ok(
+        environment,
+        &["build", "--quiet", "--package", "bfs", "--lib"],
+    )?;
+    let ptx = workspace.target().join("kernels").join("bfs_kernels.ptx");
+    let text =
+        std::fs::read_to_string(&ptx).with_context(|| format!("reading {}", ptx.display()))?;
+    let missing: Vec<&str> = KERNEL_NAMES
+        .iter()
+        .copied()
+        .filter(|name| !text.contains(&format!(".entry {name}(")))
+        .collect();
+    if !missing.is_empty() {
+        bail!("{} has no .entry for {}", ptx.display(), missing.join(", "));
+    }
+
+    let output = Command::new(&environment.ptxas)
+        .args([&format!("-arch={CHECK_ARCH}"), "-v", "-o", "/dev/null"])
+        .arg(&ptx)
+        .output()
+        .with_context(|| format!("running {}", environment.ptxas.display()))?;
+    let report = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() {
+        bail!("ptxas rejected {}:\n{report}", ptx.display());
+    }
+    let mut spilling = Vec::new();
+    let mut kernel = "";
+    eprintln!("ptxas -arch={CHECK_ARCH}: {} kernels", KERNEL_NAMES.len());
+    for line in report.lines() {
+        if let Some(name) = line.split("Function properties for ").nth(1) {
+            kernel = name.trim();
+        } else if line.contains("spill stores") {
+            let spills = line
+                .split(',')
+                .filter(|part| part.contains("spill"))
+                .any(|part| !part.trim().starts_with("0 "));
+            if spills {
+                spilling.push(kernel.to_string());
+            }
+            eprint!("  {kernel:<36} {}", line.trim());
+        } else if line.contains("Used ") {
+            eprintln!(
+                ", {}",
+                line.split("Used ").nth(1).unwrap_or_default().trim()
+            );
+        }
+    }
+    if !spilling.is_empty() {
+        bail!("ptxas reports register spills in {}", spilling.join(", "));
+    }
+    Ok(ptx)
+}
