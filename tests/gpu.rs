@@ -3,7 +3,7 @@
 //! Without a GPU each test prints `skip: no CUDA device` (and fails instead
 //! when `BFS_REQUIRE_GPU` is set, as the bundle's runner does).
 
-use bfs::gpu::{KERNELS_PTX, Search, Variant};
+use bfs::gpu::{HierarchicalQueue, KERNELS_PTX, Search, Variant};
 use bfs::validate::{same_levels, validate};
 use bfs::{Error, abi, cpu};
 use bfs_tests::{gpu, sources, test_graphs};
@@ -81,5 +81,35 @@ fn a_source_outside_the_graph_is_an_error() {
             ),
             "{error}"
         );
+    }
+}
+
+#[test]
+fn hierarchical_queues_are_exact_for_every_sub_queue_count() {
+    let Some(gpu) = gpu("hierarchical_queues_are_exact_for_every_sub_queue_count") else {
+        return;
+    };
+    // The star overflows every level (w-queue, b-queue, then the g-queue directly);
+    // the R-MAT graph has hubs and wide levels.
+    for (name, graph) in [
+        ("star:5000", bfs_tests::generated("star:5000", 1)),
+        ("kron:13", bfs_tests::generated("kron:13:16", 2)),
+    ] {
+        let reference = cpu::bfs(&graph, 0);
+        for sub_queue_count in [1, 2, 3, 8, 31, abi::MAX_SUB_QUEUES] {
+            let mut search = Search::with(&gpu, &graph, Variant::Hierarchical, |gpu, graph| {
+                Ok(Box::new(HierarchicalQueue::with_sub_queues(
+                    gpu,
+                    graph.vertex_count(),
+                    sub_queue_count,
+                )?))
+            })
+            .unwrap();
+            let run = search.run(0).unwrap();
+            let context = format!("{sub_queue_count} w-queues on {name}");
+            same_levels(&run.result, &reference)
+                .unwrap_or_else(|error| panic!("{context}: {error}"));
+            validate(&graph, &run.result).unwrap_or_else(|error| panic!("{context}: {error}"));
+        }
     }
 }

@@ -1,17 +1,58 @@
-//! The kernel↔host contract: kernel names, launch shapes and data encodings.
+//! The kernel↔host contract: kernel names, launch shapes, queue capacities
+//! and data encodings.
 //!
 //! Both the kernels (built for `nvptx64`) and the host driver (built for the
 //! CPU) compile this module, so a name or constant changes in one place.
 
-/// Distance of a vertex the search has not reached (yet, or at all).
+/// Distance (and parent) of a vertex the search has not reached (yet, or at all).
 pub const UNREACHED: u32 = u32::MAX;
 
-/// Threads per block for the one-thread-per-vertex kernels.
+/// `visited[v]` once a thread has claimed `v` (0 before).
+pub const VISITED: u32 = 1;
+
+/// Threads per block for the one-thread-per-vertex and per-frontier-entry kernels.
 pub const BLOCK_SIZE: u32 = 256;
 
-/// Kernel entry points of the `two-kernel` variant ([Rodinia]'s BFS).
-///
-/// [Rodinia]: https://rodinia.cs.virginia.edu/
+/// Entries of a block's private queue in [`block_queue`] (Kirk & Hwu's `BLOCK_QUEUE_SIZE`).
+pub const BLOCK_QUEUE_CAPACITY: u32 = 2048;
+
+/// Dynamic shared memory of `block_queue_expand`: tail, start, then the queue.
+pub const fn block_queue_shared_bytes() -> u32 {
+    4 * (2 + BLOCK_QUEUE_CAPACITY)
+}
+
+/// Default number of w-queues per block in [`hierarchical_queue`].
+pub const SUB_QUEUES: u32 = 8;
+
+/// Most w-queues a block may have (one per lane of a warp).
+pub const MAX_SUB_QUEUES: u32 = 32;
+
+/// Entries of each w-queue.
+pub const W_QUEUE_CAPACITY: u32 = 64;
+
+/// Entries the b-queue takes directly from full w-queues; past that, vertices
+/// go straight to the global queue.
+pub const B_QUEUE_DIRECT_CAPACITY: u32 = 2048;
+
+/// Dynamic shared memory of `hierarchical_queue_expand`, in 32-bit words:
+/// w-queue tails and offsets, three b-queue counters, the w-queues, and the
+/// b-queue (its direct entries plus room to consolidate every w-queue).
+pub const fn hierarchical_shared_words(sub_queue_count: u32) -> u32 {
+    2 * MAX_SUB_QUEUES + 3 + 2 * sub_queue_count * W_QUEUE_CAPACITY + B_QUEUE_DIRECT_CAPACITY
+}
+
+/// Threads of the single block of `small_frontier_levels`.
+pub const SMALL_FRONTIER_BLOCK_SIZE: u32 = 1024;
+
+/// Largest frontier `small_frontier_levels` keeps in shared memory.
+pub const SMALL_FRONTIER_CAPACITY: u32 = 4096;
+
+/// Dynamic shared memory of `small_frontier_levels`: two counters, two queues.
+pub const fn small_frontier_shared_bytes() -> u32 {
+    4 * (2 + 2 * SMALL_FRONTIER_CAPACITY)
+}
+
+/// Kernel entry points of the `two-kernel` variant (Rodinia's BFS).
 pub mod two_kernel {
     /// Expands every vertex whose frontier mask is set.
     pub const EXPAND: &str = "two_kernel_expand";
@@ -19,5 +60,51 @@ pub mod two_kernel {
     pub const UPDATE: &str = "two_kernel_update";
 }
 
+/// Kernel entry point of the `vertex-levels` variant.
+pub mod vertex_levels {
+    /// Expands every vertex at the current level.
+    pub const STEP: &str = "vertex_levels_step";
+}
+
+/// Kernel entry point of the `global-queue` variant.
+pub mod global_queue {
+    /// Expands the frontier queue into the next one.
+    pub const EXPAND: &str = "global_queue_expand";
+}
+
+/// Kernel entry point of the `block-queue` variant (also used by
+/// `small-frontier` and `hybrid-cpu` for large frontiers).
+pub mod block_queue {
+    /// Expands the frontier through a block-private queue.
+    pub const EXPAND: &str = "block_queue_expand";
+}
+
+/// Kernel entry point of the `hierarchical` variant.
+pub mod hierarchical_queue {
+    /// Expands the frontier through w-queues and the b-queue.
+    pub const EXPAND: &str = "hierarchical_queue_expand";
+}
+
+/// Kernel entry point of the `small-frontier` variant.
+pub mod small_frontier {
+    /// Runs levels in one block while the frontier fits in shared memory.
+    pub const LEVELS: &str = "small_frontier_levels";
+}
+
+/// Kernel entry point of the `hybrid-cpu` variant.
+pub mod hybrid_cpu {
+    /// Marks the vertices the CPU discovered on the device.
+    pub const MARK: &str = "hybrid_cpu_mark";
+}
+
 /// Every kernel entry point, so a build check can find each one in the PTX.
-pub const KERNEL_NAMES: &[&str] = &[two_kernel::EXPAND, two_kernel::UPDATE];
+pub const KERNEL_NAMES: &[&str] = &[
+    two_kernel::EXPAND,
+    two_kernel::UPDATE,
+    vertex_levels::STEP,
+    global_queue::EXPAND,
+    block_queue::EXPAND,
+    hierarchical_queue::EXPAND,
+    small_frontier::LEVELS,
+    hybrid_cpu::MARK,
+];

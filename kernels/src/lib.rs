@@ -6,8 +6,10 @@
 //! and data encodings.
 //!
 //! Reading order: [`abi`] (what crosses the boundary), `gpu` (the device
-//! primitives), then one file per technique, each opening with the algorithm
-//! and its source.
+//! primitives), `visit` (claiming a vertex), then one file per technique, in
+//! the textbook's order, each opening with the algorithm and its source:
+//! `two_kernel`, `vertex_levels`, `global_queue`, `block_queue`,
+//! `hierarchical_queue`, `small_frontier`, `hybrid_cpu`.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -27,4 +29,19 @@ pub mod abi;
 #[cfg(target_arch = "nvptx64")]
 pub mod gpu;
 #[cfg(target_arch = "nvptx64")]
+pub mod visit;
+
+#[cfg(target_arch = "nvptx64")]
+pub mod block_queue;
+#[cfg(target_arch = "nvptx64")]
+pub mod global_queue;
+#[cfg(target_arch = "nvptx64")]
+pub mod hierarchical_queue;
+#[cfg(target_arch = "nvptx64")]
+pub mod hybrid_cpu;
+#[cfg(target_arch = "nvptx64")]
+pub mod small_frontier;
+#[cfg(target_arch = "nvptx64")]
 pub mod two_kernel;
+#[cfg(target_arch = "nvptx64")]
+pub mod vertex_levels;

@@ -6,7 +6,17 @@
 //! variant implements [`GpuBfs`] and is registered in [`Variant`]; the tests
 //! loop over [`Variant::ALL`], so a new variant is tested by adding it there.
 
+mod block_queue;
+mod global_queue;
+mod hierarchical_queue;
+mod hybrid_cpu;
+mod queue;
+mod small_frontier;
 mod two_kernel;
+mod vertex_levels;
+
+pub use hierarchical_queue::HierarchicalQueue;
+pub use hybrid_cpu::CPU_FRONTIER_THRESHOLD;
 
 use std::fmt;
 use std::str::FromStr;
@@ -131,16 +141,42 @@ pub struct GpuRun {
 pub enum Variant {
     /// Rodinia's expand/update kernel pair with an `over` flag.
     TwoKernel,
+    /// One thread per vertex per level over a level array.
+    VertexLevels,
+    /// A frontier queue with a global atomic tail.
+    GlobalQueue,
+    /// Block-privatized queues in shared memory.
+    BlockQueue,
+    /// w-queues → b-queue → g-queue.
+    Hierarchical,
+    /// Single-block launches for frontiers that fit in shared memory.
+    SmallFrontier,
+    /// Small frontiers on the CPU, large ones on the GPU.
+    HybridCpu,
 }
 
 impl Variant {
     /// Every variant, in the order the textbook introduces them.
-    pub const ALL: &[Variant] = &[Variant::TwoKernel];
+    pub const ALL: &[Variant] = &[
+        Variant::TwoKernel,
+        Variant::VertexLevels,
+        Variant::GlobalQueue,
+        Variant::BlockQueue,
+        Variant::Hierarchical,
+        Variant::SmallFrontier,
+        Variant::HybridCpu,
+    ];
 
     /// The name used by `--variant`.
     pub fn name(self) -> &'static str {
         match self {
             Variant::TwoKernel => "two-kernel",
+            Variant::VertexLevels => "vertex-levels",
+            Variant::GlobalQueue => "global-queue",
+            Variant::BlockQueue => "block-queue",
+            Variant::Hierarchical => "hierarchical",
+            Variant::SmallFrontier => "small-frontier",
+            Variant::HybridCpu => "hybrid-cpu",
         }
     }
 
@@ -150,6 +186,22 @@ impl Variant {
             Variant::TwoKernel => {
                 "Rodinia: one thread per vertex, expand and update kernels, host loop on an `over` flag"
             }
+            Variant::VertexLevels => {
+                "one thread per vertex per level, expanding the vertices at the current level (O(V·L))"
+            }
+            Variant::GlobalQueue => {
+                "frontier queue: atomicExch claims a vertex, atomicAdd appends it (Kirk & Hwu Fig. 12.7)"
+            }
+            Variant::BlockQueue => {
+                "block-privatized queue in shared memory, one atomicAdd per block (Fig. 12.8)"
+            }
+            Variant::Hierarchical => {
+                "w-queues -> b-queue -> g-queue, warp-interleaved sub-queues (Fig. 12.11)"
+            }
+            Variant::SmallFrontier => {
+                "many levels per single-block launch while the frontier fits in shared memory"
+            }
+            Variant::HybridCpu => "levels with small frontiers on the CPU, large ones on the GPU",
         }
     }
 
@@ -157,12 +209,30 @@ impl Variant {
     fn workspace_bytes(self, vertex_count: u32) -> u64 {
         match self {
             Variant::TwoKernel => two_kernel::TwoKernel::workspace_bytes(vertex_count),
+            Variant::VertexLevels => vertex_levels::VertexLevels::workspace_bytes(vertex_count),
+            Variant::GlobalQueue | Variant::BlockQueue | Variant::Hierarchical => {
+                queue::FrontierQueues::workspace_bytes(vertex_count)
+            }
+            // The frontier level; and the CPU's discoveries, staged, at most 3 words a vertex.
+            Variant::SmallFrontier => queue::FrontierQueues::workspace_bytes(vertex_count) + 4,
+            Variant::HybridCpu => {
+                queue::FrontierQueues::workspace_bytes(vertex_count) + 12 * vertex_count as u64
+            }
         }
     }
 
-    fn create(self, gpu: &Gpu, vertex_count: u32) -> Result<Box<dyn GpuBfs + '_>> {
+    fn create<'g>(self, gpu: &'g Gpu, graph: &'g Csr) -> Result<Box<dyn GpuBfs + 'g>> {
+        let vertex_count = graph.vertex_count();
         Ok(match self {
             Variant::TwoKernel => Box::new(two_kernel::TwoKernel::new(gpu, vertex_count)?),
+            Variant::VertexLevels => Box::new(vertex_levels::VertexLevels::new(gpu, vertex_count)?),
+            Variant::GlobalQueue => Box::new(global_queue::new(gpu, vertex_count)?),
+            Variant::BlockQueue => Box::new(block_queue::new(gpu, vertex_count)?),
+            Variant::Hierarchical => Box::new(HierarchicalQueue::new(gpu, vertex_count)?),
+            Variant::SmallFrontier => {
+                Box::new(small_frontier::SmallFrontier::new(gpu, vertex_count)?)
+            }
+            Variant::HybridCpu => Box::new(hybrid_cpu::HybridCpu::new(gpu, graph)?),
         })
     }
 }
@@ -198,7 +268,18 @@ pub struct Search<'g> {
 impl<'g> Search<'g> {
     /// Uploads `graph` and allocates `variant`'s buffers, after checking that
     /// both fit in the device's free memory.
-    pub fn new(gpu: &'g Gpu, graph: &Csr, variant: Variant) -> Result<Search<'g>> {
+    pub fn new(gpu: &'g Gpu, graph: &'g Csr, variant: Variant) -> Result<Search<'g>> {
+        Self::with(gpu, graph, variant, |gpu, graph| variant.create(gpu, graph))
+    }
+
+    /// As [`new`](Self::new), with a driver built by `create` (a variant with
+    /// non-default parameters, such as [`HierarchicalQueue::with_sub_queues`]).
+    pub fn with(
+        gpu: &'g Gpu,
+        graph: &'g Csr,
+        variant: Variant,
+        create: impl FnOnce(&'g Gpu, &'g Csr) -> Result<Box<dyn GpuBfs + 'g>>,
+    ) -> Result<Search<'g>> {
         let needed = DeviceGraph::bytes(graph) + variant.workspace_bytes(graph.vertex_count());
         let free = gpu.free_memory()?;
         if needed > free {
@@ -210,7 +291,7 @@ impl<'g> Search<'g> {
         }
         Ok(Search {
             graph: DeviceGraph::upload(graph)?,
-            bfs: variant.create(gpu, graph.vertex_count())?,
+            bfs: create(gpu, graph)?,
             variant,
         })
     }

@@ -1,0 +1,75 @@
+//! Host driver of the `hierarchical` variant (Kirk & Hwu Fig. 12.11):
+//! w-queues → b-queue → g-queue, with the number of w-queues per block
+//! chosen at launch (default [`SUB_QUEUES`]).
+
+use bfs_kernels::abi::{
+    BLOCK_SIZE, MAX_SUB_QUEUES, SUB_QUEUES, hierarchical_queue, hierarchical_shared_words,
+};
+use cust::function::Function;
+use cust::launch;
+
+use super::queue::FrontierQueues;
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, blocks_for};
+use crate::error::CudaContext;
+use crate::{Error, Result};
+
+/// The expand kernel, its w-queue count, and the frontier queues.
+pub struct HierarchicalQueue<'g> {
+    gpu: &'g Gpu,
+    expand: Function<'g>,
+    sub_queue_count: u32,
+    queues: FrontierQueues,
+}
+
+impl<'g> HierarchicalQueue<'g> {
+    /// Loads the kernel and allocates the queues for `vertex_count` vertices,
+    /// with the default number of w-queues.
+    pub fn new(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
+        Self::with_sub_queues(gpu, vertex_count, SUB_QUEUES)
+    }
+
+    /// As [`new`](Self::new), with `sub_queue_count` w-queues per block (1 to [`MAX_SUB_QUEUES`]).
+    pub fn with_sub_queues(gpu: &'g Gpu, vertex_count: u32, sub_queue_count: u32) -> Result<Self> {
+        if !(1..=MAX_SUB_QUEUES).contains(&sub_queue_count) {
+            return Err(Error::Invalid(format!(
+                "{sub_queue_count} w-queues: need 1 to {MAX_SUB_QUEUES}"
+            )));
+        }
+        Ok(HierarchicalQueue {
+            gpu,
+            expand: gpu.kernel(hierarchical_queue::EXPAND)?,
+            sub_queue_count,
+            queues: FrontierQueues::new(vertex_count)?,
+        })
+    }
+}
+
+impl GpuBfs for HierarchicalQueue<'_> {
+    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+        let (gpu, expand, sub_queue_count) = (self.gpu, &self.expand, self.sub_queue_count);
+        let shared_bytes = 4 * hierarchical_shared_words(sub_queue_count);
+        self.queues.run_levels(gpu, source, |queues, frontier_size, level| {
+            let stream = gpu.stream();
+            // SAFETY: queues and graph are sized for the same `n` (checked
+            // by `Search::run`), `sub_queue_count` is in range and the shared
+            // memory matches it: `hierarchical_queue_expand`'s contract. The
+            // arguments match its parameter list.
+            unsafe {
+                launch!(expand<<<blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, shared_bytes, stream>>>(
+                    graph.row_offsets.as_device_ptr(),
+                    graph.column_indices.as_device_ptr(),
+                    queues.frontier.as_device_ptr(),
+                    frontier_size,
+                    queues.next_frontier.as_device_ptr(),
+                    queues.next_frontier_size.as_device_ptr(),
+                    queues.visited.as_device_ptr(),
+                    queues.levels.as_device_ptr(),
+                    queues.parents.as_device_ptr(),
+                    level,
+                    sub_queue_count
+                ))
+            }
+            .context(|| "launching hierarchical_queue_expand".into())
+        })
+    }
+}

@@ -1,0 +1,177 @@
+//! Host driver of the `hybrid-cpu` variant: levels whose frontier is below
+//! [`CPU_FRONTIER_THRESHOLD`] run on the CPU, the others on the GPU with
+//! `block_queue_expand`. Only frontiers cross the bus: each GPU level's new
+//! frontier comes back (its size is needed anyway); the CPU's discoveries go
+//! to the device in one batch before the next GPU level, marked there by
+//! `hybrid_cpu_mark`, and the frontier goes with them.
+
+use bfs_kernels::abi::{BLOCK_SIZE, UNREACHED, block_queue, block_queue_shared_bytes, hybrid_cpu};
+use cust::function::Function;
+use cust::launch;
+use cust::memory::{CopyDestination, DeviceBuffer};
+
+use super::queue::{FrontierQueues, at_level};
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, blocks_for};
+use crate::error::CudaContext;
+use crate::{Csr, Result};
+
+/// Frontiers smaller than this run on the CPU: a level of a few hundred
+/// vertices takes the CPU a few microseconds, less than a launch and a
+/// round trip to the GPU.
+pub const CPU_FRONTIER_THRESHOLD: u32 = 1024;
+
+/// Both kernels, the device queues, and the host's view of the search.
+pub struct HybridCpu<'g> {
+    gpu: &'g Gpu,
+    graph: &'g Csr,
+    expand: Function<'g>,
+    mark: Function<'g>,
+    queues: FrontierQueues,
+    /// Levels as the host knows them: complete for every level so far.
+    levels: Vec<u32>,
+    /// `(vertex, parent, level)` triples the CPU found, not yet on the device.
+    discoveries: Vec<u32>,
+    /// Device staging for `discoveries`, grown as needed.
+    discoveries_on_device: Option<DeviceBuffer<u32>>,
+}
+
+impl<'g> HybridCpu<'g> {
+    /// Loads the kernels and allocates the queues for `graph`.
+    pub fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        Ok(HybridCpu {
+            gpu,
+            graph,
+            expand: gpu.kernel(block_queue::EXPAND)?,
+            mark: gpu.kernel(hybrid_cpu::MARK)?,
+            queues: FrontierQueues::new(graph.vertex_count())?,
+            levels: vec![UNREACHED; graph.vertex_count() as usize],
+            discoveries: Vec::new(),
+            discoveries_on_device: None,
+        })
+    }
+
+    /// One level on the CPU: the textbook loop over the host's frontier.
+    fn cpu_level(&mut self, frontier: &[u32], level: u32) -> Vec<u32> {
+        let mut next_frontier = Vec::new();
+        for &vertex in frontier {
+            for &neighbour in self.graph.neighbours(vertex) {
+                if self.levels[neighbour as usize] == UNREACHED {
+                    self.levels[neighbour as usize] = level + 1;
+                    self.discoveries.extend([neighbour, vertex, level + 1]);
+                    next_frontier.push(neighbour);
+                }
+            }
+        }
+        next_frontier
+    }
+
+    /// Sends the CPU's discoveries to the device and marks them there.
+    fn flush_discoveries(&mut self) -> Result<()> {
+        if self.discoveries.is_empty() {
+            return Ok(());
+        }
+        let context = || "sending the CPU's discoveries".to_string();
+        let needed = self.discoveries.len();
+        if self
+            .discoveries_on_device
+            .as_ref()
+            .is_none_or(|buffer| buffer.len() < needed)
+        {
+            self.discoveries_on_device =
+                Some(DeviceBuffer::zeroed(needed.next_power_of_two()).context(context)?);
+        }
+        let staging = self
+            .discoveries_on_device
+            .as_mut()
+            .expect("allocated above");
+        // The stream is idle here (every level ends synchronized), so this
+        // synchronous copy cannot overtake queued work.
+        staging
+            .index(0..needed)
+            .copy_from(&self.discoveries[..])
+            .context(context)?;
+        let (mark, stream, count) = (&self.mark, self.gpu.stream(), (needed / 3) as u32);
+        // SAFETY: `staging` holds `count` triples of distinct vertices `< n`
+        // with parents `< n`, and the queues are sized for `n`:
+        // `hybrid_cpu_mark`'s contract; arguments match its parameter list.
+        unsafe {
+            launch!(mark<<<blocks_for(count, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
+                staging.as_device_ptr(),
+                count,
+                self.queues.visited.as_device_ptr(),
+                self.queues.levels.as_device_ptr(),
+                self.queues.parents.as_device_ptr()
+            ))
+        }
+        .context(context)?;
+        self.discoveries.clear();
+        Ok(())
+    }
+
+    /// One level on the GPU; returns the new frontier, copied back.
+    fn gpu_level(
+        &mut self,
+        graph: &DeviceGraph,
+        frontier: &[u32],
+        frontier_on_device: bool,
+        level: u32,
+    ) -> Result<Vec<u32>> {
+        self.flush_discoveries()?;
+        let size = frontier.len() as u32;
+        if !frontier_on_device {
+            self.queues
+                .frontier
+                .index(0..frontier.len())
+                .copy_from(frontier)
+                .context(|| "sending the frontier".into())?;
+        }
+        self.queues.clear_next_size(self.gpu)?;
+        self.queues.launch_expand(
+            self.gpu,
+            graph,
+            (&self.expand, block_queue_shared_bytes()),
+            size,
+            level,
+        )?;
+        let next_size = self.queues.read_next_size(self.gpu)? as usize;
+        self.queues.swap();
+        let mut next_frontier = vec![0; next_size];
+        if next_size > 0 {
+            self.queues
+                .frontier
+                .index(0..next_size)
+                .copy_to(&mut next_frontier[..])
+                .context(|| "receiving the frontier".into())?;
+        }
+        for &vertex in &next_frontier {
+            self.levels[vertex as usize] = level + 1;
+        }
+        Ok(next_frontier)
+    }
+}
+
+impl GpuBfs for HybridCpu<'_> {
+    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+        self.queues.start(self.gpu, source)?;
+        self.levels.fill(UNREACHED);
+        self.levels[source as usize] = 0;
+        self.discoveries.clear();
+        let mut frontier = vec![source];
+        let mut frontier_on_device = true;
+        let mut level = 0;
+        while !frontier.is_empty() {
+            if (frontier.len() as u32) < CPU_FRONTIER_THRESHOLD {
+                frontier = self.cpu_level(&frontier, level);
+                frontier_on_device = false;
+            } else {
+                frontier = self
+                    .gpu_level(graph, &frontier, frontier_on_device, level)
+                    .map_err(|error| at_level(error, level))?;
+                frontier_on_device = true;
+            }
+            level += 1;
+        }
+        self.flush_discoveries()?;
+        self.queues.finish(self.gpu, source)
+    }
+}

@@ -1,0 +1,122 @@
+//! Host driver of the `vertex-levels` variant: one launch over all vertices
+//! per level, until a level discovers nothing.
+
+use bfs_kernels::abi::{BLOCK_SIZE, UNREACHED, vertex_levels};
+use cust::event::{Event, EventFlags};
+use cust::function::Function;
+use cust::launch;
+use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, LockedBuffer};
+
+use super::queue::at_level;
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, blocks_for};
+use crate::error::CudaContext;
+use crate::{Bfs, Result};
+
+/// The step kernel, levels, parents and the `discovered` flag.
+pub struct VertexLevels<'g> {
+    gpu: &'g Gpu,
+    step: Function<'g>,
+    levels: DeviceBuffer<u32>,
+    parents: DeviceBuffer<u32>,
+    discovered: DeviceBuffer<u32>,
+    discovered_on_host: LockedBuffer<u32>,
+    start: Event,
+    stop: Event,
+}
+
+impl<'g> VertexLevels<'g> {
+    /// A level and a parent per vertex, and the flag.
+    pub fn workspace_bytes(vertex_count: u32) -> u64 {
+        8 * vertex_count as u64 + 4
+    }
+
+    /// Loads the kernel and allocates the buffers for `vertex_count` vertices.
+    pub fn new(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
+        let count = vertex_count as usize;
+        let allocation = || "allocating vertex-levels buffers".to_string();
+        Ok(VertexLevels {
+            gpu,
+            step: gpu.kernel(vertex_levels::STEP)?,
+            levels: DeviceBuffer::zeroed(count).context(allocation)?,
+            parents: DeviceBuffer::zeroed(count).context(allocation)?,
+            discovered: DeviceBuffer::zeroed(1).context(allocation)?,
+            discovered_on_host: LockedBuffer::new(&0, 1).context(allocation)?,
+            start: Event::new(EventFlags::DEFAULT).context(allocation)?,
+            stop: Event::new(EventFlags::DEFAULT).context(allocation)?,
+        })
+    }
+}
+
+impl GpuBfs for VertexLevels<'_> {
+    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+        let stream = self.gpu.stream();
+        let vertex_count = graph.vertex_count;
+        let step = &self.step;
+        let context = || "initialising the search".to_string();
+        self.start.record(stream).context(context)?;
+        let at = source as usize..=source as usize;
+        // SAFETY: memsets ordered on the stream before the first kernel.
+        unsafe {
+            self.levels
+                .set_32_async(UNREACHED, stream)
+                .context(context)?;
+            self.parents
+                .set_32_async(UNREACHED, stream)
+                .context(context)?;
+            self.levels
+                .index(at.clone())
+                .set_32_async(0, stream)
+                .context(context)?;
+            self.parents
+                .index(at)
+                .set_32_async(source, stream)
+                .context(context)?;
+        }
+        for level in 0.. {
+            let context = || "running a level".to_string();
+            // SAFETY: buffers sized for `vertex_count` vertices and the whole
+            // CSR (checked by `Search::run`): `vertex_levels_step`'s contract;
+            // the arguments match its parameter list. The page-locked flag is
+            // read only after the stream synchronizes.
+            unsafe {
+                self.discovered.set_32_async(0, stream).context(context)?;
+                launch!(step<<<blocks_for(vertex_count, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
+                    graph.row_offsets.as_device_ptr(),
+                    graph.column_indices.as_device_ptr(),
+                    self.levels.as_device_ptr(),
+                    self.parents.as_device_ptr(),
+                    self.discovered.as_device_ptr(),
+                    vertex_count,
+                    level
+                ))
+                .context(context)?;
+                self.discovered
+                    .async_copy_to(&mut self.discovered_on_host, stream)
+                    .context(context)?;
+            }
+            stream
+                .synchronize()
+                .context(context)
+                .map_err(|error| at_level(error, level))?;
+            if self.discovered_on_host[0] == 0 {
+                break;
+            }
+        }
+        let context = || "finishing the search".to_string();
+        self.stop.record(stream).context(context)?;
+        self.stop.synchronize().context(context)?;
+        let elapsed = self.stop.elapsed(&self.start).context(context)?;
+        let mut levels = vec![0; vertex_count as usize];
+        let mut parents = vec![0; vertex_count as usize];
+        self.levels.copy_to(&mut levels[..]).context(context)?;
+        self.parents.copy_to(&mut parents[..]).context(context)?;
+        Ok(GpuRun {
+            result: Bfs {
+                source,
+                levels,
+                parents: Some(parents),
+            },
+            elapsed,
+        })
+    }
+}

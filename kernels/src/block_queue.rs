@@ -1,0 +1,93 @@
+//! # Queue-based BFS with block-privatized queues
+//!
+//! Kirk & Hwu, *Programming Massively Parallel Processors* (3rd ed.), §12.4
+//! (Fig. 12.8): privatization. Each block first collects the vertices it
+//! discovers in its own queue in shared memory (`b_queue`), where the tail
+//! atomic is cheap and contended only within the block. A vertex that finds
+//! the b-queue full goes straight to the global queue. At the end, one thread
+//! reserves the block's whole range of the global queue with a single
+//! `atomicAdd`, and the block copies its queue out, coalesced.
+//!
+//! Encodings as in [`crate::global_queue`]. Shared memory holds the b-queue's
+//! tail, the block's start in the global queue, then
+//! [`BLOCK_QUEUE_CAPACITY`] entries.
+
+use crate::abi::BLOCK_QUEUE_CAPACITY;
+use crate::gpu;
+use crate::visit::claim;
+
+/// Shared memory slots before the queue: its tail and its global start.
+const HEADER: usize = 2;
+
+/// One level: expand the frontier through the block's private queue.
+///
+/// # Safety
+/// As [`global_queue_expand`](crate::global_queue::global_queue_expand).
+///
+/// # Launch
+/// Grid `ceil(frontier_size / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE),
+/// shared memory [`block_queue_shared_bytes`](crate::abi::block_queue_shared_bytes).
+///
+/// # Thread mapping
+/// Thread `i` expands `frontier[i]`; then the block's threads copy the
+/// b-queue out, thread `t` taking entries `t`, `t + blockDim`, ….
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn block_queue_expand(
+    row_offsets: *const u32,
+    column_indices: *const u32,
+    frontier: *const u32,
+    frontier_size: u32,
+    next_frontier: *mut u32,
+    next_frontier_size: *mut u32,
+    visited: *mut u32,
+    levels: *mut u32,
+    parents: *mut u32,
+    level: u32,
+) {
+    let shared = gpu::dynamic_shared_memory::<u32>();
+    // SAFETY: the launch provides `HEADER + BLOCK_QUEUE_CAPACITY` words of
+    // shared memory; global accesses follow `global_queue_expand`'s contract;
+    // every b-queue slot written is `< BLOCK_QUEUE_CAPACITY`. Barriers are
+    // reached by every thread (no early return).
+    unsafe {
+        let b_queue_size = shared;
+        let b_queue_start = shared.add(1);
+        let b_queue = shared.add(HEADER);
+        if gpu::thread_index() == 0 {
+            *b_queue_size = 0;
+        }
+        gpu::sync_threads();
+
+        let index = gpu::global_thread_index();
+        if index < frontier_size {
+            let vertex = gpu::load_read_only(frontier.add(index as usize));
+            let first_edge = gpu::load_read_only(row_offsets.add(vertex as usize));
+            let end_edge = gpu::load_read_only(row_offsets.add(vertex as usize + 1));
+            for edge in first_edge..end_edge {
+                let neighbour = gpu::load_read_only(column_indices.add(edge as usize));
+                if claim(visited, levels, parents, neighbour, vertex, level + 1) {
+                    let slot = gpu::atomic_add(b_queue_size, 1);
+                    if slot < BLOCK_QUEUE_CAPACITY {
+                        *b_queue.add(slot as usize) = neighbour;
+                    } else {
+                        let tail = gpu::atomic_add(next_frontier_size, 1);
+                        *next_frontier.add(tail as usize) = neighbour;
+                    }
+                }
+            }
+        }
+        gpu::sync_threads();
+
+        let count = (*b_queue_size).min(BLOCK_QUEUE_CAPACITY);
+        if gpu::thread_index() == 0 {
+            *b_queue_start = gpu::atomic_add(next_frontier_size, count);
+        }
+        gpu::sync_threads();
+        let start = *b_queue_start as usize;
+        let mut slot = gpu::thread_index();
+        while slot < count {
+            *next_frontier.add(start + slot as usize) = *b_queue.add(slot as usize);
+            slot += gpu::block_size();
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! # Queue-based BFS with one global queue
+//!
+//! Kirk & Hwu, *Programming Massively Parallel Processors* (3rd ed.), §12.3
+//! (Fig. 12.7): the frontier is an explicit queue. One thread per frontier
+//! vertex claims each unvisited neighbour with `atomicExch` on `visited` and
+//! appends it to the next queue with `atomicAdd` on the queue's tail. Work is
+//! proportional to the frontier, not to the graph; the price is one global
+//! atomic per discovered vertex, all on the same tail counter. The host swaps
+//! the queues and reads the tail after each level.
+//!
+//! Encodings: `visited[v]` is [`VISITED`](crate::abi::VISITED) once claimed;
+//! `levels`/`parents` as in [`crate::visit`]; `*next_frontier_size` counts the
+//! entries of `next_frontier` and starts each level at 0.
+
+use crate::gpu;
+use crate::visit::claim;
+
+/// One level: expand the frontier queue into the next one.
+///
+/// # Safety
+/// `row_offsets` has `n + 1` entries and `column_indices` has `m` entries,
+/// each `< n`; `frontier` holds `frontier_size` vertex ids; `next_frontier`,
+/// `visited`, `levels` and `parents` have `n` entries; `next_frontier_size`
+/// points to one `u32`.
+///
+/// # Launch
+/// Grid `ceil(frontier_size / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), no shared memory.
+///
+/// # Thread mapping
+/// Thread `i` expands `frontier[i]`, walking its whole adjacency list.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn global_queue_expand(
+    row_offsets: *const u32,
+    column_indices: *const u32,
+    frontier: *const u32,
+    frontier_size: u32,
+    next_frontier: *mut u32,
+    next_frontier_size: *mut u32,
+    visited: *mut u32,
+    levels: *mut u32,
+    parents: *mut u32,
+    level: u32,
+) {
+    let index = gpu::global_thread_index();
+    if index >= frontier_size {
+        return;
+    }
+    // SAFETY: `index < frontier_size`, frontier entries and neighbours are
+    // vertex ids `< n`, and each claimed vertex gets a distinct tail slot,
+    // fewer than `n` in all (each vertex is claimed once).
+    unsafe {
+        let vertex = gpu::load_read_only(frontier.add(index as usize));
+        let first_edge = gpu::load_read_only(row_offsets.add(vertex as usize));
+        let end_edge = gpu::load_read_only(row_offsets.add(vertex as usize + 1));
+        for edge in first_edge..end_edge {
+            let neighbour = gpu::load_read_only(column_indices.add(edge as usize));
+            if claim(visited, levels, parents, neighbour, vertex, level + 1) {
+                let tail = gpu::atomic_add(next_frontier_size, 1);
+                *next_frontier.add(tail as usize) = neighbour;
+            }
+        }
+    }
+}

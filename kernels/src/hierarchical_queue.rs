@@ -1,0 +1,141 @@
+//! # Queue-based BFS with hierarchical queues: w-queues → b-queue → g-queue
+//!
+//! Kirk & Hwu, *Programming Massively Parallel Processors* (3rd ed.), §12.5
+//! (Fig. 12.11) and the graph-search lecture's sub-queue assignment. The
+//! block-queue's tail (see [`crate::block_queue`]) is still one counter that
+//! every thread of the block hits; here it is split into `sub_queue_count`
+//! w-queues, and thread `t` uses w-queue `t % sub_queue_count`, so the 32
+//! lanes of a warp, which issue their atomics together, spread over
+//! different counters instead of serializing on one.
+//!
+//! Overflow at every level, nothing lost: a full w-queue spills into the
+//! b-queue, a full b-queue into the global queue. At the end of the block the
+//! w-queues are consolidated into the b-queue, then one `atomicAdd` per block
+//! reserves its range of the global g-queue and the block copies out.
+//!
+//! Shared memory (32-bit words), from [`hierarchical_shared_words`](crate::abi::hierarchical_shared_words):
+//! w-queue tails and offsets ([`MAX_SUB_QUEUES`] each), the b-queue's tail,
+//! total and global start, the w-queues ([`W_QUEUE_CAPACITY`] each), then the
+//! b-queue ([`B_QUEUE_DIRECT_CAPACITY`] spilled entries plus room for every
+//! w-queue).
+
+use crate::abi::{B_QUEUE_DIRECT_CAPACITY, MAX_SUB_QUEUES, W_QUEUE_CAPACITY};
+use crate::gpu;
+use crate::visit::claim;
+
+/// One level: expand the frontier through w-queues and the b-queue.
+///
+/// # Safety
+/// As [`global_queue_expand`](crate::global_queue::global_queue_expand), and
+/// `1 <= sub_queue_count <= MAX_SUB_QUEUES`.
+///
+/// # Launch
+/// Grid `ceil(frontier_size / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE),
+/// shared memory `4 * hierarchical_shared_words(sub_queue_count)` bytes.
+///
+/// # Thread mapping
+/// Thread `i` expands `frontier[i]` into w-queue `threadIdx.x % sub_queue_count`;
+/// then the block's threads move the queues, thread `t` taking entries `t`,
+/// `t + blockDim`, ….
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hierarchical_queue_expand(
+    row_offsets: *const u32,
+    column_indices: *const u32,
+    frontier: *const u32,
+    frontier_size: u32,
+    next_frontier: *mut u32,
+    next_frontier_size: *mut u32,
+    visited: *mut u32,
+    levels: *mut u32,
+    parents: *mut u32,
+    level: u32,
+    sub_queue_count: u32,
+) {
+    let shared = gpu::dynamic_shared_memory::<u32>();
+    let max = MAX_SUB_QUEUES as usize;
+    let thread = gpu::thread_index();
+    // Never 0 (no division by zero) and never past the shared layout.
+    let sub_queue_count = sub_queue_count.clamp(1, MAX_SUB_QUEUES);
+    // SAFETY: the launch provides `hierarchical_shared_words(sub_queue_count)`
+    // words laid out as the module header says, and every index below stays
+    // inside its region: w-queue slots `< W_QUEUE_CAPACITY`, direct b-queue
+    // slots `< B_QUEUE_DIRECT_CAPACITY`, consolidated ones `< b_total`, which
+    // that layout leaves room for. Global accesses follow
+    // `global_queue_expand`'s contract. Every thread reaches every barrier.
+    unsafe {
+        let w_queue_size = shared;
+        let w_queue_offset = shared.add(max);
+        let b_queue_size = shared.add(2 * max);
+        let b_queue_total = shared.add(2 * max + 1);
+        let b_queue_start = shared.add(2 * max + 2);
+        let w_queues = shared.add(2 * max + 3);
+        let b_queue = w_queues.add((sub_queue_count * W_QUEUE_CAPACITY) as usize);
+        if thread < sub_queue_count {
+            *w_queue_size.add(thread as usize) = 0;
+        }
+        if thread == 0 {
+            *b_queue_size = 0;
+        }
+        gpu::sync_threads();
+
+        let my_w_queue = thread % sub_queue_count;
+        let index = gpu::global_thread_index();
+        if index < frontier_size {
+            let vertex = gpu::load_read_only(frontier.add(index as usize));
+            let first_edge = gpu::load_read_only(row_offsets.add(vertex as usize));
+            let end_edge = gpu::load_read_only(row_offsets.add(vertex as usize + 1));
+            for edge in first_edge..end_edge {
+                let neighbour = gpu::load_read_only(column_indices.add(edge as usize));
+                if !claim(visited, levels, parents, neighbour, vertex, level + 1) {
+                    continue;
+                }
+                let w_slot = gpu::atomic_add(w_queue_size.add(my_w_queue as usize), 1);
+                if w_slot < W_QUEUE_CAPACITY {
+                    *w_queues.add((my_w_queue * W_QUEUE_CAPACITY + w_slot) as usize) = neighbour;
+                    continue;
+                }
+                let b_slot = gpu::atomic_add(b_queue_size, 1);
+                if b_slot < B_QUEUE_DIRECT_CAPACITY {
+                    *b_queue.add(b_slot as usize) = neighbour;
+                } else {
+                    let tail = gpu::atomic_add(next_frontier_size, 1);
+                    *next_frontier.add(tail as usize) = neighbour;
+                }
+            }
+        }
+        gpu::sync_threads();
+
+        // Lay the w-queues out after the b-queue's spilled entries, and
+        // reserve the block's range of the g-queue with one atomic.
+        if thread == 0 {
+            let mut offset = (*b_queue_size).min(B_QUEUE_DIRECT_CAPACITY);
+            for w_queue in 0..sub_queue_count as usize {
+                *w_queue_offset.add(w_queue) = offset;
+                offset += (*w_queue_size.add(w_queue)).min(W_QUEUE_CAPACITY);
+            }
+            *b_queue_total = offset;
+            *b_queue_start = gpu::atomic_add(next_frontier_size, offset);
+        }
+        gpu::sync_threads();
+
+        for w_queue in 0..sub_queue_count {
+            let count = (*w_queue_size.add(w_queue as usize)).min(W_QUEUE_CAPACITY);
+            let offset = *w_queue_offset.add(w_queue as usize);
+            let mut slot = thread;
+            while slot < count {
+                *b_queue.add((offset + slot) as usize) =
+                    *w_queues.add((w_queue * W_QUEUE_CAPACITY + slot) as usize);
+                slot += gpu::block_size();
+            }
+        }
+        gpu::sync_threads();
+
+        let start = *b_queue_start as usize;
+        let total = *b_queue_total;
+        let mut slot = thread;
+        while slot < total {
+            *next_frontier.add(start + slot as usize) = *b_queue.add(slot as usize);
+            slot += gpu::block_size();
+        }
+    }
+}
