@@ -7,6 +7,7 @@
 //! without a GPU and without `cust`.
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod bench;
 pub mod cpu;
 pub mod error;
 pub mod gpu;

@@ -9,13 +9,15 @@ use anyhow::{Context, bail};
 use bfs::gpu::{Gpu, Search, Variant};
 use bfs::graph::GraphSource;
 use bfs::graph::generate::DEFAULT_GRAPH;
-use bfs::{Bfs, Csr, Error, cpu, output, validate};
-use clap::{Parser, ValueEnum};
+use bfs::{Bfs, Csr, Error, bench, cpu, output, validate};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Breadth-first search on an NVIDIA GPU, with kernels written in Rust.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version, about, args_conflicts_with_subcommands = true)]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// Graph: a Matrix Market file, or gen:SPEC (grid:WxH[:MISSING],
     /// kron:SCALE[:EDGE_FACTOR], uniform:N:M, path:N, star:N).
     #[arg(long, default_value_t = format!("gen:{DEFAULT_GRAPH}"))]
@@ -41,6 +43,38 @@ struct Cli {
     /// Print the GPU variants, one a line, and exit.
     #[arg(long)]
     list_variants: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Time every variant over many sources per graph (each result checked
+    /// against the CPU) and write a Markdown table.
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Graphs to add to the defaults (a 2048×2048 road-like grid, Kronecker scale 20).
+    #[arg(long = "graph")]
+    graphs: Vec<String>,
+    /// Variants to time (default: all).
+    #[arg(long = "variant")]
+    variants: Vec<Variant>,
+    /// Random sources with at least one edge, per graph.
+    #[arg(long, default_value_t = 16)]
+    sources: usize,
+    /// Seed for generated graphs and for picking sources.
+    #[arg(long, default_value_t = bfs::graph::generate::DEFAULT_SEED)]
+    seed: u64,
+    /// Also time `hierarchical` with these w-queue counts (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    sub_queues: Vec<u32>,
+    /// Also time `block-queue` with plain loads instead of the read-only cache.
+    #[arg(long)]
+    plain_loads: bool,
+    /// Write the table here (atomically) as well as to standard output.
+    #[arg(long)]
+    markdown: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -75,6 +109,9 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> anyhow::Result<()> {
+    if let Some(Command::Bench(arguments)) = &cli.command {
+        return run_bench(arguments);
+    }
     if cli.list_variants {
         for variant in Variant::ALL {
             println!("{:<14} {}", variant.name(), variant.description());
@@ -176,4 +213,56 @@ fn on_gpu(
         search.device_bytes()
     );
     Ok((device, run.result, run.elapsed))
+}
+
+fn run_bench(arguments: &BenchArgs) -> anyhow::Result<()> {
+    let gpu = Gpu::open()?;
+    let plan = bench::Plan {
+        variants: if arguments.variants.is_empty() {
+            Variant::ALL.to_vec()
+        } else {
+            arguments.variants.clone()
+        },
+        sources: arguments.sources,
+        seed: arguments.seed,
+        sub_queue_counts: arguments.sub_queues.clone(),
+        plain_loads: arguments.plain_loads,
+    };
+    let names = bench::DEFAULT_GRAPHS
+        .iter()
+        .map(|name| name.to_string())
+        .chain(arguments.graphs.iter().cloned());
+    let mut graphs = Vec::new();
+    for name in names {
+        let mut source = GraphSource::parse(&name)?;
+        if let GraphSource::Generated(spec) = &mut source {
+            spec.seed = arguments.seed;
+        }
+        let display = match &source {
+            GraphSource::File(path) => path
+                .file_name()
+                .map_or(name.clone(), |file| file.to_string_lossy().into()),
+            GraphSource::Generated(_) => name.clone(),
+        };
+        eprintln!("bench: loading {display}");
+        graphs.push((display, source.load()?));
+    }
+    let mut rows = Vec::new();
+    let mut summaries = Vec::new();
+    for (name, graph) in &graphs {
+        rows.extend(bench::graph(&gpu, name, graph, &plan)?);
+        let first = bfs::graph::generate::sources_with_edges(graph, 1, plan.seed);
+        summaries.push((
+            name.clone(),
+            graph,
+            cpu::bfs(graph, first.first().copied().unwrap_or(0)),
+        ));
+    }
+    let command: Vec<String> = std::env::args().collect();
+    let table = bench::markdown(gpu.name(), &command.join(" "), &summaries, &rows);
+    print!("{table}");
+    if let Some(path) = &arguments.markdown {
+        output::write_text(path, &table).with_context(|| "writing --markdown".to_string())?;
+    }
+    Ok(())
 }

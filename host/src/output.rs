@@ -5,10 +5,33 @@ use std::path::Path;
 
 use crate::{Error, Result, UNREACHED};
 
-/// Writes one value per line (`-1` for [`UNREACHED`]) to `path`, through a
-/// temporary file in the same directory renamed over it at the end, so a
-/// failure never leaves a partial file or clobbers an existing one.
+/// Writes one value per line (`-1` for [`UNREACHED`]) to `path`, atomically
+/// (see [`write_atomically`]).
 pub fn write_per_vertex(path: &Path, values: &[u32]) -> Result<()> {
+    write_atomically(path, |writer| {
+        for &value in values {
+            if value == UNREACHED {
+                writer.write_all(b"-1\n")?;
+            } else {
+                writeln!(writer, "{value}")?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Writes `text` to `path`, atomically.
+pub fn write_text(path: &Path, text: &str) -> Result<()> {
+    write_atomically(path, |writer| writer.write_all(text.as_bytes()))
+}
+
+/// Writes through a temporary file in the same directory, renamed over
+/// `path` at the end, so a failure never leaves a partial file or clobbers
+/// an existing one.
+fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> Result<()> {
     let io_error = |error| Error::Io {
         path: path.into(),
         error,
@@ -25,13 +48,7 @@ pub fn write_per_vertex(path: &Path, values: &[u32]) -> Result<()> {
     let temporary = path.with_file_name(temporary_name);
     let written = (|| {
         let mut writer = BufWriter::new(std::fs::File::create(&temporary)?);
-        for &value in values {
-            if value == UNREACHED {
-                writer.write_all(b"-1\n")?;
-            } else {
-                writeln!(writer, "{value}")?;
-            }
-        }
+        write(&mut writer)?;
         writer
             .into_inner()
             .map_err(|error| error.into_error())?

@@ -77,6 +77,8 @@ pub mod global_queue {
 pub mod block_queue {
     /// Expands the frontier through a block-private queue.
     pub const EXPAND: &str = "block_queue_expand";
+    /// The same with plain loads instead of the read-only cache (benchmarks only).
+    pub const EXPAND_PLAIN_LOADS: &str = "block_queue_expand_plain_loads";
 }
 
 /// Kernel entry point of the `hierarchical` variant.
@@ -104,6 +106,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     vertex_levels::STEP,
     global_queue::EXPAND,
     block_queue::EXPAND,
+    block_queue::EXPAND_PLAIN_LOADS,
     hierarchical_queue::EXPAND,
     small_frontier::LEVELS,
     hybrid_cpu::MARK,

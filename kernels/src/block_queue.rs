@@ -14,7 +14,7 @@
 
 use crate::abi::BLOCK_QUEUE_CAPACITY;
 use crate::gpu;
-use crate::visit::claim;
+use crate::visit::{claim, load, neighbours_through};
 
 /// Shared memory slots before the queue: its tail and its global start.
 const HEADER: usize = 2;
@@ -44,6 +44,80 @@ pub unsafe extern "ptx-kernel" fn block_queue_expand(
     parents: *mut u32,
     level: u32,
 ) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        expand::<true>(
+            row_offsets,
+            column_indices,
+            frontier,
+            frontier_size,
+            next_frontier,
+            next_frontier_size,
+            visited,
+            levels,
+            parents,
+            level,
+        )
+    }
+}
+
+/// [`block_queue_expand`] with plain loads of the graph and frontier instead
+/// of the read-only cache: the benchmark's measure of what `ld.global.nc` buys.
+///
+/// # Safety
+/// As [`block_queue_expand`].
+///
+/// # Launch
+/// As [`block_queue_expand`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn block_queue_expand_plain_loads(
+    row_offsets: *const u32,
+    column_indices: *const u32,
+    frontier: *const u32,
+    frontier_size: u32,
+    next_frontier: *mut u32,
+    next_frontier_size: *mut u32,
+    visited: *mut u32,
+    levels: *mut u32,
+    parents: *mut u32,
+    level: u32,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        expand::<false>(
+            row_offsets,
+            column_indices,
+            frontier,
+            frontier_size,
+            next_frontier,
+            next_frontier_size,
+            visited,
+            levels,
+            parents,
+            level,
+        )
+    }
+}
+
+/// The kernel body, with the graph and frontier read through the read-only
+/// cache or not.
+///
+/// # Safety
+/// As [`block_queue_expand`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments, reason = "the kernels' own parameter list")]
+unsafe fn expand<const READ_ONLY_CACHE: bool>(
+    row_offsets: *const u32,
+    column_indices: *const u32,
+    frontier: *const u32,
+    frontier_size: u32,
+    next_frontier: *mut u32,
+    next_frontier_size: *mut u32,
+    visited: *mut u32,
+    levels: *mut u32,
+    parents: *mut u32,
+    level: u32,
+) {
     let shared = gpu::dynamic_shared_memory::<u32>();
     // SAFETY: the launch provides `HEADER + BLOCK_QUEUE_CAPACITY` words of
     // shared memory; global accesses follow `global_queue_expand`'s contract;
@@ -60,11 +134,10 @@ pub unsafe extern "ptx-kernel" fn block_queue_expand(
 
         let index = gpu::global_thread_index();
         if index < frontier_size {
-            let vertex = gpu::load_read_only(frontier.add(index as usize));
-            let first_edge = gpu::load_read_only(row_offsets.add(vertex as usize));
-            let end_edge = gpu::load_read_only(row_offsets.add(vertex as usize + 1));
-            for edge in first_edge..end_edge {
-                let neighbour = gpu::load_read_only(column_indices.add(edge as usize));
+            let vertex = load::<READ_ONLY_CACHE>(frontier.add(index as usize));
+            for neighbour in
+                neighbours_through::<READ_ONLY_CACHE>(row_offsets, column_indices, vertex)
+            {
                 if claim(visited, levels, parents, neighbour, vertex, level + 1) {
                     let slot = gpu::atomic_add(b_queue_size, 1);
                     if slot < BLOCK_QUEUE_CAPACITY {

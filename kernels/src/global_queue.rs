@@ -13,7 +13,7 @@
 //! entries of `next_frontier` and starts each level at 0.
 
 use crate::gpu;
-use crate::visit::claim;
+use crate::visit::{claim, neighbours};
 
 /// One level: expand the frontier queue into the next one.
 ///
@@ -50,10 +50,7 @@ pub unsafe extern "ptx-kernel" fn global_queue_expand(
     // fewer than `n` in all (each vertex is claimed once).
     unsafe {
         let vertex = gpu::load_read_only(frontier.add(index as usize));
-        let first_edge = gpu::load_read_only(row_offsets.add(vertex as usize));
-        let end_edge = gpu::load_read_only(row_offsets.add(vertex as usize + 1));
-        for edge in first_edge..end_edge {
-            let neighbour = gpu::load_read_only(column_indices.add(edge as usize));
+        for neighbour in neighbours(row_offsets, column_indices, vertex) {
             if claim(visited, levels, parents, neighbour, vertex, level + 1) {
                 let tail = gpu::atomic_add(next_frontier_size, 1);
                 *next_frontier.add(tail as usize) = neighbour;

@@ -21,7 +21,7 @@
 
 use crate::abi::{B_QUEUE_DIRECT_CAPACITY, MAX_SUB_QUEUES, W_QUEUE_CAPACITY};
 use crate::gpu;
-use crate::visit::claim;
+use crate::visit::{claim, neighbours};
 
 /// One level: expand the frontier through w-queues and the b-queue.
 ///
@@ -82,10 +82,7 @@ pub unsafe extern "ptx-kernel" fn hierarchical_queue_expand(
         let index = gpu::global_thread_index();
         if index < frontier_size {
             let vertex = gpu::load_read_only(frontier.add(index as usize));
-            let first_edge = gpu::load_read_only(row_offsets.add(vertex as usize));
-            let end_edge = gpu::load_read_only(row_offsets.add(vertex as usize + 1));
-            for edge in first_edge..end_edge {
-                let neighbour = gpu::load_read_only(column_indices.add(edge as usize));
+            for neighbour in neighbours(row_offsets, column_indices, vertex) {
                 if !claim(visited, levels, parents, neighbour, vertex, level + 1) {
                     continue;
                 }

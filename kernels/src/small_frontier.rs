@@ -22,7 +22,7 @@
 
 use crate::abi::SMALL_FRONTIER_CAPACITY;
 use crate::gpu;
-use crate::visit::claim;
+use crate::visit::{claim, neighbours};
 
 /// Shared memory slots before the queues: the next queue's tail, the
 /// block's start in the global queue.
@@ -84,10 +84,7 @@ pub unsafe extern "ptx-kernel" fn small_frontier_levels(
             let mut slot = thread;
             while slot < size {
                 let vertex = *current.add(slot as usize);
-                let first_edge = gpu::load_read_only(row_offsets.add(vertex as usize));
-                let end_edge = gpu::load_read_only(row_offsets.add(vertex as usize + 1));
-                for edge in first_edge..end_edge {
-                    let neighbour = gpu::load_read_only(column_indices.add(edge as usize));
+                for neighbour in neighbours(row_offsets, column_indices, vertex) {
                     if claim(visited, levels, parents, neighbour, vertex, level + 1) {
                         let tail = gpu::atomic_add(next_size, 1);
                         if tail < SMALL_FRONTIER_CAPACITY {

@@ -13,6 +13,7 @@
 
 use crate::abi::UNREACHED;
 use crate::gpu;
+use crate::visit::neighbours;
 
 /// One level: expand every vertex whose level is `level`.
 ///
@@ -47,10 +48,8 @@ pub unsafe extern "ptx-kernel" fn vertex_levels_step(
         if *levels.add(vertex as usize) != level {
             return;
         }
-        let first_edge = gpu::load_read_only(row_offsets.add(vertex as usize));
-        let end_edge = gpu::load_read_only(row_offsets.add(vertex as usize + 1));
-        for edge in first_edge..end_edge {
-            let neighbour = gpu::load_read_only(column_indices.add(edge as usize)) as usize;
+        for neighbour in neighbours(row_offsets, column_indices, vertex) {
+            let neighbour = neighbour as usize;
             if *levels.add(neighbour) == UNREACHED
                 && gpu::atomic_compare_exchange(parents.add(neighbour), UNREACHED, vertex)
                     == UNREACHED

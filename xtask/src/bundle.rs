@@ -2,8 +2,9 @@
 //! that has no Rust (a login node builds, a compute node runs).
 //!
 //! `bundle/` holds the release `bfs`, the test executables under `tests/`,
-//! the PTX, `run-tests.sh` (every test with the GPU required) and
-//! `sanitize.sh` (compute-sanitizer over every variant).
+//! the PTX, `run-tests.sh` (every test with the GPU required),
+//! `sanitize.sh` (compute-sanitizer over every variant) and `bench.sh`
+//! (`cargo xtask bench`'s table).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -18,6 +19,7 @@ const SIZE_LIMIT: u64 = 64 << 20;
 
 const RUN_TESTS: &str = include_str!("../scripts/run-tests.sh");
 const SANITIZE: &str = include_str!("../scripts/sanitize.sh");
+const BENCH: &str = include_str!("../scripts/bench.sh");
 
 /// Writes the bundle and returns its folder.
 pub fn write(workspace: &Workspace, environment: &Environment) -> Result<PathBuf> {
@@ -49,7 +51,11 @@ pub fn write(workspace: &Workspace, environment: &Environment) -> Result<PathBuf
     for (name, executable) in &tests {
         std::fs::copy(executable, folder.join("tests").join(name))?;
     }
-    for (name, text) in [("run-tests.sh", RUN_TESTS), ("sanitize.sh", SANITIZE)] {
+    for (name, text) in [
+        ("run-tests.sh", RUN_TESTS),
+        ("sanitize.sh", SANITIZE),
+        ("bench.sh", BENCH),
+    ] {
         let path = folder.join(name);
         std::fs::write(&path, text)?;
         std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;

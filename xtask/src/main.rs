@@ -4,6 +4,8 @@
 //! - `test [ARGS]`: checks the PTX, then runs the whole test suite.
 //! - `ptx`: builds the kernels, checks them with `ptxas`, prints the PTX path last.
 //! - `lint`: `cargo fmt --check` and `cargo clippy -D warnings`, host and kernels.
+//! - `bench [--graph PATH]...`: times every variant on the default generated
+//!   graphs and the given files, writing `BENCHMARKS.md` (needs a GPU).
 //! - `bundle`: a folder with `bfs`, the test executables and scripts to run
 //!   them on a GPU machine that has no Rust.
 //!
@@ -103,6 +105,34 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
             )?;
             Ok(ExitCode::SUCCESS)
         }
+        "bench" => {
+            let environment = setup::prepare(&workspace)?;
+            let markdown = workspace.root().join("BENCHMARKS.md");
+            let mut command = workspace.cargo(&environment);
+            command
+                .args([
+                    "run",
+                    "--quiet",
+                    "--release",
+                    "--package",
+                    "bfs",
+                    "--bin",
+                    "bfs",
+                    "--",
+                    "bench",
+                ])
+                .args([
+                    "--sources",
+                    "16",
+                    "--sub-queues",
+                    "1,2,4,8,16,32",
+                    "--plain-loads",
+                    "--markdown",
+                ])
+                .arg(markdown)
+                .args(rest);
+            exit_code_of(&mut command)
+        }
         "bundle" => {
             let environment = setup::prepare(&workspace)?;
             let folder = bundle::write(&workspace, &environment)?;
@@ -115,7 +145,7 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
-        other => bail!("unknown task '{other}' (run, test, ptx, lint, bundle)"),
+        other => bail!("unknown task '{other}' (run, test, ptx, lint, bench, bundle)"),
     }
 }
 

@@ -17,3 +17,14 @@ pub fn new(gpu: &Gpu, vertex_count: u32) -> Result<SingleKernelQueue<'_>> {
         block_queue_shared_bytes(),
     )
 }
+
+/// The driver of `block_queue_expand_plain_loads`, the same kernel without
+/// the read-only cache, for benchmarks.
+pub fn with_plain_loads(gpu: &Gpu, vertex_count: u32) -> Result<SingleKernelQueue<'_>> {
+    SingleKernelQueue::new(
+        gpu,
+        vertex_count,
+        block_queue::EXPAND_PLAIN_LOADS,
+        block_queue_shared_bytes(),
+    )
+}

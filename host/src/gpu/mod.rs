@@ -6,7 +6,7 @@
 //! variant implements [`GpuBfs`] and is registered in [`Variant`]; the tests
 //! loop over [`Variant::ALL`], so a new variant is tested by adding it there.
 
-mod block_queue;
+pub mod block_queue;
 mod global_queue;
 mod hierarchical_queue;
 mod hybrid_cpu;
@@ -24,8 +24,9 @@ use std::time::Duration;
 
 use cust::context::Context;
 use cust::device::Device;
+use cust::event::{Event, EventFlags};
 use cust::function::Function;
-use cust::memory::DeviceBuffer;
+use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 
@@ -321,6 +322,55 @@ impl<'g> Search<'g> {
                 other => other,
             })
     }
+}
+
+/// CUDA events around a search: device time from `start` to `stop` on the stream.
+struct Timer {
+    start: Event,
+    stop: Event,
+}
+
+impl Timer {
+    fn new() -> Result<Timer> {
+        let context = || "creating timer events".to_string();
+        Ok(Timer {
+            start: Event::new(EventFlags::DEFAULT).context(context)?,
+            stop: Event::new(EventFlags::DEFAULT).context(context)?,
+        })
+    }
+
+    fn start(&self, gpu: &Gpu) -> Result<()> {
+        self.start
+            .record(gpu.stream())
+            .context(|| "starting the timer".into())
+    }
+
+    /// Records the stop, waits for it, and returns the time since the start.
+    fn stop(&self, gpu: &Gpu) -> Result<Duration> {
+        let context = || "stopping the timer".to_string();
+        self.stop.record(gpu.stream()).context(context)?;
+        self.stop.synchronize().context(context)?;
+        self.stop.elapsed(&self.start).context(context)
+    }
+}
+
+/// Copies a finished search's per-vertex arrays back to the host.
+fn download(
+    source: u32,
+    levels: &DeviceBuffer<u32>,
+    parents: Option<&DeviceBuffer<u32>>,
+) -> Result<Bfs> {
+    let context = || "copying the result back".to_string();
+    let copy = |buffer: &DeviceBuffer<u32>| -> Result<Vec<u32>> {
+        let mut values = vec![0; buffer.len()];
+        buffer.copy_to(&mut values[..]).context(context)?;
+        Ok(values)
+    };
+    Ok(Bfs {
+        source,
+        levels: copy(levels)?,
+        parents: parents.map(copy).transpose()?,
+    })
 }
 
 /// Blocks of `block_size` threads needed to give each of `count` items a thread.

@@ -3,14 +3,13 @@
 //! source, the host's level loop and the final copy back.
 
 use bfs_kernels::abi::{BLOCK_SIZE, UNREACHED, VISITED};
-use cust::event::{Event, EventFlags};
 use cust::function::Function;
 use cust::launch;
-use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, LockedBuffer};
+use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, blocks_for};
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, blocks_for, download};
+use crate::Result;
 use crate::error::CudaContext;
-use crate::{Bfs, Result};
 
 /// Device state of a queue-based search over `n` vertices.
 pub struct FrontierQueues {
@@ -28,8 +27,7 @@ pub struct FrontierQueues {
     pub next_frontier_size: DeviceBuffer<u32>,
     /// Page-locked copy of the tail, read by the host after each level.
     size_on_host: LockedBuffer<u32>,
-    start: Event,
-    stop: Event,
+    timer: Timer,
 }
 
 impl FrontierQueues {
@@ -50,8 +48,7 @@ impl FrontierQueues {
             next_frontier: DeviceBuffer::zeroed(count).context(allocation)?,
             next_frontier_size: DeviceBuffer::zeroed(1).context(allocation)?,
             size_on_host: LockedBuffer::new(&0, 1).context(allocation)?,
-            start: Event::new(EventFlags::DEFAULT).context(allocation)?,
-            stop: Event::new(EventFlags::DEFAULT).context(allocation)?,
+            timer: Timer::new()?,
         })
     }
 
@@ -60,7 +57,7 @@ impl FrontierQueues {
     pub fn start(&mut self, gpu: &Gpu, source: u32) -> Result<()> {
         let stream = gpu.stream();
         let context = || "initialising the search".to_string();
-        self.start.record(stream).context(context)?;
+        self.timer.start(gpu)?;
         let at = source as usize..=source as usize;
         // SAFETY: memsets ordered on the one stream before any kernel that
         // reads these buffers; the host does not touch them meanwhile.
@@ -176,20 +173,9 @@ impl FrontierQueues {
 
     /// Stops the timer and copies levels and parents back.
     pub fn finish(&mut self, gpu: &Gpu, source: u32) -> Result<GpuRun> {
-        let context = || "finishing the search".to_string();
-        self.stop.record(gpu.stream()).context(context)?;
-        self.stop.synchronize().context(context)?;
-        let elapsed = self.stop.elapsed(&self.start).context(context)?;
-        let mut levels = vec![0; self.levels.len()];
-        let mut parents = vec![0; self.parents.len()];
-        self.levels.copy_to(&mut levels[..]).context(context)?;
-        self.parents.copy_to(&mut parents[..]).context(context)?;
+        let elapsed = self.timer.stop(gpu)?;
         Ok(GpuRun {
-            result: Bfs {
-                source,
-                levels,
-                parents: Some(parents),
-            },
+            result: download(source, &self.levels, Some(&self.parents))?,
             elapsed,
         })
     }

@@ -2,14 +2,13 @@
 //! that launches expand and update until the device's `over` flag stays 0.
 
 use bfs_kernels::abi::{BLOCK_SIZE, UNREACHED, two_kernel};
-use cust::event::{Event, EventFlags};
 use cust::function::Function;
 use cust::launch;
-use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, LockedBuffer};
+use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, blocks_for};
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, blocks_for, download};
+use crate::Result;
 use crate::error::CudaContext;
-use crate::{Bfs, Result};
 
 /// The expand/update kernels and their per-vertex masks, sized for one graph.
 pub struct TwoKernel<'g> {
@@ -23,8 +22,7 @@ pub struct TwoKernel<'g> {
     over: DeviceBuffer<u32>,
     /// Page-locked, so the per-level copy of `over` is a true async DMA.
     over_on_host: LockedBuffer<u32>,
-    start: Event,
-    stop: Event,
+    timer: Timer,
 }
 
 impl<'g> TwoKernel<'g> {
@@ -47,8 +45,7 @@ impl<'g> TwoKernel<'g> {
             levels: DeviceBuffer::zeroed(count).context(allocation)?,
             over: DeviceBuffer::zeroed(1).context(allocation)?,
             over_on_host: LockedBuffer::new(&0, 1).context(allocation)?,
-            start: Event::new(EventFlags::DEFAULT).context(allocation)?,
-            stop: Event::new(EventFlags::DEFAULT).context(allocation)?,
+            timer: Timer::new()?,
         })
     }
 
@@ -88,9 +85,7 @@ impl GpuBfs for TwoKernel<'_> {
         let stream = self.gpu.stream();
         let vertex_count = graph.vertex_count;
         let blocks = blocks_for(vertex_count, BLOCK_SIZE);
-        self.start
-            .record(stream)
-            .context(|| "recording the start event".into())?;
+        self.timer.start(self.gpu)?;
         self.initialise(source)?;
         let (expand, update) = (&self.expand, &self.update);
         for level in 0.. {
@@ -128,26 +123,9 @@ impl GpuBfs for TwoKernel<'_> {
                 break;
             }
         }
-        self.stop
-            .record(stream)
-            .context(|| "recording the stop event".into())?;
-        self.stop
-            .synchronize()
-            .context(|| "waiting for the search".into())?;
-        let elapsed = self
-            .stop
-            .elapsed(&self.start)
-            .context(|| "reading the timer".into())?;
-        let mut levels = vec![0; vertex_count as usize];
-        self.levels
-            .copy_to(&mut levels[..])
-            .context(|| "copying the levels back".into())?;
+        let elapsed = self.timer.stop(self.gpu)?;
         Ok(GpuRun {
-            result: Bfs {
-                source,
-                levels,
-                parents: None,
-            },
+            result: download(source, &self.levels, None)?,
             elapsed,
         })
     }

@@ -2,15 +2,14 @@
 //! per level, until a level discovers nothing.
 
 use bfs_kernels::abi::{BLOCK_SIZE, UNREACHED, vertex_levels};
-use cust::event::{Event, EventFlags};
 use cust::function::Function;
 use cust::launch;
-use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, LockedBuffer};
+use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::queue::at_level;
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, blocks_for};
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, blocks_for, download};
+use crate::Result;
 use crate::error::CudaContext;
-use crate::{Bfs, Result};
 
 /// The step kernel, levels, parents and the `discovered` flag.
 pub struct VertexLevels<'g> {
@@ -20,8 +19,7 @@ pub struct VertexLevels<'g> {
     parents: DeviceBuffer<u32>,
     discovered: DeviceBuffer<u32>,
     discovered_on_host: LockedBuffer<u32>,
-    start: Event,
-    stop: Event,
+    timer: Timer,
 }
 
 impl<'g> VertexLevels<'g> {
@@ -41,8 +39,7 @@ impl<'g> VertexLevels<'g> {
             parents: DeviceBuffer::zeroed(count).context(allocation)?,
             discovered: DeviceBuffer::zeroed(1).context(allocation)?,
             discovered_on_host: LockedBuffer::new(&0, 1).context(allocation)?,
-            start: Event::new(EventFlags::DEFAULT).context(allocation)?,
-            stop: Event::new(EventFlags::DEFAULT).context(allocation)?,
+            timer: Timer::new()?,
         })
     }
 }
@@ -53,7 +50,7 @@ impl GpuBfs for VertexLevels<'_> {
         let vertex_count = graph.vertex_count;
         let step = &self.step;
         let context = || "initialising the search".to_string();
-        self.start.record(stream).context(context)?;
+        self.timer.start(self.gpu)?;
         let at = source as usize..=source as usize;
         // SAFETY: memsets ordered on the stream before the first kernel.
         unsafe {
@@ -102,20 +99,9 @@ impl GpuBfs for VertexLevels<'_> {
                 break;
             }
         }
-        let context = || "finishing the search".to_string();
-        self.stop.record(stream).context(context)?;
-        self.stop.synchronize().context(context)?;
-        let elapsed = self.stop.elapsed(&self.start).context(context)?;
-        let mut levels = vec![0; vertex_count as usize];
-        let mut parents = vec![0; vertex_count as usize];
-        self.levels.copy_to(&mut levels[..]).context(context)?;
-        self.parents.copy_to(&mut parents[..]).context(context)?;
+        let elapsed = self.timer.stop(self.gpu)?;
         Ok(GpuRun {
-            result: Bfs {
-                source,
-                levels,
-                parents: Some(parents),
-            },
+            result: download(source, &self.levels, Some(&self.parents))?,
             elapsed,
         })
     }

@@ -244,6 +244,21 @@ impl fmt::Display for Spec {
     }
 }
 
+/// `count` distinct random vertices with at least one edge (fewer if the
+/// graph has fewer), as Graph500 picks its search keys.
+pub fn sources_with_edges(graph: &Csr, count: usize, seed: u64) -> Vec<u32> {
+    let candidates: Vec<u32> = (0..graph.vertex_count())
+        .filter(|&vertex| graph.degree(vertex) > 0)
+        .collect();
+    let mut random = SplitMix64(seed);
+    let order = random.permutation(candidates.len() as u32);
+    order
+        .iter()
+        .take(count)
+        .map(|&index| candidates[index as usize])
+        .collect()
+}
+
 /// SplitMix64 (Steele, Lea & Flood 2014): tiny, fast, and the same sequence
 /// on every platform and crate version, which seeded test graphs need.
 struct SplitMix64(u64);
