@@ -167,3 +167,20 @@ fn generators_are_deterministic_and_shaped_as_specified() {
         );
     }
 }
+
+#[test]
+fn the_trace_accounts_for_every_reached_vertex_and_edge() {
+    let grid = generated("grid:30x30:0.1", 4);
+    let result = cpu::bfs(&grid, 0);
+    let trace = bfs::report::trace(&grid, &result, &[]);
+    assert_eq!(trace.len() as u32, result.level_count());
+    assert_eq!(trace[0].frontier, 1);
+    assert_eq!(
+        trace.iter().map(|level| level.frontier).sum::<u64>(),
+        result.reached() as u64
+    );
+    assert_eq!(
+        trace.iter().map(|level| level.edges).sum::<u64>(),
+        result.edges_traversed(&grid)
+    );
+}

@@ -113,3 +113,28 @@ fn hierarchical_queues_are_exact_for_every_sub_queue_count() {
         }
     }
 }
+
+#[test]
+fn every_variant_steps_through_each_level_once() {
+    let Some(gpu) = gpu("every_variant_steps_through_each_level_once") else {
+        return;
+    };
+    for (name, graph) in [
+        ("grid:120x120", bfs_tests::generated("grid:120x120:0.05", 3)),
+        ("kron:14", bfs_tests::generated("kron:14:16", 4)),
+    ] {
+        for &variant in Variant::ALL {
+            let run = Search::new(&gpu, &graph, variant).unwrap().run(1).unwrap();
+            let mut next_level = 0;
+            for step in &run.steps {
+                assert_eq!(
+                    step.first_level, next_level,
+                    "{variant} on {name}: {:?}",
+                    run.steps
+                );
+                next_level += step.levels;
+            }
+            assert_eq!(next_level, run.result.level_count(), "{variant} on {name}");
+        }
+    }
+}

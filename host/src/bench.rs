@@ -95,7 +95,9 @@ pub fn graph(gpu: &Gpu, name: &str, graph: &Csr, plan: &Plan) -> Result<Vec<Row>
         };
         search.run(sources[0])?;
         for reference in &references {
-            let GpuRun { result, elapsed } = search.run(reference.source)?;
+            let GpuRun {
+                result, elapsed, ..
+            } = search.run(reference.source)?;
             same_levels(&result, reference)
                 .map_err(|error| Error::Invalid(format!("{} on {name}: {error}", row.variant)))?;
             row.times.push(elapsed);

@@ -13,6 +13,7 @@ pub mod error;
 pub mod gpu;
 pub mod graph;
 pub mod output;
+pub mod report;
 pub mod validate;
 
 pub use bfs_kernels::abi;

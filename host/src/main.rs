@@ -6,9 +6,10 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use bfs::gpu::{Gpu, Search, Variant};
+use bfs::gpu::{Gpu, Search, Step, Variant};
 use bfs::graph::GraphSource;
 use bfs::graph::generate::DEFAULT_GRAPH;
+use bfs::report::{self, Report};
 use bfs::{Bfs, Csr, Error, bench, cpu, output, validate};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -40,6 +41,12 @@ struct Cli {
     /// Check the result against the CPU reference and the Graph500 rules.
     #[arg(long)]
     verify: bool,
+    /// Print frontier size, edges examined and time per level.
+    #[arg(long)]
+    trace: bool,
+    /// Write the run (graph, device, variant, source, levels, reached, times, trace) as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
     /// Print the GPU variants, one a line, and exit.
     #[arg(long)]
     list_variants: bool,
@@ -133,7 +140,7 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
             vertex_count: graph.vertex_count(),
         })?;
 
-    let (device, result, bfs_time) = match cli.device {
+    let outcome = match cli.device {
         DeviceChoice::Cpu => on_cpu(&graph, source),
         DeviceChoice::Gpu => on_gpu(&Gpu::open()?, &graph, source, cli.variant)?,
         DeviceChoice::Auto => match Gpu::open() {
@@ -145,59 +152,73 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
             Err(error) => return Err(error.into()),
         },
     };
-
-    println!("device:    {device}");
-    println!(
-        "graph:     {}: {} vertices, {} edges (directed CSR entries), loaded in {:.3} s",
-        graph_source.name(),
-        graph.vertex_count(),
-        graph.edge_count(),
-        load_time.as_secs_f64()
-    );
-    println!("source:    {source}");
-    println!("levels:    {}", result.level_count());
-    println!(
-        "reached:   {} of {} vertices",
-        result.reached(),
-        graph.vertex_count()
-    );
-    let seconds = bfs_time.as_secs_f64();
-    let edges = result.edges_traversed(&graph);
-    println!("bfs time:  {:.3} ms", seconds * 1e3);
-    println!(
-        "GTEPS:     {:.4} ({edges} edges traversed: out-degrees of reached vertices)",
-        edges as f64 / seconds / 1e9
-    );
+    let result = &outcome.result;
+    let seconds = outcome.elapsed.as_secs_f64();
+    let edges_traversed = result.edges_traversed(&graph);
+    let mut report = Report {
+        graph: graph_source.name(),
+        vertices: graph.vertex_count(),
+        edges: graph.edge_count(),
+        device: outcome.device,
+        variant: outcome.variant.map(|variant| variant.name().to_string()),
+        source,
+        levels: result.level_count(),
+        reached: result.reached(),
+        edges_traversed,
+        load_seconds: load_time.as_secs_f64(),
+        bfs_milliseconds: seconds * 1e3,
+        gteps: edges_traversed as f64 / seconds / 1e9,
+        device_bytes: outcome.device_bytes,
+        verified: None,
+        trace: report::trace(&graph, result, &outcome.steps),
+    };
+    print_summary(&report);
+    if cli.trace {
+        print_trace(&report);
+    }
 
     if cli.verify {
         let reference = cpu::bfs(&graph, source);
-        validate::same_levels(&result, &reference)?;
-        validate::validate(&graph, &result)?;
+        validate::same_levels(result, &reference)?;
+        validate::validate(&graph, result)?;
+        report.verified = Some(true);
         println!("verify:    pass (distances equal the CPU reference; Graph500 rules hold)");
     }
     if let Some(path) = &cli.output {
         output::write_per_vertex(path, &result.levels)
             .with_context(|| "writing --output".to_string())?;
     }
+    if let Some(path) = &cli.json {
+        let json = serde_json::to_string_pretty(&report)? + "\n";
+        output::write_text(path, &json).with_context(|| "writing --json".to_string())?;
+    }
     Ok(())
 }
 
-fn on_cpu(graph: &Csr, source: u32) -> (String, Bfs, Duration) {
-    let started = Instant::now();
-    let result = cpu::bfs(graph, source);
-    (
-        "CPU (reference BFS, one thread)".into(),
-        result,
-        started.elapsed(),
-    )
+/// A search's result and how it ran.
+struct Outcome {
+    device: String,
+    variant: Option<Variant>,
+    device_bytes: Option<u64>,
+    result: Bfs,
+    elapsed: Duration,
+    steps: Vec<Step>,
 }
 
-fn on_gpu(
-    gpu: &Gpu,
-    graph: &Csr,
-    source: u32,
-    variant: Variant,
-) -> anyhow::Result<(String, Bfs, Duration)> {
+fn on_cpu(graph: &Csr, source: u32) -> Outcome {
+    let started = Instant::now();
+    let result = cpu::bfs(graph, source);
+    Outcome {
+        device: "CPU (reference BFS, one thread)".into(),
+        variant: None,
+        device_bytes: None,
+        elapsed: started.elapsed(),
+        result,
+        steps: Vec::new(),
+    }
+}
+
+fn on_gpu(gpu: &Gpu, graph: &Csr, source: u32, variant: Variant) -> anyhow::Result<Outcome> {
     let mut search = Search::new(gpu, graph, variant)?;
     let run = search.run(source)?;
     if run.result.levels.len() != graph.vertex_count() as usize {
@@ -207,12 +228,67 @@ fn on_gpu(
             graph.vertex_count()
         );
     }
-    let device = format!(
-        "{} (GPU, variant {variant}, {} device bytes)",
-        gpu.name(),
-        search.device_bytes()
+    Ok(Outcome {
+        device: gpu.name().to_string(),
+        variant: Some(variant),
+        device_bytes: Some(search.device_bytes()),
+        result: run.result,
+        elapsed: run.elapsed,
+        steps: run.steps,
+    })
+}
+
+fn print_summary(report: &Report) {
+    match (&report.variant, report.device_bytes) {
+        (Some(variant), Some(bytes)) => {
+            println!(
+                "device:    {} (GPU, variant {variant}, {bytes} bytes of device memory)",
+                report.device
+            )
+        }
+        _ => println!("device:    {}", report.device),
+    }
+    println!(
+        "graph:     {}: {} vertices, {} edges (directed CSR entries), loaded in {:.3} s",
+        report.graph, report.vertices, report.edges, report.load_seconds
     );
-    Ok((device, run.result, run.elapsed))
+    println!("source:    {}", report.source);
+    println!("levels:    {}", report.levels);
+    println!(
+        "reached:   {} of {} vertices",
+        report.reached, report.vertices
+    );
+    println!("bfs time:  {:.3} ms", report.bfs_milliseconds);
+    println!(
+        "GTEPS:     {:.4} ({} edges traversed: out-degrees of reached vertices)",
+        report.gteps, report.edges_traversed
+    );
+}
+
+fn print_trace(report: &Report) {
+    println!(
+        "{:>7} {:>12} {:>14} {:>10}  step",
+        "level", "frontier", "edges", "ms"
+    );
+    for level in &report.trace {
+        let time = level
+            .milliseconds
+            .map_or("-".into(), |milliseconds| format!("{milliseconds:.4}"));
+        let step = match (level.step_levels, level.on_cpu) {
+            (Some(levels), Some(on_cpu)) => {
+                format!(
+                    "{} {levels} level{}",
+                    if on_cpu { "CPU" } else { "GPU" },
+                    if levels == 1 { "" } else { "s" }
+                )
+            }
+            _ => String::new(),
+        };
+        println!(
+            "{:>7} {:>12} {:>14} {:>10}  {step}",
+            level.level, level.frontier, level.edges, time
+        );
+    }
 }
 
 fn run_bench(arguments: &BenchArgs) -> anyhow::Result<()> {

@@ -11,7 +11,7 @@ use cust::launch;
 use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::queue::{FrontierQueues, at_level};
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, blocks_for};
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, blocks_for};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 
@@ -160,7 +160,9 @@ impl GpuBfs for HybridCpu<'_> {
         let mut frontier_on_device = true;
         let mut level = 0;
         while !frontier.is_empty() {
-            if (frontier.len() as u32) < CPU_FRONTIER_THRESHOLD {
+            let started = std::time::Instant::now();
+            let on_cpu = (frontier.len() as u32) < CPU_FRONTIER_THRESHOLD;
+            if on_cpu {
                 frontier = self.cpu_level(&frontier, level);
                 frontier_on_device = false;
             } else {
@@ -169,6 +171,12 @@ impl GpuBfs for HybridCpu<'_> {
                     .map_err(|error| at_level(error, level))?;
                 frontier_on_device = true;
             }
+            self.queues.steps.push(Step {
+                first_level: level,
+                levels: 1,
+                elapsed: started.elapsed(),
+                on_cpu,
+            });
             level += 1;
         }
         self.flush_discoveries()?;

@@ -135,6 +135,35 @@ pub struct GpuRun {
     pub result: Bfs,
     /// Device time from initialisation to the last level, measured with CUDA events.
     pub elapsed: Duration,
+    /// The host's level loop, step by step (for `--trace`).
+    pub steps: Vec<Step>,
+}
+
+/// One step of a host level loop: one level, or several levels in one launch
+/// (`small-frontier`), on the GPU or (`hybrid-cpu`) the CPU.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    /// The level of the frontier the step expanded first.
+    pub first_level: u32,
+    /// Levels it expanded.
+    pub levels: u32,
+    /// Host time from the step's launch to its result: the cost of a level
+    /// as the loop sees it, launch and round trip included.
+    pub elapsed: Duration,
+    /// Whether the CPU ran it.
+    pub on_cpu: bool,
+}
+
+impl Step {
+    /// A one-level step on the GPU that started at `started`.
+    fn gpu_level(level: u32, started: std::time::Instant) -> Step {
+        Step {
+            first_level: level,
+            levels: 1,
+            elapsed: started.elapsed(),
+            on_cpu: false,
+        }
+    }
 }
 
 /// The BFS variants, each a kernel file in `kernels/src` and a driver file here.

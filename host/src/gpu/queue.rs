@@ -7,7 +7,7 @@ use cust::function::Function;
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, blocks_for, download};
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download};
 use crate::Result;
 use crate::error::CudaContext;
 
@@ -28,6 +28,8 @@ pub struct FrontierQueues {
     /// Page-locked copy of the tail, read by the host after each level.
     size_on_host: LockedBuffer<u32>,
     timer: Timer,
+    /// The steps of the current search.
+    pub steps: Vec<Step>,
 }
 
 impl FrontierQueues {
@@ -49,6 +51,7 @@ impl FrontierQueues {
             next_frontier_size: DeviceBuffer::zeroed(1).context(allocation)?,
             size_on_host: LockedBuffer::new(&0, 1).context(allocation)?,
             timer: Timer::new()?,
+            steps: Vec::new(),
         })
     }
 
@@ -58,6 +61,7 @@ impl FrontierQueues {
         let stream = gpu.stream();
         let context = || "initialising the search".to_string();
         self.timer.start(gpu)?;
+        self.steps.clear();
         let at = source as usize..=source as usize;
         // SAFETY: memsets ordered on the one stream before any kernel that
         // reads these buffers; the host does not touch them meanwhile.
@@ -127,12 +131,14 @@ impl FrontierQueues {
         let mut frontier_size = 1;
         let mut level = 0;
         while frontier_size > 0 {
+            let started = std::time::Instant::now();
             self.clear_next_size(gpu)?;
             expand(self, frontier_size, level).map_err(|error| at_level(error, level))?;
             frontier_size = self
                 .read_next_size(gpu)
                 .map_err(|error| at_level(error, level))?;
             self.swap();
+            self.steps.push(Step::gpu_level(level, started));
             level += 1;
         }
         self.finish(gpu, source)
@@ -177,6 +183,7 @@ impl FrontierQueues {
         Ok(GpuRun {
             result: download(source, &self.levels, Some(&self.parents))?,
             elapsed,
+            steps: std::mem::take(&mut self.steps),
         })
     }
 }

@@ -12,7 +12,7 @@ use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::queue::{FrontierQueues, at_level};
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun};
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step};
 use crate::Result;
 use crate::error::CudaContext;
 
@@ -81,6 +81,7 @@ impl GpuBfs for SmallFrontier<'_> {
         self.queues.start(self.gpu, source)?;
         let (mut frontier_size, mut level) = (1, 0);
         while frontier_size > 0 {
+            let started = std::time::Instant::now();
             self.queues.clear_next_size(self.gpu)?;
             let in_one_block = frontier_size <= SMALL_FRONTIER_CAPACITY;
             if in_one_block {
@@ -96,11 +97,18 @@ impl GpuBfs for SmallFrontier<'_> {
                 .queues
                 .read_next_size(self.gpu)
                 .map_err(|error| at_level(error, level))?;
-            level = if in_one_block {
+            let next_level = if in_one_block {
                 self.frontier_level_on_host[0]
             } else {
                 level + 1
             };
+            self.queues.steps.push(Step {
+                first_level: level,
+                levels: next_level - level,
+                elapsed: started.elapsed(),
+                on_cpu: false,
+            });
+            level = next_level;
             self.queues.swap();
         }
         self.queues.finish(self.gpu, source)

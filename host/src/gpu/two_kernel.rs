@@ -6,7 +6,7 @@ use cust::function::Function;
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, blocks_for, download};
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download};
 use crate::Result;
 use crate::error::CudaContext;
 
@@ -88,7 +88,9 @@ impl GpuBfs for TwoKernel<'_> {
         self.timer.start(self.gpu)?;
         self.initialise(source)?;
         let (expand, update) = (&self.expand, &self.update);
+        let mut steps = Vec::new();
         for level in 0.. {
+            let started = std::time::Instant::now();
             let at_level = || format!("level {level}");
             // SAFETY: the buffers were allocated for `vertex_count` vertices
             // (checked by `Search::run`) and the CSR was uploaded whole, which
@@ -119,6 +121,7 @@ impl GpuBfs for TwoKernel<'_> {
                     .context(at_level)?;
             }
             stream.synchronize().context(at_level)?;
+            steps.push(Step::gpu_level(level, started));
             if self.over_on_host[0] == 0 {
                 break;
             }
@@ -127,6 +130,7 @@ impl GpuBfs for TwoKernel<'_> {
         Ok(GpuRun {
             result: download(source, &self.levels, None)?,
             elapsed,
+            steps,
         })
     }
 }

@@ -7,7 +7,7 @@ use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::queue::at_level;
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, blocks_for, download};
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download};
 use crate::Result;
 use crate::error::CudaContext;
 
@@ -69,7 +69,9 @@ impl GpuBfs for VertexLevels<'_> {
                 .set_32_async(source, stream)
                 .context(context)?;
         }
+        let mut steps = Vec::new();
         for level in 0.. {
+            let started = std::time::Instant::now();
             let context = || "running a level".to_string();
             // SAFETY: buffers sized for `vertex_count` vertices and the whole
             // CSR (checked by `Search::run`): `vertex_levels_step`'s contract;
@@ -95,6 +97,7 @@ impl GpuBfs for VertexLevels<'_> {
                 .synchronize()
                 .context(context)
                 .map_err(|error| at_level(error, level))?;
+            steps.push(Step::gpu_level(level, started));
             if self.discovered_on_host[0] == 0 {
                 break;
             }
@@ -103,6 +106,7 @@ impl GpuBfs for VertexLevels<'_> {
         Ok(GpuRun {
             result: download(source, &self.levels, Some(&self.parents))?,
             elapsed,
+            steps,
         })
     }
 }
