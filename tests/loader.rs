@@ -18,9 +18,7 @@ fn adjacency(graph: &Csr) -> Vec<Vec<u32>> {
 
 /// A file in a fresh temporary folder for this test.
 fn temporary(test: &str, name: &str) -> PathBuf {
-    let folder = std::env::temp_dir().join(format!("bfs-tests-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&folder).unwrap();
-    folder.join(name)
+    bfs_tests::temporary_folder(test).join(name)
 }
 
 #[test]

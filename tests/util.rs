@@ -17,12 +17,17 @@ pub fn gpu(test: &str) -> Option<Gpu> {
     match Gpu::open() {
         Ok(gpu) => Some(gpu),
         Err(bfs::Error::NoDevice(reason)) if std::env::var_os(REQUIRE_GPU).is_none() => {
-            // Written straight to stderr: the test harness captures `eprintln!`.
-            let _ = writeln!(std::io::stderr(), "skip: no CUDA device ({reason}): {test}");
+            skip(test, &format!("no CUDA device ({reason})"));
             None
         }
         Err(error) => panic!("{test}: the GPU is required but cannot be used: {error}"),
     }
+}
+
+/// Prints `skip: WHY: TEST` where the harness does not capture it (it
+/// captures `eprintln!`, not direct writes), so a skip is always seen.
+pub fn skip(test: &str, why: &str) {
+    let _ = writeln!(std::io::stderr(), "skip: {why}: {test}");
 }
 
 /// A generated graph by its `gen:` specification, with a seed.
@@ -86,4 +91,82 @@ pub fn sources(graph: &Csr) -> Vec<u32> {
     sources.sort_unstable();
     sources.dedup();
     sources
+}
+
+/// The `bfs` binary: `$BFS_BINARY`, else next to the test executable's
+/// folder (`target/<profile>/bfs` for `target/<profile>/deps/<test>`, and
+/// `bundle/bfs` for `bundle/tests/<test>`). `cargo xtask test` builds it first.
+pub fn bfs_binary() -> std::path::PathBuf {
+    if let Some(path) = std::env::var_os("BFS_BINARY") {
+        return path.into();
+    }
+    let executable = std::env::current_exe().expect("the test executable's path");
+    let binary = executable
+        .parent()
+        .and_then(std::path::Path::parent)
+        .expect("a folder above the test")
+        .join("bfs");
+    assert!(
+        binary.exists(),
+        "{} is missing: build it (cargo build --bin bfs; cargo xtask test does)",
+        binary.display()
+    );
+    binary
+}
+
+/// What a run of the `bfs` binary printed, and how it ended.
+pub struct Cli {
+    /// Exit code (`None` when killed by a signal).
+    pub code: Option<i32>,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+/// Runs the `bfs` binary with `arguments`.
+pub fn run_bfs(arguments: &[&str]) -> Cli {
+    let output = std::process::Command::new(bfs_binary())
+        .args(arguments)
+        .output()
+        .expect("running bfs");
+    Cli {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into(),
+        stderr: String::from_utf8_lossy(&output.stderr).into(),
+    }
+}
+
+impl Cli {
+    /// Asserts a failure with exit code 1 or 2 and one `error: …` line
+    /// containing `expected`, and no panic; returns the line.
+    pub fn assert_one_line_error(&self, expected: &str) -> String {
+        let lines: Vec<&str> = self
+            .stderr
+            .lines()
+            .filter(|line| !line.starts_with("note:"))
+            .collect();
+        assert!(
+            matches!(self.code, Some(1 | 2)),
+            "exit {:?}, stderr: {}",
+            self.code,
+            self.stderr
+        );
+        assert_eq!(lines.len(), 1, "not one line: {}", self.stderr);
+        assert!(lines[0].starts_with("error: "), "{}", lines[0]);
+        assert!(
+            lines[0].contains(expected),
+            "'{}' lacks '{expected}'",
+            lines[0]
+        );
+        assert!(!self.stderr.contains("panicked"), "{}", self.stderr);
+        lines[0].to_string()
+    }
+}
+
+/// A fresh temporary folder for `test`.
+pub fn temporary_folder(test: &str) -> std::path::PathBuf {
+    let folder = std::env::temp_dir().join(format!("bfs-tests-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&folder).expect("a temporary folder");
+    folder
 }

@@ -47,6 +47,9 @@ struct Cli {
     /// Write the run (graph, device, variant, source, levels, reached, times, trace) as JSON.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Load the kernels from this PTX file instead of the embedded ones.
+    #[arg(long)]
+    ptx: Option<PathBuf>,
     /// Print the GPU variants, one a line, and exit.
     #[arg(long)]
     list_variants: bool,
@@ -142,8 +145,8 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
 
     let outcome = match cli.device {
         DeviceChoice::Cpu => on_cpu(&graph, source),
-        DeviceChoice::Gpu => on_gpu(&Gpu::open()?, &graph, source, cli.variant)?,
-        DeviceChoice::Auto => match Gpu::open() {
+        DeviceChoice::Gpu => on_gpu(&open_gpu(cli)?, &graph, source, cli.variant)?,
+        DeviceChoice::Auto => match open_gpu(cli) {
             Ok(gpu) => on_gpu(&gpu, &graph, source, cli.variant)?,
             Err(Error::NoDevice(reason)) => {
                 eprintln!("note: no CUDA device ({reason}); running the CPU reference BFS instead");
@@ -193,6 +196,20 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         output::write_text(path, &json).with_context(|| "writing --json".to_string())?;
     }
     Ok(())
+}
+
+/// The GPU, with the kernels of `--ptx` where given.
+fn open_gpu(cli: &Cli) -> bfs::Result<Gpu> {
+    match &cli.ptx {
+        None => Gpu::open(),
+        Some(path) => {
+            let ptx = std::fs::read_to_string(path).map_err(|error| Error::Io {
+                path: path.clone(),
+                error,
+            })?;
+            Gpu::with_ptx(&ptx)
+        }
+    }
 }
 
 /// A search's result and how it ran.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs compute-sanitizer's memcheck, racecheck, synccheck and initcheck over
-# every GPU variant on a small and a medium generated graph, with --verify.
+# every GPU variant on a small graph and two medium ones (scale-free, and
+# high-diameter), each run with --verify.
 # Fails on any sanitizer error. Usage: sanitize.sh [VARIANT...]
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -8,7 +9,7 @@ log="${OUT:-/tmp}/sanitize.log"
 : >"$log"
 variants=("$@")
 [ ${#variants[@]} -gt 0 ] || mapfile -t variants < <(./bfs --list-variants | cut -d' ' -f1)
-graphs=("gen:grid:32x32:0.1" "gen:kron:14:8")
+graphs=("gen:grid:32x32:0.1" "gen:kron:14:8" "gen:grid:256x256:0.05")
 failed=0
 table=""
 for tool in memcheck racecheck synccheck initcheck; do

@@ -51,6 +51,7 @@ pub fn write(workspace: &Workspace, environment: &Environment) -> Result<PathBuf
     for (name, executable) in &tests {
         std::fs::copy(executable, folder.join("tests").join(name))?;
     }
+    strip_debug_info(&folder)?;
     for (name, text) in [
         ("run-tests.sh", RUN_TESTS),
         ("sanitize.sh", SANITIZE),
@@ -70,6 +71,25 @@ pub fn write(workspace: &Workspace, environment: &Environment) -> Result<PathBuf
         bail!("the bundle is {size} bytes, over the {SIZE_LIMIT}-byte limit of the device tool");
     }
     Ok(folder)
+}
+
+/// Strips the executables' debug info (the release profile keeps line
+/// tables for local profiling; symbols stay, so backtraces keep their names),
+/// which halves the bundle.
+fn strip_debug_info(folder: &Path) -> Result<()> {
+    let mut executables = vec![folder.join("bfs")];
+    for entry in std::fs::read_dir(folder.join("tests"))? {
+        executables.push(entry?.path());
+    }
+    let status = std::process::Command::new("strip")
+        .arg("--strip-debug")
+        .args(&executables)
+        .status()
+        .context("running strip (binutils)")?;
+    if !status.success() {
+        bail!("strip --strip-debug failed ({status})");
+    }
+    Ok(())
 }
 
 /// Builds the release test executables and returns (name, path) for each

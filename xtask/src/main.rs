@@ -6,6 +6,8 @@
 //! - `lint`: `cargo fmt --check` and `cargo clippy -D warnings`, host and kernels.
 //! - `bench [--graph PATH]...`: times every variant on the default generated
 //!   graphs and the given files, writing `BENCHMARKS.md` (needs a GPU).
+//! - `sanitize [VARIANT]...`: compute-sanitizer's memcheck, racecheck,
+//!   synccheck and initcheck over every variant (needs a GPU and CUDA's tools).
 //! - `bundle`: a folder with `bfs`, the test executables and scripts to run
 //!   them on a GPU machine that has no Rust.
 //!
@@ -59,6 +61,11 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
         "test" => {
             let environment = setup::prepare(&workspace)?;
             ptx::build_and_check(&workspace, &environment)?;
+            // The CLI tests run this binary.
+            workspace.cargo_ok(
+                &environment,
+                &["build", "--quiet", "--package", "bfs", "--bin", "bfs"],
+            )?;
             let mut command = workspace.cargo(&environment);
             command.args(["test", "--workspace"]).args(rest);
             exit_code_of(&mut command)
@@ -133,6 +140,11 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
                 .args(rest);
             exit_code_of(&mut command)
         }
+        "sanitize" => {
+            let environment = setup::prepare(&workspace)?;
+            let folder = bundle::write(&workspace, &environment)?;
+            exit_code_of(Command::new(folder.join("sanitize.sh")).args(rest))
+        }
         "bundle" => {
             let environment = setup::prepare(&workspace)?;
             let folder = bundle::write(&workspace, &environment)?;
@@ -145,7 +157,7 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
-        other => bail!("unknown task '{other}' (run, test, ptx, lint, bench, bundle)"),
+        other => bail!("unknown task '{other}' (run, test, ptx, lint, bench, sanitize, bundle)"),
     }
 }
 

@@ -50,6 +50,13 @@ impl Gpu {
     ///
     /// Fails with [`Error::NoDevice`] when there is no driver or no GPU.
     pub fn open() -> Result<Gpu> {
+        Self::with_ptx(KERNELS_PTX)
+    }
+
+    /// As [`open`](Self::open), loading the kernels from `ptx` instead of the
+    /// embedded PTX (kernels built apart, or a broken module in tests). It
+    /// must define every entry point of [`bfs_kernels::abi`] with the same parameters.
+    pub fn with_ptx(ptx: &str) -> Result<Gpu> {
         let no_device = |error: cust::error::CudaError| Error::NoDevice(describe_cuda(&error));
         cust::init(cust::CudaFlags::empty()).map_err(no_device)?;
         if Device::num_devices().map_err(no_device)? == 0 {
@@ -58,8 +65,7 @@ impl Gpu {
         let device = Device::get_device(0).map_err(no_device)?;
         let context = Context::new(device).context(|| "creating a context".into())?;
         let name = device.name().context(|| "reading the device name".into())?;
-        let module =
-            Module::from_ptx(KERNELS_PTX, &[]).context(|| "loading the kernels' PTX".into())?;
+        let module = Module::from_ptx(ptx, &[]).context(|| "loading the kernels' PTX".into())?;
         let stream =
             Stream::new(StreamFlags::NON_BLOCKING, None).context(|| "creating a stream".into())?;
         Ok(Gpu {

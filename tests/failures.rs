@@ -1,0 +1,191 @@
+//! Every failure path ends in one clear `error: …` line and a non-zero exit,
+//! never a panic, a wrong answer or a clobbered output file. Each runs the
+//! `bfs` binary in its own process (a kernel that traps leaves its CUDA
+//! context unusable), except the device-memory check, which fills the GPU.
+
+use bfs::gpu::{Gpu, KERNELS_PTX, Search, Variant};
+use bfs::{Error, abi};
+use bfs_tests::{generated, gpu, run_bfs, temporary_folder};
+
+#[test]
+fn bad_input_gives_one_line_errors() {
+    let folder = temporary_folder("bad-input");
+    let malformed = folder.join("malformed.mtx");
+    std::fs::write(
+        &malformed,
+        "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 zz\n",
+    )
+    .unwrap();
+    let malformed = malformed.to_str().unwrap();
+    let missing = folder.join("missing.mtx");
+    let missing = missing.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--graph", missing, "--device", "cpu"], "missing.mtx"),
+        (
+            &["--graph", malformed, "--device", "cpu"],
+            "malformed.mtx:4:",
+        ),
+        (
+            &[
+                "--graph",
+                "gen:path:10",
+                "--source",
+                "-1",
+                "--device",
+                "cpu",
+            ],
+            "source -1 is out of range",
+        ),
+        (
+            &[
+                "--graph",
+                "gen:path:10",
+                "--source",
+                "10",
+                "--device",
+                "cpu",
+            ],
+            "source 10 is out of range",
+        ),
+        (&["--graph", "gen:cube:3"], "bad generator"),
+        (&["--variant", "fastest"], "unknown variant"),
+        (&["--frobnicate"], "unexpected argument"),
+        (
+            &[
+                "--graph",
+                "gen:path:10",
+                "--ptx",
+                missing,
+                "--device",
+                "gpu",
+            ],
+            "missing.mtx",
+        ),
+    ];
+    for (arguments, expected) in cases {
+        run_bfs(arguments).assert_one_line_error(expected);
+    }
+}
+
+#[test]
+fn a_failed_run_leaves_an_existing_output_file_alone() {
+    let output = temporary_folder("kept-output").join("levels.txt");
+    std::fs::write(&output, "keep me\n").unwrap();
+    let output = output.to_str().unwrap();
+    run_bfs(&[
+        "--graph",
+        "gen:path:10",
+        "--source",
+        "99",
+        "--device",
+        "cpu",
+        "--output",
+        output,
+    ])
+    .assert_one_line_error("out of range");
+    assert_eq!(std::fs::read_to_string(output).unwrap(), "keep me\n");
+}
+
+#[test]
+fn without_a_gpu_auto_falls_back_and_gpu_fails() {
+    if Gpu::open().is_ok() {
+        bfs_tests::skip(
+            "without_a_gpu_auto_falls_back_and_gpu_fails",
+            "a CUDA device is present",
+        );
+        return;
+    }
+    let auto = run_bfs(&["--graph", "gen:grid:20x20:0", "--verify"]);
+    assert_eq!(auto.code, Some(0), "{}", auto.stderr);
+    assert!(
+        auto.stderr.starts_with("note: no CUDA device"),
+        "{}",
+        auto.stderr
+    );
+    assert!(
+        auto.stdout.contains("levels:    39") && auto.stdout.contains("verify:    pass"),
+        "{}",
+        auto.stdout
+    );
+    run_bfs(&["--graph", "gen:path:10", "--device", "gpu"]).assert_one_line_error("no CUDA device");
+}
+
+#[test]
+fn ptx_that_fails_to_load_is_a_clear_error() {
+    if gpu("ptx_that_fails_to_load_is_a_clear_error").is_none() {
+        return;
+    }
+    let ptx = temporary_folder("broken-ptx").join("broken.ptx");
+    std::fs::write(
+        &ptx,
+        ".version 7.0\n.target sm_75\n.address_size 64\nthis is not PTX\n",
+    )
+    .unwrap();
+    run_bfs(&[
+        "--graph",
+        "gen:path:10",
+        "--device",
+        "gpu",
+        "--ptx",
+        ptx.to_str().unwrap(),
+    ])
+    .assert_one_line_error("loading the kernels' PTX");
+}
+
+#[test]
+fn a_kernel_that_faults_names_the_variant_and_level_and_writes_nothing() {
+    if gpu("a_kernel_that_faults_names_the_variant_and_level_and_writes_nothing").is_none() {
+        return;
+    }
+    // The real module, with a `trap` at the start of the two-kernel expand kernel.
+    let entry = KERNELS_PTX
+        .find(&format!(".entry {}(", abi::two_kernel::EXPAND))
+        .unwrap();
+    let body = entry + KERNELS_PTX[entry..].find("\tld.param").unwrap();
+    let trapping = format!("{}\ttrap;\n{}", &KERNELS_PTX[..body], &KERNELS_PTX[body..]);
+    let folder = temporary_folder("trap");
+    let ptx = folder.join("trap.ptx");
+    std::fs::write(&ptx, trapping).unwrap();
+    let output = folder.join("levels.txt");
+    let run = run_bfs(&[
+        "--graph",
+        "gen:grid:30x30:0",
+        "--device",
+        "gpu",
+        "--variant",
+        "two-kernel",
+        "--ptx",
+        ptx.to_str().unwrap(),
+        "--output",
+        output.to_str().unwrap(),
+    ]);
+    run.assert_one_line_error("variant two-kernel, level 0");
+    assert!(!output.exists(), "a failed run wrote {}", output.display());
+}
+
+#[test]
+fn a_graph_larger_than_free_device_memory_is_refused_up_front() {
+    let Some(gpu) = gpu("a_graph_larger_than_free_device_memory_is_refused_up_front") else {
+        return;
+    };
+    let graph = generated("uniform:1000000:2000000", 1);
+    // Leave 16 MiB free: less than the graph's 20 MB of CSR alone.
+    let free = gpu.free_memory().unwrap() as usize;
+    let filler = cust::memory::DeviceBuffer::<u8>::zeroed(free - (16 << 20)).unwrap();
+    for &variant in Variant::ALL {
+        let error = Search::new(&gpu, &graph, variant)
+            .err()
+            .expect("the search fitted");
+        let Error::DeviceMemory { needed, free, .. } = error else {
+            panic!("{variant}: {error}")
+        };
+        assert!(needed > free, "{variant}: needed {needed}, free {free}");
+        let message = error.to_string();
+        assert!(
+            message.contains(variant.name()) && message.contains(&needed.to_string()),
+            "{message}"
+        );
+    }
+    drop(filler);
+    assert!(Search::new(&gpu, &graph, Variant::BlockQueue).is_ok());
+}
