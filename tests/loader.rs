@@ -1,13 +1,16 @@
-//! Matrix Market loading: the formats a graph file may use, and clear,
-//! line-numbered errors for malformed ones.
+//! Loading graphs: every format, the fast Matrix Market reader against
+//! `nalgebra-sparse`'s on many generated files, and clear, line-numbered
+//! errors for malformed input.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use bfs::graph::{self, matrix_market};
+use bfs::graph::{self, Format, Reader, binary, generate, matrix_market};
 use bfs::{Csr, Error, UNREACHED, output};
 
 fn parse(text: &str) -> Csr {
-    matrix_market::parse(text).unwrap_or_else(|(line, message)| panic!("line {line:?}: {message}"))
+    matrix_market::parse(text.as_bytes(), &|_| {})
+        .unwrap_or_else(|(line, message)| panic!("line {line:?}: {message}"))
 }
 
 fn adjacency(graph: &Csr) -> Vec<Vec<u32>> {
@@ -50,11 +53,46 @@ fn skew_symmetric_integer_files_are_mirrored() {
 }
 
 #[test]
-fn loads_from_a_file_and_searches_it() {
-    let path = temporary("loads", "house.mtx");
-    std::fs::write(&path, include_str!("fixtures/house-pattern-symmetric.mtx")).unwrap();
-    let house = graph::load(&path).unwrap();
-    assert_eq!(bfs::cpu::bfs(&house, 0).levels, [0, 1, 2, 1, 2]);
+fn comments_blank_lines_and_crlf_are_accepted_anywhere() {
+    let text = "%%MatrixMarket matrix coordinate complex hermitian\r\n% a comment\r\n\r\n  % an indented one\r\n3 3 3\r\n2 1 1.5 -2\r\n\r\n% between entries\r\n3 2 0 1e-3\r\n  3\t3 1 1\r\n";
+    assert_eq!(adjacency(&parse(text)), [vec![1], vec![0, 2], vec![1]]);
+}
+
+#[test]
+fn the_fast_reader_equals_nalgebra_on_generated_files() {
+    for seed in 0..40u64 {
+        let graph = bfs_tests::directed_random(
+            1 + (seed as u32 * 37) % 500,
+            (seed as u32 * 53) % 3000,
+            seed,
+        );
+        for (field, value) in [
+            ("pattern", ""),
+            ("integer", " -7"),
+            ("real", " 2.5e-3"),
+            ("complex", " 1.0 -0.5"),
+        ] {
+            // General: every entry; symmetric: the lower triangle of the symmetrized graph.
+            let entries: Vec<(u32, u32)> = (0..graph.vertex_count())
+                .flat_map(|tail| graph.neighbours(tail).iter().map(move |&head| (tail, head)))
+                .collect();
+            let lower: Vec<(u32, u32)> =
+                entries.iter().map(|&(a, b)| (a.max(b), a.min(b))).collect();
+            for (symmetry, entries) in [("general", &entries), ("symmetric", &lower)] {
+                let n = graph.vertex_count();
+                let mut text = format!(
+                    "%%MatrixMarket matrix coordinate {field} {symmetry}\n% seed {seed}\n{n} {n} {}\n",
+                    entries.len()
+                );
+                for &(row, column) in entries.iter() {
+                    let _ = writeln!(text, "{} {}{value}", row + 1, column + 1);
+                }
+                let fast = matrix_market::parse(text.as_bytes(), &|_| {}).unwrap();
+                let reference = matrix_market::parse_reference(&text).unwrap();
+                assert_eq!(fast, reference, "seed {seed}, {field} {symmetry}");
+            }
+        }
+    }
 }
 
 #[test]
@@ -71,32 +109,64 @@ fn malformed_files_give_one_line_errors() {
             "square",
         ),
         (
+            "%%MatrixMarket matrix coordinate pattern general\n",
+            "no size line",
+        ),
+        (
             "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n",
-            "",
+            "declares 2 entries, the file holds 1",
+        ),
+        (
+            "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n2 3\n",
+            "declares 1 entries, the file holds 2",
         ),
         (
             "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n0 2\n",
-            "",
+            "vertex id 0",
         ),
         (
             "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 4\n",
-            "",
+            "beyond the 3 vertices",
         ),
         (
             "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 x\n",
-            "",
+            "bad vertex id 'x'",
+        ),
+        (
+            "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2 3\n",
+            "unexpected '3'",
         ),
         (
             "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2\n",
-            "",
+            "ends early",
+        ),
+        (
+            "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 abc\n",
+            "bad value 'abc'",
+        ),
+        (
+            "%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 2 1.5\n",
+            "bad value '1.5'",
+        ),
+        (
+            "%%MatrixMarket matrix coordinate pattern general\n3 3 x\n",
+            "bad size line",
+        ),
+        (
+            "%%MatrixMarket matrix coordinate pattern general\n5000000000 5000000000 1\n",
+            "do not fit u32",
         ),
         (
             "%%MatrixMarket matrix coordinate quaternion general\n3 3 1\n1 2 1\n",
             "unsupported field",
         ),
+        (
+            "%%MatrixMarket matrix coordinate pattern diagonal\n3 3 1\n1 2\n",
+            "unsupported symmetry",
+        ),
     ];
     for &(text, expected) in cases {
-        let Err((_, message)) = matrix_market::parse(text) else {
+        let Err((_, message)) = matrix_market::parse(text.as_bytes(), &|_| {}) else {
             panic!("accepted: {text:?}")
         };
         assert!(
@@ -104,7 +174,28 @@ fn malformed_files_give_one_line_errors() {
             "multi-line message for {text:?}: {message}"
         );
         assert!(message.contains(expected), "{text:?}: {message}");
+        if let Err((_, message)) = matrix_market::parse_reference(text) {
+            assert!(
+                !message.contains('\n'),
+                "multi-line reference message for {text:?}: {message}"
+            );
+        }
     }
+}
+
+#[test]
+fn a_header_claiming_billions_of_entries_fails_fast() {
+    let text = "%%MatrixMarket matrix coordinate pattern general\n4000000000 4000000000 4000000000\n1 2\n2 3\n";
+    let started = std::time::Instant::now();
+    let Err((_, message)) = matrix_market::parse(text.as_bytes(), &|_| {}) else {
+        panic!("accepted")
+    };
+    assert!(
+        message.contains("declares 4000000000 entries, the file holds 2"),
+        "{message}"
+    );
+    // No allocation for the claim: a 4-billion-vertex degree array would take seconds and 16 GB.
+    assert!(started.elapsed().as_secs_f64() < 1.0);
 }
 
 #[test]
@@ -112,12 +203,19 @@ fn file_errors_name_the_file_and_line() {
     let path = temporary("errors", "bad.mtx");
     std::fs::write(
         &path,
-        "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 zz\n",
+        "%%MatrixMarket matrix coordinate pattern general\n% c\n3 3 2\n1 2\n2 zz\n",
     )
     .unwrap();
     let message = graph::load(&path).unwrap_err().to_string();
     assert!(
-        message.starts_with(&format!("{}:4:", path.display())),
+        message.starts_with(&format!("{}:5:", path.display())),
+        "{message}"
+    );
+    let message = graph::load_with(&path, Reader::Reference)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.starts_with(&format!("{}:5:", path.display())),
         "{message}"
     );
 
@@ -125,6 +223,121 @@ fn file_errors_name_the_file_and_line() {
     let error = graph::load(&missing).unwrap_err();
     assert!(matches!(error, Error::Io { .. }), "{error}");
     assert!(error.to_string().contains("missing.mtx"));
+}
+
+#[test]
+fn every_format_round_trips_and_is_detected() {
+    let graph = generate::Spec {
+        shape: generate::Shape::Kronecker {
+            scale: 9,
+            edge_factor: 8,
+        },
+        seed: 5,
+    }
+    .generate()
+    .unwrap();
+    for name in ["graph.mtx", "graph.bcsr"] {
+        let path = temporary("round-trip", name);
+        graph::save(&graph, &path).unwrap();
+        assert_eq!(graph::load(&path).unwrap(), graph, "{name}");
+    }
+    let mtx = std::fs::read(temporary("round-trip", "graph.mtx")).unwrap();
+    let gz = temporary("round-trip", "graph.mtx.gz");
+    let mut encoder = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::fast(),
+    );
+    std::io::Write::write_all(&mut encoder, &mtx).unwrap();
+    encoder.finish().unwrap();
+    assert_eq!(graph::load(&gz).unwrap(), graph);
+
+    let mut snap = String::from("# a SNAP edge list\n# FromNodeId\tToNodeId\n");
+    let mut dimacs = format!(
+        "c a DIMACS graph\np sp {} {}\n",
+        graph.vertex_count(),
+        graph.edge_count()
+    );
+    for tail in 0..graph.vertex_count() {
+        for &head in graph.neighbours(tail) {
+            let _ = writeln!(snap, "{tail}\t{head}\t1700000000");
+            let _ = writeln!(dimacs, "a {} {} 42", tail + 1, head + 1);
+        }
+    }
+    let (snap_path, dimacs_path) = (
+        temporary("round-trip", "graph.txt"),
+        temporary("round-trip", "graph.gr"),
+    );
+    std::fs::write(&snap_path, snap).unwrap();
+    std::fs::write(&dimacs_path, &dimacs).unwrap();
+    assert_eq!(graph::load(&dimacs_path).unwrap(), graph);
+    // SNAP knows no vertex count: trailing isolated vertices are not in the file.
+    let from_snap = graph::load(&snap_path).unwrap();
+    assert_eq!(from_snap.column_indices(), graph.column_indices());
+
+    let unnamed = temporary("round-trip", "graph.data");
+    std::fs::write(&unnamed, dimacs).unwrap();
+    assert_eq!(Format::detect(&unnamed, b"c a DIMACS"), Format::Dimacs);
+    assert_eq!(graph::load(&unnamed).unwrap(), graph);
+}
+
+#[test]
+fn a_corrupt_binary_cache_is_refused() {
+    let graph = bfs_tests::generated("grid:20x20:0.1", 2);
+    let path = temporary("corrupt", "graph.bcsr");
+    graph::save(&graph, &path).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (
+            {
+                let mut bytes = good.clone();
+                let last = bytes.len() - 1;
+                bytes[last] ^= 1;
+                bytes
+            },
+            "checksum",
+        ),
+        (good[..good.len() - 4].to_vec(), "bytes"),
+        (
+            {
+                let mut bytes = good.clone();
+                bytes[0] = b'X';
+                bytes
+            },
+            "binary CSR",
+        ),
+        (
+            {
+                let mut bytes = good.clone();
+                bytes[8] = 9;
+                bytes
+            },
+            "version 9",
+        ),
+    ];
+    for (bytes, expected) in cases {
+        std::fs::write(&path, bytes).unwrap();
+        let error = match binary::read(&path) {
+            Err((_, message)) => message,
+            Ok(_) => panic!("accepted a corrupt file ({expected})"),
+        };
+        assert!(error.contains(expected), "{error}");
+    }
+}
+
+#[test]
+fn nalgebra_matrices_convert_both_ways() {
+    let graph = bfs_tests::generated("kron:8:8", 3);
+    let matrix = graph.to_nalgebra(1.0f32);
+    assert_eq!(matrix.nnz(), graph.edge_count() as usize);
+    assert_eq!(Csr::from_nalgebra(&matrix).unwrap(), graph);
+}
+
+#[test]
+fn loads_from_a_file_and_searches_it() {
+    let path = temporary("loads", "house.mtx");
+    std::fs::write(&path, include_str!("fixtures/house-pattern-symmetric.mtx")).unwrap();
+    let house = graph::load(&path).unwrap();
+    assert_eq!(bfs::cpu::bfs(&house, 0).levels, [0, 1, 2, 1, 2]);
 }
 
 #[test]

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::gpu::{Gpu, GpuBfs, GpuRun, HierarchicalQueue, Search, Variant, block_queue};
 use crate::graph::generate::sources_with_edges;
+use crate::report::Statistics;
 use crate::validate::same_levels;
 use crate::{Bfs, Csr, Error, Result, cpu};
 
@@ -46,25 +47,9 @@ pub struct Row {
 }
 
 impl Row {
-    fn milliseconds(&self) -> Vec<f64> {
-        let mut milliseconds: Vec<f64> = self
-            .times
-            .iter()
-            .map(|time| time.as_secs_f64() * 1e3)
-            .collect();
-        milliseconds.sort_by(f64::total_cmp);
-        milliseconds
-    }
-
-    /// Harmonic mean of the per-source TEPS, in billions (Graph500's mean).
-    fn harmonic_gteps(&self) -> f64 {
-        let inverse_sum: f64 = self
-            .times
-            .iter()
-            .zip(&self.edges)
-            .map(|(time, &edges)| time.as_secs_f64() / edges.max(1) as f64)
-            .sum();
-        self.times.len() as f64 / inverse_sum / 1e9
+    /// The row's time quantiles and harmonic-mean GTEPS.
+    pub fn statistics(&self) -> Statistics {
+        Statistics::of(&self.times, &self.edges)
     }
 }
 
@@ -106,7 +91,7 @@ pub fn graph(gpu: &Gpu, name: &str, graph: &Csr, plan: &Plan) -> Result<Vec<Row>
         eprintln!(
             "bench: {name:<32} {:<24} median {:9.3} ms",
             row.variant,
-            median(&row.milliseconds())
+            row.statistics().median_ms
         );
         rows.push(row);
         Ok(())
@@ -143,14 +128,6 @@ pub fn graph(gpu: &Gpu, name: &str, graph: &Csr, plan: &Plan) -> Result<Vec<Row>
         )?;
     }
     Ok(rows)
-}
-
-fn median(sorted: &[f64]) -> f64 {
-    match sorted.len() {
-        0 => f64::NAN,
-        length if length % 2 == 1 => sorted[length / 2],
-        length => (sorted[length / 2 - 1] + sorted[length / 2]) / 2.0,
-    }
 }
 
 /// The Markdown table of `rows`, headed by the device and the command.
@@ -191,17 +168,17 @@ pub fn markdown(
     );
     let _ = writeln!(text, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
     for row in rows {
-        let milliseconds = row.milliseconds();
+        let statistics = row.statistics();
         let _ = writeln!(
             text,
             "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.4} |",
             row.graph,
             row.variant,
-            row.times.len(),
-            median(&milliseconds),
-            milliseconds.first().copied().unwrap_or(f64::NAN),
-            milliseconds.last().copied().unwrap_or(f64::NAN),
-            row.harmonic_gteps()
+            statistics.searches,
+            statistics.median_ms,
+            statistics.min_ms,
+            statistics.max_ms,
+            statistics.harmonic_mean_gteps
         );
     }
     text

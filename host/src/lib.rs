@@ -13,6 +13,7 @@ pub mod error;
 pub mod gpu;
 pub mod graph;
 pub mod output;
+pub mod plot;
 pub mod report;
 pub mod validate;
 

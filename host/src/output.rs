@@ -28,7 +28,7 @@ pub fn write_text(path: &Path, text: &str) -> Result<()> {
 /// Writes through a temporary file in the same directory, renamed over
 /// `path` at the end, so a failure never leaves a partial file or clobbers
 /// an existing one.
-fn write_atomically(
+pub(crate) fn write_atomically(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
 ) -> Result<()> {

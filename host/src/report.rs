@@ -3,7 +3,9 @@
 
 use serde::Serialize;
 
-use crate::gpu::Step;
+use std::time::Duration;
+
+use crate::gpu::{Step, Variant};
 use crate::{Bfs, Csr, UNREACHED};
 
 /// One run, as `--json` writes it.
@@ -39,6 +41,44 @@ pub struct Report {
     pub verified: Option<bool>,
     /// Per level: frontier, edges examined and the step's time.
     pub trace: Vec<LevelTrace>,
+}
+
+impl Report {
+    /// The report of one search of `graph`.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one constructor for the report's many facts"
+    )]
+    pub fn new(
+        graph_name: String,
+        graph: &Csr,
+        device: String,
+        variant: Option<Variant>,
+        result: &Bfs,
+        load_time: Duration,
+        bfs_time: Duration,
+        device_bytes: Option<u64>,
+        steps: &[Step],
+    ) -> Report {
+        let edges_traversed = result.edges_traversed(graph);
+        Report {
+            graph: graph_name,
+            vertices: graph.vertex_count(),
+            edges: graph.edge_count(),
+            device,
+            variant: variant.map(|variant| variant.name().to_string()),
+            source: result.source,
+            levels: result.level_count(),
+            reached: result.reached(),
+            edges_traversed,
+            load_seconds: load_time.as_secs_f64(),
+            bfs_milliseconds: bfs_time.as_secs_f64() * 1e3,
+            gteps: edges_traversed as f64 / bfs_time.as_secs_f64() / 1e9,
+            device_bytes,
+            verified: None,
+            trace: trace(graph, result, steps),
+        }
+    }
 }
 
 /// One level of the search.
@@ -86,4 +126,56 @@ pub fn trace(graph: &Csr, result: &Bfs, steps: &[Step]) -> Vec<LevelTrace> {
         }
     }
     levels
+}
+
+/// Graph500's statistics of many searches: time quantiles and the harmonic
+/// mean of the traversed edges per second.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Statistics {
+    /// Searches measured.
+    pub searches: usize,
+    /// Fastest search, ms.
+    pub min_ms: f64,
+    /// First quartile, ms.
+    pub first_quartile_ms: f64,
+    /// Median, ms.
+    pub median_ms: f64,
+    /// Third quartile, ms.
+    pub third_quartile_ms: f64,
+    /// Slowest search, ms.
+    pub max_ms: f64,
+    /// Harmonic mean over searches of edges traversed per second, in billions.
+    pub harmonic_mean_gteps: f64,
+}
+
+impl Statistics {
+    /// The statistics of searches that took `times` and traversed `edges`.
+    pub fn of(times: &[std::time::Duration], edges: &[u64]) -> Statistics {
+        let mut milliseconds: Vec<f64> =
+            times.iter().map(|time| time.as_secs_f64() * 1e3).collect();
+        milliseconds.sort_by(f64::total_cmp);
+        let quantile = |fraction: f64| {
+            if milliseconds.is_empty() {
+                return f64::NAN;
+            }
+            let position = fraction * (milliseconds.len() - 1) as f64;
+            let (below, above) = (position.floor() as usize, position.ceil() as usize);
+            milliseconds[below]
+                + (milliseconds[above] - milliseconds[below]) * (position - below as f64)
+        };
+        let seconds_per_edge: f64 = times
+            .iter()
+            .zip(edges)
+            .map(|(time, &edges)| time.as_secs_f64() / edges.max(1) as f64)
+            .sum();
+        Statistics {
+            searches: times.len(),
+            min_ms: quantile(0.0),
+            first_quartile_ms: quantile(0.25),
+            median_ms: quantile(0.5),
+            third_quartile_ms: quantile(0.75),
+            max_ms: quantile(1.0),
+            harmonic_mean_gteps: times.len() as f64 / seconds_per_edge / 1e9,
+        }
+    }
 }

@@ -6,6 +6,8 @@
 //! - `lint`: `cargo fmt --check` and `cargo clippy -D warnings`, host and kernels.
 //! - `bench [--graph PATH]...`: times every variant on the default generated
 //!   graphs and the given files, writing `BENCHMARKS.md` (needs a GPU).
+//! - `bench --loader FILE...`: the fast Matrix Market reader against
+//!   `nalgebra-sparse`'s, into `BENCHMARKS.md`'s loader section.
 //! - `sanitize [VARIANT]...`: compute-sanitizer's memcheck, racecheck,
 //!   synccheck and initcheck over every variant (needs a GPU and CUDA's tools).
 //! - `bundle`: a folder with `bfs`, the test executables and scripts to run
@@ -16,6 +18,7 @@
 //! and `ptxas` (from PyPI's `nvidia-cuda-nvcc-cu12`). See [`setup`].
 
 mod bundle;
+mod loader_bench;
 mod ptx;
 mod setup;
 
@@ -110,6 +113,11 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
                     "warnings",
                 ],
             )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        "bench" if rest.first().is_some_and(|flag| flag == "--loader") => {
+            let environment = setup::prepare(&workspace)?;
+            loader_bench::run(&workspace, &environment, &rest[1..])?;
             Ok(ExitCode::SUCCESS)
         }
         "bench" => {

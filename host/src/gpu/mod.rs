@@ -241,6 +241,11 @@ impl Variant {
         }
     }
 
+    /// Whether the variant records a BFS parent per vertex (all but Rodinia's).
+    pub fn records_parents(self) -> bool {
+        self != Variant::TwoKernel
+    }
+
     /// Device bytes the variant allocates besides the graph, for `n` vertices.
     fn workspace_bytes(self, vertex_count: u32) -> u64 {
         match self {

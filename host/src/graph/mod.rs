@@ -4,10 +4,20 @@
 //! duplicates and self loops removed. An undirected graph stores each edge in
 //! both directions.
 
+pub mod binary;
+pub mod dimacs;
+pub mod edge_list;
 pub mod generate;
 pub mod matrix_market;
+pub mod snap;
 
+use std::io::IsTerminal;
 use std::path::Path;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use rayon::prelude::*;
+
+use self::edge_list::Visitor;
 
 use crate::{Error, Result};
 
@@ -26,70 +36,214 @@ impl Csr {
     ///
     /// Every id must be `< vertex_count` (the loaders check this first).
     pub fn from_edges(vertex_count: u32, edges: &[(u32, u32)], symmetric: bool) -> Result<Csr> {
-        let mut degrees = vec![0u64; vertex_count as usize + 1];
-        for &(tail, head) in edges {
+        Self::from_edge_chunks(vertex_count, vec![edges], symmetric)
+    }
+
+    /// [`from_edges`](Self::from_edges) over edges in chunks (as the
+    /// generators produce them), in parallel.
+    pub fn from_edge_chunks<C>(vertex_count: u32, chunks: Vec<C>, symmetric: bool) -> Result<Csr>
+    where
+        C: AsRef<[(u32, u32)]> + Sync,
+    {
+        let pass = |visit: Visitor<'_>| -> Result<u64> {
+            chunks.par_iter().for_each(|chunk| {
+                chunk
+                    .as_ref()
+                    .iter()
+                    .for_each(|&(tail, head)| visit(tail, head))
+            });
+            Ok(chunks.iter().map(|chunk| chunk.as_ref().len() as u64).sum())
+        };
+        Self::from_edge_passes(vertex_count, symmetric, pass, Error::GraphTooLarge)
+    }
+
+    /// Builds a CSR from a source of directed edges that can be walked twice
+    /// (a file being parsed, or edges in memory), in parallel and without
+    /// holding an edge list: the first `pass` counts each vertex's degree,
+    /// the degrees are prefix-summed into row offsets, and the second `pass`
+    /// scatters each edge to its row through an atomic cursor; then the rows
+    /// are sorted and deduplicated. Self loops are dropped; with `symmetric`
+    /// each edge is also added reversed. `pass` returns the entries it
+    /// visited; `too_large` makes the error for more edges than `u32` offsets hold.
+    pub fn from_edge_passes<E>(
+        vertex_count: u32,
+        symmetric: bool,
+        pass: impl Fn(Visitor<'_>) -> Result<u64, E>,
+        too_large: impl Fn(String) -> E,
+    ) -> Result<Csr, E> {
+        let counters = zeroed_counters(vertex_count as usize + 1);
+        let entries = pass(&|tail, head| {
             if tail != head {
-                degrees[tail as usize] += 1;
+                counters[tail as usize].fetch_add(1, Ordering::Relaxed);
                 if symmetric {
-                    degrees[head as usize] += 1;
+                    counters[head as usize].fetch_add(1, Ordering::Relaxed);
                 }
             }
+        })?;
+        // Below this no counter can have wrapped.
+        let copies = if symmetric { 2 } else { 1 };
+        if entries * copies > u32::MAX as u64 {
+            return Err(too_large(format!(
+                "{} directed edges do not fit 32-bit CSR offsets (at most {})",
+                entries * copies,
+                u32::MAX
+            )));
         }
-        let mut offsets = Vec::with_capacity(degrees.len());
-        let mut total = 0u64;
-        for degree in &degrees {
+
+        // Degrees become row offsets; the counters become each row's cursor.
+        let mut offsets = Vec::with_capacity(counters.len());
+        let mut total = 0u32;
+        for counter in &counters {
             offsets.push(total);
-            total += degree;
+            total += counter.swap(total, Ordering::Relaxed);
         }
         let mut column_indices = vec![0u32; total as usize];
-        let mut cursor = offsets.clone();
-        let mut place = |tail: u32, head: u32| {
-            column_indices[cursor[tail as usize] as usize] = head;
-            cursor[tail as usize] += 1;
+        let columns = SharedColumns(column_indices.as_mut_ptr());
+        let place = |tail: u32, head: u32| {
+            let slot = counters[tail as usize].fetch_add(1, Ordering::Relaxed);
+            // SAFETY: the cursor of `tail` hands out each slot of its row
+            // once (the second pass visits the same edges as the first), and
+            // rows lie within `column_indices`.
+            unsafe { columns.write(slot as usize, head) };
         };
-        for &(tail, head) in edges {
+        pass(&|tail, head| {
             if tail != head {
                 place(tail, head);
                 if symmetric {
                     place(head, tail);
                 }
             }
-        }
-        Self::sorted_and_deduplicated(&offsets, column_indices)
+        })?;
+        drop(counters);
+        Ok(Self::sorted_and_deduplicated(offsets, column_indices))
     }
 
-    /// Sorts each adjacency list, removes duplicates and compacts, checking
-    /// that the edge count fits a `u32` offset.
-    fn sorted_and_deduplicated(offsets: &[u64], mut column_indices: Vec<u32>) -> Result<Csr> {
-        let mut row_offsets = Vec::with_capacity(offsets.len());
-        let mut kept = 0usize;
-        row_offsets.push(0);
-        for window in offsets.windows(2) {
-            let (begin, end) = (window[0] as usize, window[1] as usize);
-            column_indices[begin..end].sort_unstable();
-            let mut previous = None;
-            for index in begin..end {
-                let head = column_indices[index];
-                if previous != Some(head) {
-                    column_indices[kept] = head;
-                    kept += 1;
-                    previous = Some(head);
-                }
-            }
-            let kept = u32::try_from(kept).map_err(|_| {
-                Error::GraphTooLarge(format!(
-                    "more than {} edges do not fit 32-bit CSR offsets",
-                    u32::MAX
-                ))
-            })?;
-            row_offsets.push(kept);
+    /// Sorts each row, drops duplicates (in parallel over ranges of rows)
+    /// and compacts the rows.
+    fn sorted_and_deduplicated(mut row_offsets: Vec<u32>, mut column_indices: Vec<u32>) -> Csr {
+        let vertex_count = row_offsets.len() - 1;
+        let ranges = balanced_ranges(&row_offsets, rayon::current_num_threads() * 8);
+        let mut kept = vec![0u32; vertex_count];
+        let mut columns_left: &mut [u32] = &mut column_indices;
+        let mut kept_left: &mut [u32] = &mut kept;
+        let mut tasks = Vec::with_capacity(ranges.len());
+        for &(first, end) in &ranges {
+            let width = (row_offsets[end] - row_offsets[first]) as usize;
+            let (columns, rest) = std::mem::take(&mut columns_left).split_at_mut(width);
+            columns_left = rest;
+            let (kept, rest) = std::mem::take(&mut kept_left).split_at_mut(end - first);
+            kept_left = rest;
+            tasks.push((first, columns, kept));
         }
-        column_indices.truncate(kept);
+        tasks.into_par_iter().for_each(|(first, columns, kept)| {
+            let base = row_offsets[first] as usize;
+            for (row, kept) in kept.iter_mut().enumerate() {
+                let vertex = first + row;
+                let begin = row_offsets[vertex] as usize - base;
+                let end = row_offsets[vertex + 1] as usize - base;
+                let row = &mut columns[begin..end];
+                row.sort_unstable();
+                let mut unique = 0;
+                for index in 0..row.len() {
+                    if index == 0 || row[index] != row[unique - 1] {
+                        row[unique] = row[index];
+                        unique += 1;
+                    }
+                }
+                *kept = unique as u32;
+            }
+        });
+        let mut write = 0usize;
+        for vertex in 0..vertex_count {
+            let begin = row_offsets[vertex] as usize;
+            let count = kept[vertex] as usize;
+            column_indices.copy_within(begin..begin + count, write);
+            row_offsets[vertex] = write as u32;
+            write += count;
+        }
+        row_offsets[vertex_count] = write as u32;
+        column_indices.truncate(write);
         column_indices.shrink_to_fit();
-        Ok(Csr {
+        Csr {
             row_offsets,
             column_indices,
-        })
+        }
+    }
+
+    /// A CSR from its arrays, checked: offsets start at 0, never decrease
+    /// and end at `m`; each row is strictly increasing, with ids `< n`.
+    pub fn from_parts(row_offsets: Vec<u32>, column_indices: Vec<u32>) -> Result<Csr, String> {
+        let vertex_count = row_offsets.len().checked_sub(1).ok_or("no row offsets")?;
+        if vertex_count >= u32::MAX as usize {
+            return Err(format!("{vertex_count} vertices do not fit u32 ids"));
+        }
+        if row_offsets[0] != 0 || row_offsets[vertex_count] as usize != column_indices.len() {
+            return Err("row offsets must run from 0 to the number of edges".into());
+        }
+        if let Some(vertex) =
+            (0..vertex_count).find(|&vertex| row_offsets[vertex] > row_offsets[vertex + 1])
+        {
+            return Err(format!("row offsets decrease at vertex {vertex}"));
+        }
+        let bad_row = (0..vertex_count).into_par_iter().find_any(|&vertex| {
+            let row =
+                &column_indices[row_offsets[vertex] as usize..row_offsets[vertex + 1] as usize];
+            row.windows(2).any(|pair| pair[0] >= pair[1])
+                || row
+                    .last()
+                    .is_some_and(|&last| last as usize >= vertex_count)
+        });
+        match bad_row {
+            Some(vertex) => Err(format!(
+                "row {vertex} is unsorted, repeats a neighbour or names one beyond the graph"
+            )),
+            None => Ok(Csr {
+                row_offsets,
+                column_indices,
+            }),
+        }
+    }
+
+    /// The graph of a square `nalgebra_sparse` matrix: entry `(i, j)` is the
+    /// edge `i -> j`; values are ignored, the diagonal (self loops) dropped.
+    pub fn from_nalgebra<T>(matrix: &nalgebra_sparse::CsrMatrix<T>) -> Result<Csr> {
+        if matrix.nrows() != matrix.ncols() || matrix.nrows() >= u32::MAX as usize {
+            return Err(Error::GraphTooLarge(format!(
+                "a {}×{} matrix: a graph needs a square one with fewer than 2^32 - 1 rows",
+                matrix.nrows(),
+                matrix.ncols()
+            )));
+        }
+        let edges: Vec<(u32, u32)> = matrix
+            .row_iter()
+            .enumerate()
+            .flat_map(|(row, entries)| {
+                entries
+                    .col_indices()
+                    .iter()
+                    .map(move |&column| (row as u32, column as u32))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        Csr::from_edges(matrix.nrows() as u32, &edges, false)
+    }
+
+    /// The adjacency matrix as an `nalgebra_sparse` matrix, with `value` at every edge.
+    pub fn to_nalgebra<T: Clone>(&self, value: T) -> nalgebra_sparse::CsrMatrix<T> {
+        let n = self.vertex_count() as usize;
+        let offsets = self
+            .row_offsets
+            .iter()
+            .map(|&offset| offset as usize)
+            .collect();
+        let columns = self
+            .column_indices
+            .iter()
+            .map(|&column| column as usize)
+            .collect();
+        let values = vec![value; self.column_indices.len()];
+        nalgebra_sparse::CsrMatrix::try_from_csr_data(n, n, offsets, columns, values)
+            .expect("a Csr is a valid CSR pattern: sorted, unique, in-range rows")
     }
 
     /// Number of vertices, `n`.
@@ -134,6 +288,58 @@ impl Csr {
     }
 }
 
+/// `count` atomic counters at 0, allocated zeroed, so pages are mapped only
+/// as they are used: a header's false claim of billions of vertices costs
+/// nothing until its entries are read and found wanting.
+fn zeroed_counters(count: usize) -> Vec<AtomicU32> {
+    let mut zeros = std::mem::ManuallyDrop::new(vec![0u32; count]);
+    // SAFETY: `AtomicU32` has the size, alignment and bit validity of `u32`,
+    // and all-zero bits are `AtomicU32::new(0)`; the allocation is handed
+    // over whole (pointer, length, capacity) and the original never dropped.
+    unsafe {
+        Vec::from_raw_parts(
+            zeros.as_mut_ptr().cast::<AtomicU32>(),
+            zeros.len(),
+            zeros.capacity(),
+        )
+    }
+}
+
+/// The column array, written from many threads at slots the row cursors
+/// hand out exactly once.
+struct SharedColumns(*mut u32);
+
+// SAFETY: the pointer is only written through `write`, at distinct slots.
+unsafe impl Sync for SharedColumns {}
+
+impl SharedColumns {
+    /// # Safety
+    /// `slot` is in bounds and no other thread writes it.
+    unsafe fn write(&self, slot: usize, value: u32) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.0.add(slot).write(value) }
+    }
+}
+
+/// Splits the rows into about `pieces` ranges `(first, end)` of similar
+/// edge counts, for parallel work over rows.
+fn balanced_ranges(row_offsets: &[u32], pieces: usize) -> Vec<(usize, usize)> {
+    let vertex_count = row_offsets.len() - 1;
+    let total = row_offsets[vertex_count] as u64;
+    let target = (total / pieces.max(1) as u64).max(1 << 14);
+    let mut ranges = Vec::new();
+    let mut first = 0;
+    while first < vertex_count {
+        let goal = row_offsets[first] as u64 + target;
+        let end =
+            row_offsets[first + 1..].partition_point(|&offset| (offset as u64) < goal) + first + 1;
+        let end = end.clamp(first + 1, vertex_count);
+        ranges.push((first, end));
+        first = end;
+    }
+    ranges
+}
+
 /// Where a graph comes from: a file, or a generator specification.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GraphSource {
@@ -154,8 +360,13 @@ impl GraphSource {
 
     /// Loads or generates the graph.
     pub fn load(&self) -> Result<Csr> {
+        self.load_with(Reader::Fast)
+    }
+
+    /// Loads (with `reader` for Matrix Market) or generates the graph.
+    pub fn load_with(&self, reader: Reader) -> Result<Csr> {
         match self {
-            GraphSource::File(path) => load(path),
+            GraphSource::File(path) => load_with(path, reader),
             GraphSource::Generated(spec) => spec.generate(),
         }
     }
@@ -169,7 +380,171 @@ impl GraphSource {
     }
 }
 
-/// Loads a graph file, choosing the reader by extension.
+/// The file formats the loader reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Matrix Market coordinate (`.mtx`).
+    MatrixMarket,
+    /// SNAP edge list (`.txt`, `.el`, `.edges`).
+    Snap,
+    /// DIMACS shortest-path graph (`.gr`).
+    Dimacs,
+    /// The binary CSR cache (`.bcsr`).
+    Binary,
+}
+
+/// Which Matrix Market reader to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Reader {
+    /// The parallel reader.
+    #[default]
+    Fast,
+    /// `nalgebra-sparse`'s reader, the reference.
+    Reference,
+}
+
+impl Format {
+    /// The format of `path`: by content where it says (the Matrix Market
+    /// banner, the binary magic), else by extension (a `.gz` suffix is
+    /// looked through), else DIMACS if the first line is a `c` or `p` line,
+    /// else SNAP.
+    pub fn detect(path: &Path, head: &[u8]) -> Format {
+        if head.starts_with(binary::MAGIC) {
+            return Format::Binary;
+        }
+        if head.len() >= 14 && head[..14].eq_ignore_ascii_case(b"%%MatrixMarket") {
+            return Format::MatrixMarket;
+        }
+        let name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        let name = name.strip_suffix(".gz").unwrap_or(&name);
+        match name.rsplit_once('.').map(|(_, extension)| extension) {
+            Some("mtx") => Format::MatrixMarket,
+            Some("gr") => Format::Dimacs,
+            Some("bcsr") => Format::Binary,
+            Some("txt" | "el" | "edges" | "snap" | "tsv") => Format::Snap,
+            _ if head.starts_with(b"c ") || head.starts_with(b"p ") => Format::Dimacs,
+            _ => Format::Snap,
+        }
+    }
+}
+
+/// Loads a graph file of any supported format, with the fast reader.
 pub fn load(path: &Path) -> Result<Csr> {
-    matrix_market::load(path)
+    load_with(path, Reader::Fast)
+}
+
+/// Loads a graph file of any supported format: plain files are
+/// memory-mapped, `.gz` files decompressed as they stream in. A progress bar
+/// appears on a terminal when the load takes more than a second.
+pub fn load_with(path: &Path, reader: Reader) -> Result<Csr> {
+    let io_error = |error| Error::Io {
+        path: path.into(),
+        error,
+    };
+    let format_error = |(line, message): (Option<u64>, String)| Error::Format {
+        path: path.into(),
+        line,
+        message,
+    };
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let mut head = [0u8; 16];
+    let head_length = std::io::Read::read(&mut &file, &mut head).map_err(io_error)?;
+    let head = &head[..head_length];
+    let decompressed;
+    let mapped;
+    let bytes: &[u8] = if head.starts_with(&[0x1f, 0x8b]) {
+        let mut text = Vec::new();
+        let mut decoder =
+            flate2::read::MultiGzDecoder::new(std::fs::File::open(path).map_err(io_error)?);
+        std::io::Read::read_to_end(&mut decoder, &mut text).map_err(io_error)?;
+        decompressed = text;
+        &decompressed
+    } else {
+        if Format::detect(path, head) == Format::Binary {
+            return binary::read(path).map_err(format_error);
+        }
+        // SAFETY: the map is only read; as with any reader of a file, one
+        // changed underneath by another process gives wrong data (or SIGBUS
+        // if truncated), never unsoundness in this process's own memory.
+        mapped = unsafe { memmap2::Mmap::map(&file) }.map_err(io_error)?;
+        &mapped
+    };
+    let progress = LoadProgress::new(path, bytes.len() as u64);
+    let report = |bytes| progress.advance(bytes);
+    let graph = match Format::detect(path, &bytes[..bytes.len().min(16)]) {
+        Format::MatrixMarket if reader == Reader::Reference => {
+            let text = std::str::from_utf8(bytes)
+                .map_err(|error| format_error((None, format!("not UTF-8: {error}"))))?;
+            matrix_market::parse_reference(text)
+        }
+        Format::MatrixMarket => matrix_market::parse(bytes, &report),
+        Format::Snap => snap::parse(bytes, &report),
+        Format::Dimacs => dimacs::parse(bytes, &report),
+        Format::Binary => {
+            return Err(format_error((
+                None,
+                "a compressed binary CSR file is not supported".into(),
+            )));
+        }
+    };
+    progress.finish();
+    graph.map_err(format_error)
+}
+
+/// Writes `graph` to `path`: the binary CSR cache for `.bcsr`, else Matrix Market.
+pub fn save(graph: &Csr, path: &Path) -> Result<()> {
+    let binary = path
+        .extension()
+        .is_some_and(|extension| extension == "bcsr");
+    crate::output::write_atomically(path, |writer| {
+        if binary {
+            binary::write(graph, writer)
+        } else {
+            matrix_market::write(graph, writer)
+        }
+    })
+}
+
+/// A progress bar for long loads: drawn only on a terminal, and only once
+/// the load has taken a second.
+struct LoadProgress {
+    bar: indicatif::ProgressBar,
+    started: std::time::Instant,
+}
+
+impl LoadProgress {
+    fn new(path: &Path, bytes: u64) -> LoadProgress {
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(bytes),
+            indicatif::ProgressDrawTarget::hidden(),
+        );
+        let style = indicatif::ProgressStyle::with_template(
+            "{msg} {bar:40} {bytes}/{total_bytes} ({bytes_per_sec})",
+        )
+        .expect("a valid template");
+        bar.set_style(style);
+        bar.set_message(format!("loading {}", path.display()));
+        LoadProgress {
+            bar,
+            started: std::time::Instant::now(),
+        }
+    }
+
+    fn advance(&self, bytes: u64) {
+        if self.bar.is_hidden()
+            && self.started.elapsed().as_secs_f64() > 1.0
+            && std::io::stderr().is_terminal()
+        {
+            self.bar
+                .set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+        self.bar.inc(bytes);
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
 }

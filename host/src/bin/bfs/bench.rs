@@ -1,0 +1,106 @@
+//! `bfs bench`: every variant over many sources of the default graphs and
+//! the given ones, as the Markdown table `cargo xtask bench` keeps in
+//! `BENCHMARKS.md`.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use bfs::gpu::{Gpu, Variant};
+use bfs::graph::GraphSource;
+use bfs::{bench, cpu, output};
+use clap::Args;
+
+/// The heading of `BENCHMARKS.md`'s loader section.
+const LOADER_SECTION: &str = "## Loader";
+
+/// The options of `bfs bench`.
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Graphs to add to the defaults (a 2048×2048 road-like grid, Kronecker scale 20).
+    #[arg(long = "graph")]
+    pub graphs: Vec<String>,
+    /// Variants to time (default: all).
+    #[arg(long = "variant")]
+    pub variants: Vec<Variant>,
+    /// Random sources with at least one edge, per graph.
+    #[arg(long, default_value_t = 16)]
+    pub sources: usize,
+    /// Seed for generated graphs and for picking sources.
+    #[arg(long, default_value_t = bfs::graph::generate::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Also time `hierarchical` with these w-queue counts (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub sub_queues: Vec<u32>,
+    /// Also time `block-queue` with plain loads instead of the read-only cache.
+    #[arg(long)]
+    pub plain_loads: bool,
+    /// Write the table here (atomically) as well as to standard output.
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
+}
+
+/// Runs the benchmark.
+pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
+    let gpu = Gpu::open()?;
+    let plan = bench::Plan {
+        variants: if arguments.variants.is_empty() {
+            Variant::ALL.to_vec()
+        } else {
+            arguments.variants.clone()
+        },
+        sources: arguments.sources,
+        seed: arguments.seed,
+        sub_queue_counts: arguments.sub_queues.clone(),
+        plain_loads: arguments.plain_loads,
+    };
+    let names = bench::DEFAULT_GRAPHS
+        .iter()
+        .map(|name| name.to_string())
+        .chain(arguments.graphs.iter().cloned());
+    let mut graphs = Vec::new();
+    for name in names {
+        let mut source = GraphSource::parse(&name)?;
+        if let GraphSource::Generated(spec) = &mut source {
+            spec.seed = arguments.seed;
+        }
+        let display = match &source {
+            GraphSource::File(path) => path
+                .file_name()
+                .map_or(name.clone(), |file| file.to_string_lossy().into()),
+            GraphSource::Generated(_) => name.clone(),
+        };
+        eprintln!("bench: loading {display}");
+        graphs.push((display, source.load()?));
+    }
+    let mut rows = Vec::new();
+    let mut summaries = Vec::new();
+    for (name, graph) in &graphs {
+        rows.extend(bench::graph(&gpu, name, graph, &plan)?);
+        let first = bfs::graph::generate::sources_with_edges(graph, 1, plan.seed);
+        summaries.push((
+            name.clone(),
+            graph,
+            cpu::bfs(graph, first.first().copied().unwrap_or(0)),
+        ));
+    }
+    let command: Vec<String> = std::env::args().collect();
+    let table = bench::markdown(gpu.name(), &command.join(" "), &summaries, &rows);
+    print!("{table}");
+    if let Some(path) = &arguments.markdown {
+        // Keep the loader's section, which `cargo xtask bench --loader` writes.
+        let loader = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| {
+                text.find(LOADER_SECTION)
+                    .map(|start| text[start..].to_string())
+            })
+            .unwrap_or_default();
+        let text = if loader.is_empty() {
+            table
+        } else {
+            format!("{table}\n{loader}")
+        };
+        output::write_text(path, &text).with_context(|| "writing --markdown".to_string())?;
+    }
+    Ok(())
+}

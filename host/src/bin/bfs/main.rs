@@ -1,0 +1,146 @@
+//! `bfs`: breadth-first search on a graph file or a generated graph, on the
+//! GPU when there is one; and the tools around it (`bench`, `gen`,
+//! `convert`). Errors print one line and exit non-zero.
+
+mod bench;
+mod files;
+mod search;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use bfs::gpu::Variant;
+use bfs::graph::generate::{DEFAULT_GRAPH, DEFAULT_SEED};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Breadth-first search on an NVIDIA GPU, with kernels written in Rust.
+#[derive(Parser)]
+#[command(version, about, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    search: SearchArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Time every variant over many sources per graph (each result checked
+    /// against the CPU) and write a Markdown table.
+    Bench(bench::BenchArgs),
+    /// Write a generated graph to a file (.mtx, or .bcsr for the binary cache).
+    Gen(files::GenArgs),
+    /// Convert a graph file to another format (.mtx, or .bcsr for the binary cache).
+    Convert(files::ConvertArgs),
+}
+
+/// The options of a search (`bfs` with no subcommand).
+#[derive(Args)]
+struct SearchArgs {
+    /// Graph: a file (.mtx, .mtx.gz, SNAP .txt, DIMACS .gr, .bcsr), or gen:SPEC
+    /// (grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], uniform:N:M, path:N, star:N).
+    #[arg(long, default_value_t = format!("gen:{DEFAULT_GRAPH}"))]
+    graph: String,
+    /// Seed for generated graphs (and for --sources N).
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    seed: u64,
+    /// Matrix Market reader: the parallel one, or nalgebra-sparse's.
+    #[arg(long, value_enum, default_value_t = ReaderChoice::Fast)]
+    reader: ReaderChoice,
+    /// Load the graph, print its size and the load time, and exit.
+    #[arg(long)]
+    load_only: bool,
+    /// Source vertex (0-based CSR row).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+    source: i64,
+    /// Many searches on the loaded graph, reusing device buffers: N random
+    /// sources with an edge, `random` (64 of them, as Graph500), or a list
+    /// `3,17,42`. Reports Graph500 statistics.
+    #[arg(long, conflicts_with_all = ["output", "parents", "target", "trace", "plot"])]
+    sources: Option<String>,
+    /// Where to run: the GPU if there is one (auto), the GPU or fail, or the CPU.
+    #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
+    device: DeviceChoice,
+    /// GPU variant (see --list-variants).
+    #[arg(long, default_value = "small-frontier")]
+    variant: Variant,
+    /// Write each vertex's distance, one per line in vertex order, -1 for unreachable.
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Write each vertex's BFS-tree parent, one per line, -1 for unreachable.
+    #[arg(long)]
+    parents: Option<PathBuf>,
+    /// Print a shortest path from the source to this vertex.
+    #[arg(long)]
+    target: Option<i64>,
+    /// Check the result against the CPU reference and the Graph500 rules.
+    #[arg(long)]
+    verify: bool,
+    /// Print frontier size, edges examined and time per level.
+    #[arg(long)]
+    trace: bool,
+    /// Draw the frontier size per level as an SVG chart.
+    #[arg(long)]
+    plot: Option<PathBuf>,
+    /// Write the run as JSON (graph, device, variant, source, levels, reached, times, trace).
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Load the kernels from this PTX file instead of the embedded ones.
+    #[arg(long)]
+    ptx: Option<PathBuf>,
+    /// Print the GPU variants, one a line, and exit.
+    #[arg(long)]
+    list_variants: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum DeviceChoice {
+    Auto,
+    Gpu,
+    Cpu,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ReaderChoice {
+    Fast,
+    Reference,
+}
+
+impl From<ReaderChoice> for bfs::graph::Reader {
+    fn from(choice: ReaderChoice) -> Self {
+        match choice {
+            ReaderChoice::Fast => bfs::graph::Reader::Fast,
+            ReaderChoice::Reference => bfs::graph::Reader::Reference,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) if !error.use_stderr() => error.exit(),
+        Err(error) => {
+            let message = error.to_string();
+            let first_line = message
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim_start_matches("error: ");
+            eprintln!("error: {first_line} (see --help)");
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = match &cli.command {
+        None => search::run(&cli.search),
+        Some(Command::Bench(arguments)) => bench::run(arguments),
+        Some(Command::Gen(arguments)) => files::generate(arguments),
+        Some(Command::Convert(arguments)) => files::convert(arguments),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

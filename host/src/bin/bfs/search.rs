@@ -1,0 +1,458 @@
+//! `bfs` without a subcommand: load a graph, search it from one source or
+//! many, and report, check and write what was found.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use bfs::gpu::{Gpu, Search, Step, Variant};
+use bfs::graph::GraphSource;
+use bfs::graph::generate::sources_with_edges;
+use bfs::report::{self, Report, Statistics};
+use bfs::{Bfs, Csr, Error, UNREACHED, cpu, output, plot, validate};
+use serde::Serialize;
+
+use crate::{DeviceChoice, SearchArgs};
+
+/// Graph500's number of search keys, for `--sources random`.
+const GRAPH500_SOURCES: usize = 64;
+
+/// Runs the searches the options ask for.
+pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
+    if arguments.list_variants {
+        for variant in Variant::ALL {
+            println!("{:<14} {}", variant.name(), variant.description());
+        }
+        return Ok(());
+    }
+    let mut graph_source = GraphSource::parse(&arguments.graph)?;
+    if let GraphSource::Generated(spec) = &mut graph_source {
+        spec.seed = arguments.seed;
+    }
+    let load_started = Instant::now();
+    let graph = graph_source.load_with(arguments.reader.into())?;
+    let load_time = load_started.elapsed();
+    if arguments.load_only {
+        print_load(&graph_source, &graph, load_time);
+        return Ok(());
+    }
+    let sources = match &arguments.sources {
+        Some(spec) => many_sources(spec, &graph, arguments.seed)?,
+        None => vec![vertex(arguments.source, &graph)?],
+    };
+    let target = arguments
+        .target
+        .map(|target| vertex(target, &graph))
+        .transpose()?;
+    let wants_parents = arguments.parents.is_some() || target.is_some();
+
+    let gpu = match arguments.device {
+        DeviceChoice::Cpu => None,
+        DeviceChoice::Gpu => Some(open_gpu(arguments)?),
+        DeviceChoice::Auto => match open_gpu(arguments) {
+            Ok(gpu) => Some(gpu),
+            Err(Error::NoDevice(reason)) => {
+                eprintln!("note: no CUDA device ({reason}); running the CPU reference BFS instead");
+                None
+            }
+            Err(error) => return Err(error.into()),
+        },
+    };
+    let mut searcher = match &gpu {
+        Some(gpu) => {
+            if wants_parents && !arguments.variant.records_parents() {
+                bail!(
+                    "variant {} records no parents; --parents and --target need another",
+                    arguments.variant
+                );
+            }
+            Searcher::Gpu {
+                gpu,
+                variant: arguments.variant,
+                search: Search::new(gpu, &graph, arguments.variant)?,
+            }
+        }
+        None => Searcher::Cpu,
+    };
+
+    if arguments.sources.is_some() {
+        return many_searches(arguments, &graph_source, &graph, &mut searcher, &sources);
+    }
+    let outcome = searcher.run(&graph, sources[0])?;
+    let result = &outcome.result;
+    let mut report = report::Report::new(
+        graph_source.name(),
+        &graph,
+        searcher.device(),
+        searcher.variant(),
+        result,
+        load_time,
+        outcome.elapsed,
+        searcher.device_bytes(),
+        &outcome.steps,
+    );
+    print_summary(&report);
+    if arguments.trace {
+        print_trace(&report);
+    }
+    if arguments.verify {
+        verify(&graph, result)?;
+        report.verified = Some(true);
+        println!("verify:    pass (distances equal the CPU reference; Graph500 rules hold)");
+    }
+    if let Some(target) = target {
+        print_path(result, target);
+    }
+    if let Some(path) = &arguments.output {
+        output::write_per_vertex(path, &result.levels).context("writing --output")?;
+    }
+    if let Some(path) = &arguments.parents {
+        let parents = result
+            .parents
+            .as_ref()
+            .context("this search recorded no parents")?;
+        output::write_per_vertex(path, parents).context("writing --parents")?;
+    }
+    if let Some(path) = &arguments.plot {
+        plot::frontier_sizes(&report, path).context("writing --plot")?;
+    }
+    if let Some(path) = &arguments.json {
+        write_json(path, &report)?;
+    }
+    Ok(())
+}
+
+/// A vertex id given on the command line, checked against the graph.
+fn vertex(id: i64, graph: &Csr) -> bfs::Result<u32> {
+    u32::try_from(id)
+        .ok()
+        .filter(|&vertex| vertex < graph.vertex_count())
+        .ok_or(Error::SourceOutOfRange {
+            vertex: id,
+            vertex_count: graph.vertex_count(),
+        })
+}
+
+/// `--sources`: `N` random sources with an edge, `random` (64), or a list.
+fn many_sources(spec: &str, graph: &Csr, seed: u64) -> anyhow::Result<Vec<u32>> {
+    let sources = if spec == "random" {
+        sources_with_edges(graph, GRAPH500_SOURCES, seed)
+    } else if spec.contains(',') {
+        spec.split(',')
+            .map(|id| {
+                let id: i64 = id
+                    .trim()
+                    .parse()
+                    .with_context(|| format!("bad source '{id}' in --sources"))?;
+                Ok(vertex(id, graph)?)
+            })
+            .collect::<anyhow::Result<_>>()?
+    } else {
+        let count: usize = spec
+            .parse()
+            .with_context(|| format!("--sources takes N, random or a list, not '{spec}'"))?;
+        sources_with_edges(graph, count, seed)
+    };
+    if sources.is_empty() {
+        bail!("--sources {spec}: the graph has no vertex with an edge to start from");
+    }
+    Ok(sources)
+}
+
+fn open_gpu(arguments: &SearchArgs) -> bfs::Result<Gpu> {
+    match &arguments.ptx {
+        None => Gpu::open(),
+        Some(path) => {
+            let ptx = std::fs::read_to_string(path).map_err(|error| Error::Io {
+                path: path.clone(),
+                error,
+            })?;
+            Gpu::with_ptx(&ptx)
+        }
+    }
+}
+
+/// Where the searches run.
+enum Searcher<'g> {
+    Cpu,
+    Gpu {
+        gpu: &'g Gpu,
+        variant: Variant,
+        search: Search<'g>,
+    },
+}
+
+/// One search's result and how it ran.
+struct Outcome {
+    result: Bfs,
+    elapsed: Duration,
+    steps: Vec<Step>,
+}
+
+impl Searcher<'_> {
+    fn run(&mut self, graph: &Csr, source: u32) -> anyhow::Result<Outcome> {
+        match self {
+            Searcher::Cpu => {
+                let started = Instant::now();
+                let result = cpu::bfs(graph, source);
+                Ok(Outcome {
+                    result,
+                    elapsed: started.elapsed(),
+                    steps: Vec::new(),
+                })
+            }
+            Searcher::Gpu { search, .. } => {
+                let run = search.run(source)?;
+                Ok(Outcome {
+                    result: run.result,
+                    elapsed: run.elapsed,
+                    steps: run.steps,
+                })
+            }
+        }
+    }
+
+    fn device(&self) -> String {
+        match self {
+            Searcher::Cpu => "CPU (reference BFS, one thread)".into(),
+            Searcher::Gpu { gpu, .. } => gpu.name().into(),
+        }
+    }
+
+    fn variant(&self) -> Option<Variant> {
+        match self {
+            Searcher::Cpu => None,
+            Searcher::Gpu { variant, .. } => Some(*variant),
+        }
+    }
+
+    fn device_bytes(&self) -> Option<u64> {
+        match self {
+            Searcher::Cpu => None,
+            Searcher::Gpu { search, .. } => Some(search.device_bytes()),
+        }
+    }
+}
+
+fn verify(graph: &Csr, result: &Bfs) -> anyhow::Result<()> {
+    let reference = cpu::bfs(graph, result.source);
+    validate::same_levels(result, &reference)?;
+    validate::validate(graph, result)?;
+    Ok(())
+}
+
+/// Many searches on one graph: Graph500's statistics.
+fn many_searches(
+    arguments: &SearchArgs,
+    graph_source: &GraphSource,
+    graph: &Csr,
+    searcher: &mut Searcher<'_>,
+    sources: &[u32],
+) -> anyhow::Result<()> {
+    #[derive(Serialize)]
+    struct Searched {
+        source: u32,
+        levels: u32,
+        reached: usize,
+        edges_traversed: u64,
+        bfs_milliseconds: f64,
+    }
+    #[derive(Serialize)]
+    struct ManyReport {
+        graph: String,
+        vertices: u32,
+        edges: u32,
+        device: String,
+        variant: Option<String>,
+        device_bytes: Option<u64>,
+        verified: Option<bool>,
+        statistics: Statistics,
+        searches: Vec<Searched>,
+    }
+    let (mut times, mut edges, mut searches) = (Vec::new(), Vec::new(), Vec::new());
+    for &source in sources {
+        let outcome = searcher.run(graph, source)?;
+        if arguments.verify {
+            verify(graph, &outcome.result).with_context(|| format!("source {source}"))?;
+        }
+        let traversed = outcome.result.edges_traversed(graph);
+        searches.push(Searched {
+            source,
+            levels: outcome.result.level_count(),
+            reached: outcome.result.reached(),
+            edges_traversed: traversed,
+            bfs_milliseconds: outcome.elapsed.as_secs_f64() * 1e3,
+        });
+        times.push(outcome.elapsed);
+        edges.push(traversed);
+    }
+    let statistics = Statistics::of(&times, &edges);
+    let variant = searcher.variant();
+    println!(
+        "device:    {}{}",
+        searcher.device(),
+        variant
+            .map(|variant| format!(" (GPU, variant {variant})"))
+            .unwrap_or_default()
+    );
+    println!(
+        "graph:     {}: {} vertices, {} edges (directed CSR entries)",
+        graph_source.name(),
+        graph.vertex_count(),
+        graph.edge_count()
+    );
+    let reuse = if variant.is_some() {
+        " (device buffers allocated once, reused)"
+    } else {
+        ""
+    };
+    println!("searches:  {}{reuse}", statistics.searches);
+    println!(
+        "time ms:   min {:.3}, first quartile {:.3}, median {:.3}, third quartile {:.3}, max {:.3}",
+        statistics.min_ms,
+        statistics.first_quartile_ms,
+        statistics.median_ms,
+        statistics.third_quartile_ms,
+        statistics.max_ms
+    );
+    println!(
+        "GTEPS:     {:.4} (harmonic mean; edges: out-degrees of reached vertices)",
+        statistics.harmonic_mean_gteps
+    );
+    if arguments.verify {
+        println!("verify:    pass for every source");
+    }
+    if let Some(path) = &arguments.json {
+        let report = ManyReport {
+            graph: graph_source.name(),
+            vertices: graph.vertex_count(),
+            edges: graph.edge_count(),
+            device: searcher.device(),
+            variant: variant.map(|variant| variant.name().to_string()),
+            device_bytes: searcher.device_bytes(),
+            verified: arguments.verify.then_some(true),
+            statistics,
+            searches,
+        };
+        write_json(path, &report)?;
+    }
+    Ok(())
+}
+
+fn write_json(path: &Path, report: &impl Serialize) -> anyhow::Result<()> {
+    let json = serde_json::to_string_pretty(report)? + "\n";
+    output::write_text(path, &json).context("writing --json")
+}
+
+fn print_load(graph_source: &GraphSource, graph: &Csr, load_time: Duration) {
+    let seconds = load_time.as_secs_f64();
+    let rate = match graph_source {
+        GraphSource::File(path) => std::fs::metadata(path)
+            .map(|metadata| format!(", {:.1} MB/s", metadata.len() as f64 / 1e6 / seconds))
+            .unwrap_or_default(),
+        GraphSource::Generated(_) => String::new(),
+    };
+    println!(
+        "graph:     {}: {} vertices, {} edges (directed CSR entries), loaded in {seconds:.3} s{rate}",
+        graph_source.name(),
+        graph.vertex_count(),
+        graph.edge_count()
+    );
+    let csr_bytes = 4 * (graph.vertex_count() as u64 + 1) + 4 * graph.edge_count() as u64;
+    match peak_memory_bytes() {
+        Some(peak) => println!(
+            "memory:    peak {:.1} MB resident (mapped file included), CSR {:.1} MB",
+            peak as f64 / 1e6,
+            csr_bytes as f64 / 1e6
+        ),
+        None => println!("memory:    CSR {:.1} MB", csr_bytes as f64 / 1e6),
+    }
+}
+
+/// This process's peak resident memory (Linux's `VmHWM`), where the system tells.
+fn peak_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kilobytes: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kilobytes * 1024)
+}
+
+fn print_summary(report: &Report) {
+    match (&report.variant, report.device_bytes) {
+        (Some(variant), Some(bytes)) => {
+            println!(
+                "device:    {} (GPU, variant {variant}, {bytes} bytes of device memory)",
+                report.device
+            )
+        }
+        _ => println!("device:    {}", report.device),
+    }
+    println!(
+        "graph:     {}: {} vertices, {} edges (directed CSR entries), loaded in {:.3} s",
+        report.graph, report.vertices, report.edges, report.load_seconds
+    );
+    println!("source:    {}", report.source);
+    println!("levels:    {}", report.levels);
+    println!(
+        "reached:   {} of {} vertices",
+        report.reached, report.vertices
+    );
+    println!("bfs time:  {:.3} ms", report.bfs_milliseconds);
+    println!(
+        "GTEPS:     {:.4} ({} edges traversed: out-degrees of reached vertices)",
+        report.gteps, report.edges_traversed
+    );
+}
+
+fn print_trace(report: &Report) {
+    println!(
+        "{:>7} {:>12} {:>14} {:>10}  step",
+        "level", "frontier", "edges", "ms"
+    );
+    for level in &report.trace {
+        let time = level
+            .milliseconds
+            .map_or("-".into(), |milliseconds| format!("{milliseconds:.4}"));
+        let step = match (level.step_levels, level.on_cpu) {
+            (Some(levels), Some(on_cpu)) => {
+                format!(
+                    "{} {levels} level{}",
+                    if on_cpu { "CPU" } else { "GPU" },
+                    if levels == 1 { "" } else { "s" }
+                )
+            }
+            _ => String::new(),
+        };
+        println!(
+            "{:>7} {:>12} {:>14} {:>10}  {step}",
+            level.level, level.frontier, level.edges, time
+        );
+    }
+}
+
+/// `--target`: the tree path from the source, by walking parents back.
+fn print_path(result: &Bfs, target: u32) {
+    let Some(parents) = &result.parents else {
+        return;
+    };
+    if result.levels[target as usize] == UNREACHED {
+        println!(
+            "path:      vertex {target} is not reachable from {}",
+            result.source
+        );
+        return;
+    }
+    let mut path = vec![target];
+    while let Some(&last) = path.last()
+        && last != result.source
+    {
+        path.push(parents[last as usize]);
+    }
+    path.reverse();
+    let hops: Vec<String> = path.iter().map(u32::to_string).collect();
+    println!(
+        "path:      {} ({} edges)",
+        hops.join(" -> "),
+        path.len() - 1
+    );
+}
