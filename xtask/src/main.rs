@@ -10,6 +10,8 @@
 //!   `nalgebra-sparse`'s, into `BENCHMARKS.md`'s loader section.
 //! - `sanitize [VARIANT]...`: compute-sanitizer's memcheck, racecheck,
 //!   synccheck and initcheck over every variant (needs a GPU and CUDA's tools).
+//! - `fuzz [SECONDS]`: every `cargo fuzz` target of the graph readers
+//!   (`host/fuzz/`) for SECONDS each (default 60); installs cargo-fuzz if needed.
 //! - `bundle`: a folder with `bfs`, the test executables and scripts to run
 //!   them on a GPU machine that has no Rust.
 //!
@@ -153,6 +155,11 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
             let folder = bundle::write(&workspace, &environment)?;
             exit_code_of(Command::new(folder.join("sanitize.sh")).args(rest))
         }
+        "fuzz" => {
+            let environment = setup::prepare(&workspace)?;
+            fuzz(&workspace, &environment, rest)?;
+            Ok(ExitCode::SUCCESS)
+        }
         "bundle" => {
             let environment = setup::prepare(&workspace)?;
             let folder = bundle::write(&workspace, &environment)?;
@@ -165,8 +172,57 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
-        other => bail!("unknown task '{other}' (run, test, ptx, lint, bench, sanitize, bundle)"),
+        other => {
+            bail!("unknown task '{other}' (run, test, ptx, lint, bench, sanitize, fuzz, bundle)")
+        }
     }
+}
+
+/// Runs each fuzz target of `host/fuzz` for the given seconds.
+fn fuzz(
+    workspace: &Workspace,
+    environment: &setup::Environment,
+    arguments: &[String],
+) -> Result<()> {
+    let seconds: u64 = arguments
+        .first()
+        .map_or(Ok(60), |seconds| seconds.parse())
+        .context("fuzz takes SECONDS")?;
+    let installed = Command::new(&workspace.cargo)
+        .args(["fuzz", "--version"])
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !installed {
+        workspace.cargo_ok(environment, &["install", "cargo-fuzz", "--locked"])?;
+    }
+    let fuzz_dir = workspace.root().join("host").join("fuzz");
+    let mut targets: Vec<String> = std::fs::read_dir(fuzz_dir.join("fuzz_targets"))?
+        .filter_map(|entry| {
+            entry
+                .ok()?
+                .path()
+                .file_stem()
+                .map(|stem| stem.to_string_lossy().into_owned())
+        })
+        .collect();
+    targets.sort();
+    for target in targets {
+        eprintln!("xtask: fuzzing {target} for {seconds} s");
+        workspace.cargo_ok(
+            environment,
+            &[
+                "fuzz",
+                "run",
+                "--fuzz-dir",
+                &fuzz_dir.display().to_string(),
+                &target,
+                "--",
+                &format!("-max_total_time={seconds}"),
+                "-max_len=2048",
+            ],
+        )?;
+    }
+    Ok(())
 }
 
 /// Runs `command`, returning its exit code as ours.

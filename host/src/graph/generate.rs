@@ -17,6 +17,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use rayon::prelude::*;
+
 use crate::{Csr, Error, Result};
 
 /// A generator and its parameters.
@@ -75,9 +77,10 @@ pub const DEFAULT_SEED: u64 = 1;
 pub const DEFAULT_GRAPH: &str = "grid:1000x1000:0.05";
 
 impl Spec {
-    /// Generates the graph.
+    /// Generates the graph, in parallel chunks of [`CHUNK_EDGES`] edges, each
+    /// with its own stream derived from the seed: the same graph on any
+    /// number of threads.
     pub fn generate(&self) -> Result<Csr> {
-        let mut random = SplitMix64(self.seed);
         match self.shape {
             Shape::Grid {
                 width,
@@ -85,19 +88,28 @@ impl Spec {
                 missing,
             } => {
                 let vertex_count = checked_vertex_count(width as u64 * height as u64)?;
-                let mut edges = Vec::with_capacity(2 * vertex_count as usize);
-                for y in 0..height {
-                    for x in 0..width {
-                        let vertex = y * width + x;
-                        if x + 1 < width && random.unit() >= missing {
-                            edges.push((vertex, vertex + 1));
+                let rows_per_chunk = (CHUNK_EDGES / (2 * width as u64).max(1)).max(1) as u32;
+                let chunks: Vec<Vec<(u32, u32)>> = (0..height.div_ceil(rows_per_chunk))
+                    .into_par_iter()
+                    .map(|chunk| {
+                        let mut random = self.stream(chunk as u64);
+                        let mut edges = Vec::new();
+                        for y in chunk * rows_per_chunk..((chunk + 1) * rows_per_chunk).min(height)
+                        {
+                            for x in 0..width {
+                                let vertex = y * width + x;
+                                if x + 1 < width && random.unit() >= missing {
+                                    edges.push((vertex, vertex + 1));
+                                }
+                                if y + 1 < height && random.unit() >= missing {
+                                    edges.push((vertex, vertex + width));
+                                }
+                            }
                         }
-                        if y + 1 < height && random.unit() >= missing {
-                            edges.push((vertex, vertex + width));
-                        }
-                    }
-                }
-                Csr::from_edges(vertex_count, &edges, true)
+                        edges
+                    })
+                    .collect();
+                Csr::from_edge_chunks(vertex_count, chunks, true)
             }
             Shape::Kronecker { scale, edge_factor } => {
                 if scale >= 32 {
@@ -106,22 +118,19 @@ impl Spec {
                     )));
                 }
                 let vertex_count = 1u32 << scale;
-                let edge_count = edge_factor as u64 * vertex_count as u64;
-                let permutation = random.permutation(vertex_count);
-                let edges: Vec<(u32, u32)> = (0..edge_count)
-                    .map(|_| {
-                        let (tail, head) = random.kronecker_edge(scale);
-                        (permutation[tail as usize], permutation[head as usize])
-                    })
-                    .collect();
-                Csr::from_edges(vertex_count, &edges, true)
+                let permutation = SplitMix64(self.seed).permutation(vertex_count);
+                let chunks = self.edge_chunks(edge_factor as u64 * vertex_count as u64, |random| {
+                    let (tail, head) = random.kronecker_edge(scale);
+                    (permutation[tail as usize], permutation[head as usize])
+                });
+                Csr::from_edge_chunks(vertex_count, chunks, true)
             }
             Shape::Uniform { vertices, edges } => {
                 checked_vertex_count(vertices as u64)?;
-                let edges: Vec<(u32, u32)> = (0..edges)
-                    .map(|_| (random.below(vertices), random.below(vertices)))
-                    .collect();
-                Csr::from_edges(vertices, &edges, true)
+                let chunks = self.edge_chunks(edges, |random| {
+                    (random.below(vertices), random.below(vertices))
+                });
+                Csr::from_edge_chunks(vertices, chunks, true)
             }
             Shape::Path { vertices } => {
                 let edges: Vec<(u32, u32)> =
@@ -134,7 +143,32 @@ impl Spec {
             }
         }
     }
+
+    /// The random stream of chunk `chunk`.
+    fn stream(&self, chunk: u64) -> SplitMix64 {
+        SplitMix64(self.seed ^ (chunk + 1).wrapping_mul(0xD1B5_4A32_D192_ED03))
+    }
+
+    /// `count` edges drawn by `edge`, in chunks generated in parallel.
+    fn edge_chunks(
+        &self,
+        count: u64,
+        edge: impl Fn(&mut SplitMix64) -> (u32, u32) + Sync,
+    ) -> Vec<Vec<(u32, u32)>> {
+        (0..count.div_ceil(CHUNK_EDGES))
+            .into_par_iter()
+            .map(|chunk| {
+                let mut random = self.stream(chunk);
+                let size = CHUNK_EDGES.min(count - chunk * CHUNK_EDGES);
+                (0..size).map(|_| edge(&mut random)).collect()
+            })
+            .collect()
+    }
 }
+
+/// Edges per generated chunk: fixed, so a seed gives one graph whatever
+/// the number of threads.
+pub const CHUNK_EDGES: u64 = 1 << 16;
 
 fn checked_vertex_count(count: u64) -> Result<u32> {
     u32::try_from(count)

@@ -71,6 +71,8 @@ impl Csr {
         pass: impl Fn(Visitor<'_>) -> Result<u64, E>,
         too_large: impl Fn(String) -> E,
     ) -> Result<Csr, E> {
+        let offsets_bytes = 4 * (vertex_count as u64 + 1);
+        fits_in_host_memory(2 * offsets_bytes, vertex_count, None).map_err(&too_large)?;
         let counters = zeroed_counters(vertex_count as usize + 1);
         let entries = pass(&|tail, head| {
             if tail != head {
@@ -89,6 +91,13 @@ impl Csr {
                 u32::MAX
             )));
         }
+
+        fits_in_host_memory(
+            2 * offsets_bytes + 4 * entries * copies,
+            vertex_count,
+            Some(entries * copies),
+        )
+        .map_err(&too_large)?;
 
         // Degrees become row offsets; the counters become each row's cursor.
         let mut offsets = Vec::with_capacity(counters.len());
@@ -285,6 +294,32 @@ impl Csr {
                 .iter()
                 .all(|&head| self.neighbours(head).binary_search(&tail).is_ok())
         })
+    }
+}
+
+/// Checks that building a graph of `vertex_count` vertices (and `edges`,
+/// once known) needs no more than the host's available memory, so a file
+/// that declares an absurd graph gets a clear error instead of the
+/// out-of-memory killer.
+fn fits_in_host_memory(bytes: u64, vertex_count: u32, edges: Option<u64>) -> Result<(), String> {
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            let line = text
+                .lines()
+                .find(|line| line.starts_with("MemAvailable:"))?;
+            Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
+        });
+    match available {
+        Some(available) if bytes > available => Err(format!(
+            "{vertex_count} vertices{} need {} MB of host memory to build, {} MB are available",
+            edges
+                .map(|edges| format!(" and {edges} directed edges"))
+                .unwrap_or_default(),
+            bytes / 1_000_000,
+            available / 1_000_000
+        )),
+        _ => Ok(()),
     }
 }
 
