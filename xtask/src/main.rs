@@ -61,6 +61,8 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
                     "--",
                 ])
                 .args(rest);
+            // Paths on the command line are the caller's: run where cargo was run.
+            command.current_dir(std::env::current_dir()?);
             exit_code_of(&mut command)
         }
         "test" => {
