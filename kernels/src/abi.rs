@@ -99,6 +99,24 @@ pub mod hybrid_cpu {
     pub const MARK: &str = "hybrid_cpu_mark";
 }
 
+/// Kernel entry points of the `direction-optimizing` variant (Beamer et al. 2012).
+pub mod direction_optimizing {
+    /// A top-down level that also sums the new frontier's degrees.
+    pub const TOP_DOWN: &str = "direction_optimizing_top_down";
+    /// A bottom-up level over the frontier bitmap.
+    pub const BOTTOM_UP: &str = "direction_optimizing_bottom_up";
+    /// Frontier queue to bitmap.
+    pub const QUEUE_TO_BITMAP: &str = "direction_optimizing_queue_to_bitmap";
+    /// Frontier bitmap to queue.
+    pub const BITMAP_TO_QUEUE: &str = "direction_optimizing_bitmap_to_queue";
+}
+
+/// gapbs's α: go bottom-up once the frontier's edges exceed the unexplored edges over α.
+pub const DIRECTION_ALPHA: u64 = 15;
+
+/// gapbs's β: go back top-down once the frontier has fewer than `n / β` vertices and is shrinking.
+pub const DIRECTION_BETA: u64 = 18;
+
 /// Every kernel entry point, so a build check can find each one in the PTX.
 pub const KERNEL_NAMES: &[&str] = &[
     two_kernel::EXPAND,
@@ -110,4 +128,8 @@ pub const KERNEL_NAMES: &[&str] = &[
     hierarchical_queue::EXPAND,
     small_frontier::LEVELS,
     hybrid_cpu::MARK,
+    direction_optimizing::TOP_DOWN,
+    direction_optimizing::BOTTOM_UP,
+    direction_optimizing::QUEUE_TO_BITMAP,
+    direction_optimizing::BITMAP_TO_QUEUE,
 ];

@@ -77,6 +77,26 @@ pub unsafe fn atomic_add(address: *mut u32, value: u32) -> u32 {
     unsafe { AtomicU32::from_ptr(address) }.fetch_add(value, Ordering::Relaxed)
 }
 
+/// `atomicAdd(address, value)` on a 64-bit counter: returns the old value.
+///
+/// # Safety
+/// As for [`atomic_add`].
+#[inline(always)]
+pub unsafe fn atomic_add_u64(address: *mut u64, value: u64) -> u64 {
+    // SAFETY: forwarded from the caller.
+    unsafe { core::sync::atomic::AtomicU64::from_ptr(address) }.fetch_add(value, Ordering::Relaxed)
+}
+
+/// `atomicOr(address, value)`: returns the old value.
+///
+/// # Safety
+/// As for [`atomic_add`].
+#[inline(always)]
+pub unsafe fn atomic_or(address: *mut u32, value: u32) -> u32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { AtomicU32::from_ptr(address) }.fetch_or(value, Ordering::Relaxed)
+}
+
 /// `atomicExch(address, value)`: returns the old value.
 ///
 /// # Safety

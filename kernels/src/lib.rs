@@ -9,7 +9,8 @@
 //! primitives), `visit` (claiming a vertex), then one file per technique, in
 //! the textbook's order, each opening with the algorithm and its source:
 //! `two_kernel`, `vertex_levels`, `global_queue`, `block_queue`,
-//! `hierarchical_queue`, `small_frontier`, `hybrid_cpu`.
+//! `hierarchical_queue`, `small_frontier`, `hybrid_cpu`; then beyond the
+//! textbook: `direction_optimizing`.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -33,6 +34,8 @@ pub mod visit;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod block_queue;
+#[cfg(target_arch = "nvptx64")]
+pub mod direction_optimizing;
 #[cfg(target_arch = "nvptx64")]
 pub mod global_queue;
 #[cfg(target_arch = "nvptx64")]

@@ -7,6 +7,7 @@
 //! loop over [`Variant::ALL`], so a new variant is tested by adding it there.
 
 pub mod block_queue;
+mod direction_optimizing;
 mod global_queue;
 mod hierarchical_queue;
 mod hybrid_cpu;
@@ -189,6 +190,8 @@ pub enum Variant {
     SmallFrontier,
     /// Small frontiers on the CPU, large ones on the GPU.
     HybridCpu,
+    /// Top-down from a queue, bottom-up over bitmaps (Beamer et al. 2012).
+    DirectionOptimizing,
 }
 
 impl Variant {
@@ -201,6 +204,7 @@ impl Variant {
         Variant::Hierarchical,
         Variant::SmallFrontier,
         Variant::HybridCpu,
+        Variant::DirectionOptimizing,
     ];
 
     /// The name used by `--variant`.
@@ -213,6 +217,7 @@ impl Variant {
             Variant::Hierarchical => "hierarchical",
             Variant::SmallFrontier => "small-frontier",
             Variant::HybridCpu => "hybrid-cpu",
+            Variant::DirectionOptimizing => "direction-optimizing",
         }
     }
 
@@ -238,6 +243,9 @@ impl Variant {
                 "many levels per single-block launch while the frontier fits in shared memory"
             }
             Variant::HybridCpu => "levels with small frontiers on the CPU, large ones on the GPU",
+            Variant::DirectionOptimizing => {
+                "top-down from a queue, bottom-up over bitmaps, switched by the alpha/beta rule (Beamer et al. 2012)"
+            }
         }
     }
 
@@ -259,6 +267,9 @@ impl Variant {
             Variant::HybridCpu => {
                 queue::FrontierQueues::workspace_bytes(vertex_count) + 12 * vertex_count as u64
             }
+            Variant::DirectionOptimizing => {
+                direction_optimizing::DirectionOptimizing::workspace_bytes(vertex_count)
+            }
         }
     }
 
@@ -274,6 +285,9 @@ impl Variant {
                 Box::new(small_frontier::SmallFrontier::new(gpu, vertex_count)?)
             }
             Variant::HybridCpu => Box::new(hybrid_cpu::HybridCpu::new(gpu, graph)?),
+            Variant::DirectionOptimizing => {
+                Box::new(direction_optimizing::DirectionOptimizing::new(gpu, graph)?)
+            }
         })
     }
 }

@@ -289,7 +289,7 @@ impl Csr {
 
     /// Whether every edge `(u, v)` has its reverse `(v, u)`.
     pub fn is_symmetric(&self) -> bool {
-        (0..self.vertex_count()).all(|tail| {
+        (0..self.vertex_count()).into_par_iter().all(|tail| {
             self.neighbours(tail)
                 .iter()
                 .all(|&head| self.neighbours(head).binary_search(&tail).is_ok())

@@ -1,0 +1,240 @@
+//! Host driver of the `direction-optimizing` variant (Beamer et al. 2012,
+//! gapbs's `DOBFS`): top-down levels from the frontier queue while the
+//! frontier's edges are few, bottom-up levels over bitmaps while it is large,
+//! switching by the α/β rule with the counts the kernels return. Directed
+//! (non-symmetric) graphs run top-down only.
+
+use bfs_kernels::abi::{BLOCK_SIZE, DIRECTION_ALPHA, DIRECTION_BETA, direction_optimizing};
+use cust::function::Function;
+use cust::launch;
+use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
+
+use super::queue::{FrontierQueues, at_level};
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, blocks_for};
+use crate::error::CudaContext;
+use crate::{Csr, Result};
+
+/// The four kernels, the queues, the two bitmaps and the step counters.
+pub struct DirectionOptimizing<'g> {
+    gpu: &'g Gpu,
+    graph: &'g Csr,
+    symmetric: bool,
+    top_down: Function<'g>,
+    bottom_up: Function<'g>,
+    queue_to_bitmap: Function<'g>,
+    bitmap_to_queue: Function<'g>,
+    queues: FrontierQueues,
+    frontier_bitmap: DeviceBuffer<u32>,
+    next_bitmap: DeviceBuffer<u32>,
+    /// `scout_count`: the degrees of the frontier a top-down level found.
+    next_frontier_edges: DeviceBuffer<u64>,
+    next_frontier_edges_on_host: LockedBuffer<u64>,
+    /// `awake_count`: the vertices a bottom-up level found.
+    awake: DeviceBuffer<u32>,
+    awake_on_host: LockedBuffer<u32>,
+}
+
+impl<'g> DirectionOptimizing<'g> {
+    /// The frontier queues, two bitmaps and the counters.
+    pub fn workspace_bytes(vertex_count: u32) -> u64 {
+        FrontierQueues::workspace_bytes(vertex_count)
+            + 2 * 4 * vertex_count.div_ceil(32) as u64
+            + 8
+            + 4
+    }
+
+    /// Loads the kernels and allocates the buffers for `graph`.
+    pub fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        let words = graph.vertex_count().div_ceil(32).max(1) as usize;
+        let allocation = || "allocating direction-optimizing buffers".to_string();
+        Ok(DirectionOptimizing {
+            gpu,
+            graph,
+            symmetric: graph.is_symmetric(),
+            top_down: gpu.kernel(direction_optimizing::TOP_DOWN)?,
+            bottom_up: gpu.kernel(direction_optimizing::BOTTOM_UP)?,
+            queue_to_bitmap: gpu.kernel(direction_optimizing::QUEUE_TO_BITMAP)?,
+            bitmap_to_queue: gpu.kernel(direction_optimizing::BITMAP_TO_QUEUE)?,
+            queues: FrontierQueues::new(graph.vertex_count())?,
+            frontier_bitmap: DeviceBuffer::zeroed(words).context(allocation)?,
+            next_bitmap: DeviceBuffer::zeroed(words).context(allocation)?,
+            next_frontier_edges: DeviceBuffer::zeroed(1).context(allocation)?,
+            next_frontier_edges_on_host: LockedBuffer::new(&0, 1).context(allocation)?,
+            awake: DeviceBuffer::zeroed(1).context(allocation)?,
+            awake_on_host: LockedBuffer::new(&0, 1).context(allocation)?,
+        })
+    }
+
+    /// One top-down level; returns the next frontier's size and its edges.
+    fn top_down_step(
+        &mut self,
+        graph: &DeviceGraph,
+        frontier_size: u32,
+        level: u32,
+    ) -> Result<(u32, u64)> {
+        let (stream, kernel, queues) = (self.gpu.stream(), &self.top_down, &mut self.queues);
+        queues.clear_next_size(self.gpu)?;
+        let context = || "running a top-down level".to_string();
+        // SAFETY: queues, counters and graph sized for the same `n` (checked
+        // by `Search::run`): `direction_optimizing_top_down`'s contract; the
+        // arguments match its parameter list. The page-locked count is read
+        // after `read_next_size` synchronizes the stream.
+        unsafe {
+            self.next_frontier_edges
+                .set_zero_async(stream)
+                .context(context)?;
+            launch!(kernel<<<blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, 8, stream>>>(
+                graph.row_offsets.as_device_ptr(),
+                graph.column_indices.as_device_ptr(),
+                queues.frontier.as_device_ptr(),
+                frontier_size,
+                queues.next_frontier.as_device_ptr(),
+                queues.next_frontier_size.as_device_ptr(),
+                queues.visited.as_device_ptr(),
+                queues.levels.as_device_ptr(),
+                queues.parents.as_device_ptr(),
+                level,
+                self.next_frontier_edges.as_device_ptr()
+            ))
+            .context(context)?;
+            self.next_frontier_edges
+                .async_copy_to(&mut self.next_frontier_edges_on_host, stream)
+                .context(context)?;
+        }
+        let next_size = queues.read_next_size(self.gpu)?;
+        queues.swap();
+        Ok((next_size, self.next_frontier_edges_on_host[0]))
+    }
+
+    /// One bottom-up level from `frontier_bitmap`; returns `awake_count`.
+    fn bottom_up_step(&mut self, graph: &DeviceGraph, level: u32) -> Result<u32> {
+        let (stream, kernel, queues) = (self.gpu.stream(), &self.bottom_up, &self.queues);
+        let vertex_count = graph.vertex_count;
+        let context = || "running a bottom-up level".to_string();
+        // SAFETY: bitmaps of `ceil(n / 32)` words, the rest sized for `n` and
+        // the graph symmetric (checked before choosing bottom-up):
+        // `direction_optimizing_bottom_up`'s contract. The page-locked count
+        // is read after the stream synchronizes.
+        unsafe {
+            self.next_bitmap.set_zero_async(stream).context(context)?;
+            self.awake.set_zero_async(stream).context(context)?;
+            launch!(kernel<<<blocks_for(vertex_count, BLOCK_SIZE), BLOCK_SIZE, 4, stream>>>(
+                graph.row_offsets.as_device_ptr(),
+                graph.column_indices.as_device_ptr(),
+                self.frontier_bitmap.as_device_ptr(),
+                self.next_bitmap.as_device_ptr(),
+                queues.visited.as_device_ptr(),
+                queues.levels.as_device_ptr(),
+                queues.parents.as_device_ptr(),
+                level,
+                vertex_count,
+                self.awake.as_device_ptr()
+            ))
+            .context(context)?;
+            self.awake
+                .async_copy_to(&mut self.awake_on_host, stream)
+                .context(context)?;
+        }
+        stream.synchronize().context(context)?;
+        std::mem::swap(&mut self.frontier_bitmap, &mut self.next_bitmap);
+        Ok(self.awake_on_host[0])
+    }
+
+    /// The frontier queue (of `frontier_size`) into `frontier_bitmap`.
+    fn queue_to_bitmap(&mut self, frontier_size: u32) -> Result<()> {
+        let (stream, kernel) = (self.gpu.stream(), &self.queue_to_bitmap);
+        let context = || "converting the frontier queue to a bitmap".to_string();
+        // SAFETY: the queue holds `frontier_size` ids `< n` and the bitmap
+        // has `ceil(n / 32)` words: `direction_optimizing_queue_to_bitmap`'s contract.
+        unsafe {
+            self.frontier_bitmap
+                .set_zero_async(stream)
+                .context(context)?;
+            launch!(kernel<<<blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
+                self.queues.frontier.as_device_ptr(),
+                frontier_size,
+                self.frontier_bitmap.as_device_ptr()
+            ))
+            .context(context)
+        }
+    }
+
+    /// `frontier_bitmap` into the frontier queue; returns its size.
+    fn bitmap_to_queue(&mut self) -> Result<u32> {
+        let (stream, kernel) = (self.gpu.stream(), &self.bitmap_to_queue);
+        let words = self.frontier_bitmap.len() as u32;
+        self.queues.clear_next_size(self.gpu)?;
+        // SAFETY: the bitmap has `words` words whose set bits are distinct
+        // vertices `< n`, for which the queue has room:
+        // `direction_optimizing_bitmap_to_queue`'s contract.
+        unsafe {
+            launch!(kernel<<<blocks_for(words, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
+                self.frontier_bitmap.as_device_ptr(),
+                words,
+                self.queues.next_frontier.as_device_ptr(),
+                self.queues.next_frontier_size.as_device_ptr()
+            ))
+        }
+        .context(|| "converting the frontier bitmap to a queue".into())?;
+        let size = self.queues.read_next_size(self.gpu)?;
+        self.queues.swap();
+        Ok(size)
+    }
+}
+
+impl GpuBfs for DirectionOptimizing<'_> {
+    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+        self.queues.start(self.gpu, source)?;
+        let vertex_count = self.graph.vertex_count() as u64;
+        let mut edges_to_check = self.graph.edge_count() as u64;
+        let mut scout_count = self.graph.degree(source) as u64;
+        let (mut frontier_size, mut level) = (1u32, 0u32);
+        while frontier_size > 0 {
+            let started = std::time::Instant::now();
+            if self.symmetric && scout_count > edges_to_check / DIRECTION_ALPHA {
+                self.queue_to_bitmap(frontier_size)
+                    .map_err(|error| at_level(error, level))?;
+                let mut awake = frontier_size;
+                let mut started = started;
+                loop {
+                    let previous = awake;
+                    awake = self
+                        .bottom_up_step(graph, level)
+                        .map_err(|error| at_level(error, level))?;
+                    let growing_or_large =
+                        awake >= previous || awake as u64 > vertex_count / DIRECTION_BETA;
+                    if awake == 0 || !growing_or_large {
+                        frontier_size = self
+                            .bitmap_to_queue()
+                            .map_err(|error| at_level(error, level))?;
+                    }
+                    self.queues.steps.push(Step {
+                        first_level: level,
+                        levels: 1,
+                        elapsed: started.elapsed(),
+                        on_cpu: false,
+                    });
+                    level += 1;
+                    started = std::time::Instant::now();
+                    if awake == 0 || !growing_or_large {
+                        break;
+                    }
+                }
+                scout_count = 1;
+            } else {
+                edges_to_check = edges_to_check.saturating_sub(scout_count);
+                (frontier_size, scout_count) = self
+                    .top_down_step(graph, frontier_size, level)
+                    .map_err(|error| at_level(error, level))?;
+                self.queues.steps.push(Step {
+                    first_level: level,
+                    levels: 1,
+                    elapsed: started.elapsed(),
+                    on_cpu: false,
+                });
+                level += 1;
+            }
+        }
+        self.queues.finish(self.gpu, source)
+    }
+}

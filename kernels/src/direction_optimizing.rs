@@ -1,0 +1,262 @@
+//! # Direction-optimizing BFS: top-down from a queue, bottom-up over bitmaps
+//!
+//! Beamer, Asanović & Patterson, "Direction-Optimizing Breadth-First
+//! Search" (SC 2012), as in the GAP benchmark suite's `bfs.cc`. On
+//! low-diameter graphs a few middle levels hold most vertices; expanding
+//! them top-down examines nearly every edge, while checking bottom-up —
+//! every unvisited vertex scans its neighbours for one in the frontier and
+//! stops at the first — examines few. The host switches by gapbs's rule:
+//! to bottom-up when the frontier's edges (`scout_count`) exceed the
+//! unexplored edges over α, back when the frontier shrinks below `n / β`.
+//!
+//! Kernels: [`direction_optimizing_top_down`] (a queue step that also sums
+//! the new frontier's degrees, gapbs's `scout_count`),
+//! [`direction_optimizing_bottom_up`] (gapbs's `BUStep`, counting
+//! `awake_count`), and the conversions [`direction_optimizing_queue_to_bitmap`]
+//! and [`direction_optimizing_bitmap_to_queue`].
+//!
+//! Encodings as in [`crate::global_queue`]; a bitmap holds bit `v % 32` of
+//! word `v / 32` for vertex `v`. Bottom-up needs each vertex's in-neighbours,
+//! which are its neighbours only in a symmetric graph: the host runs
+//! directed graphs top-down only.
+
+use crate::abi::VISITED;
+use crate::gpu;
+use crate::visit::{claim, neighbours};
+
+/// One top-down level, adding the degrees of the vertices it discovers to
+/// `*next_frontier_edges`. Load-balanced as Merrill, Garland & Grimshaw
+/// ("Scalable GPU Graph Traversal", PPoPP 2012) gather by warps: each thread
+/// takes one frontier vertex, but a list of [`WARP_SIZE`](crate::gpu::WARP_SIZE)
+/// or more neighbours is walked by the whole warp together, one list at a
+/// time (the owner found by `ballot`, its row broadcast by `shuffle`), so a
+/// hub costs its degree over 32 instead of its degree.
+///
+/// # Safety
+/// As [`global_queue_expand`](crate::global_queue::global_queue_expand);
+/// `next_frontier_edges` points to one `u64`.
+///
+/// # Launch
+/// Grid `ceil(frontier_size / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE)
+/// (a multiple of 32: every warp is whole), shared memory 8 bytes.
+///
+/// # Thread mapping
+/// Thread `i` owns `frontier[i]`; its warp walks the long lists of its 32 threads together.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
+    row_offsets: *const u32,
+    column_indices: *const u32,
+    frontier: *const u32,
+    frontier_size: u32,
+    next_frontier: *mut u32,
+    next_frontier_size: *mut u32,
+    visited: *mut u32,
+    levels: *mut u32,
+    parents: *mut u32,
+    level: u32,
+    next_frontier_edges: *mut u64,
+) {
+    let block_edges = gpu::dynamic_shared_memory::<u64>();
+    let lane = gpu::lane_index();
+    // SAFETY: the launch provides one `u64` of shared memory; global
+    // accesses follow `global_queue_expand`'s contract, edges stay within
+    // each list's row. Every thread reaches both barriers and, whole warps
+    // being launched, every lane every warp-wide vote and shuffle.
+    unsafe {
+        if gpu::thread_index() == 0 {
+            *block_edges = 0;
+        }
+        gpu::sync_threads();
+        let index = gpu::global_thread_index();
+        let (vertex, mut first_edge, end_edge) = if index < frontier_size {
+            let vertex = gpu::load_read_only(frontier.add(index as usize));
+            let first = gpu::load_read_only(row_offsets.add(vertex as usize));
+            (
+                vertex,
+                first,
+                gpu::load_read_only(row_offsets.add(vertex as usize + 1)),
+            )
+        } else {
+            (0, 0, 0)
+        };
+        let mut edges = 0u64;
+        let mut visit = |neighbour: u32, parent: u32| {
+            if claim(visited, levels, parents, neighbour, parent, level + 1) {
+                let tail = gpu::atomic_add(next_frontier_size, 1);
+                *next_frontier.add(tail as usize) = neighbour;
+                edges += (gpu::load_read_only(row_offsets.add(neighbour as usize + 1))
+                    - gpu::load_read_only(row_offsets.add(neighbour as usize)))
+                    as u64;
+            }
+        };
+        // Long lists: the whole warp on one list at a time.
+        loop {
+            let long = gpu::ballot(FULL_WARP, end_edge - first_edge >= gpu::WARP_SIZE);
+            if long == 0 {
+                break;
+            }
+            let owner = long.trailing_zeros();
+            let owner_vertex = gpu::shuffle(FULL_WARP, vertex, owner);
+            let owner_first = gpu::shuffle(FULL_WARP, first_edge, owner);
+            let owner_end = gpu::shuffle(FULL_WARP, end_edge, owner);
+            if lane == owner {
+                first_edge = end_edge;
+            }
+            // In 64 bits: stepping past a row that ends near 2^32 must not wrap.
+            let mut edge = owner_first as u64 + lane as u64;
+            while edge < owner_end as u64 {
+                visit(
+                    gpu::load_read_only(column_indices.add(edge as usize)),
+                    owner_vertex,
+                );
+                edge += gpu::WARP_SIZE as u64;
+            }
+        }
+        // Short lists: each thread its own.
+        for edge in first_edge..end_edge {
+            visit(
+                gpu::load_read_only(column_indices.add(edge as usize)),
+                vertex,
+            );
+        }
+        if edges > 0 {
+            gpu::atomic_add_u64(block_edges, edges);
+        }
+        gpu::sync_threads();
+        if gpu::thread_index() == 0 && *block_edges > 0 {
+            gpu::atomic_add_u64(next_frontier_edges, *block_edges);
+        }
+    }
+}
+
+/// Every lane of a warp, for warp-wide votes and shuffles.
+const FULL_WARP: u32 = u32::MAX;
+
+/// One bottom-up level: every unvisited vertex looks for a parent in
+/// `frontier_bitmap`, stopping at the first; found ones go into
+/// `next_bitmap` and are counted in `*awake_count`.
+///
+/// # Safety
+/// `row_offsets`/`column_indices` as in `global_queue_expand` for a
+/// symmetric graph; `frontier_bitmap` and `next_bitmap` have
+/// `ceil(vertex_count / 32)` words, `next_bitmap` cleared; `visited`,
+/// `levels`, `parents` have `vertex_count` entries; `awake_count` points to one `u32`.
+///
+/// # Launch
+/// Grid `ceil(vertex_count / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE),
+/// shared memory 4 bytes.
+///
+/// # Thread mapping
+/// Thread `v` owns vertex `v`: it alone writes `v`'s entries, so no atomics
+/// but the bitmap's `atomicOr` and the count.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn direction_optimizing_bottom_up(
+    row_offsets: *const u32,
+    column_indices: *const u32,
+    frontier_bitmap: *const u32,
+    next_bitmap: *mut u32,
+    visited: *mut u32,
+    levels: *mut u32,
+    parents: *mut u32,
+    level: u32,
+    vertex_count: u32,
+    awake_count: *mut u32,
+) {
+    let block_awake = gpu::dynamic_shared_memory::<u32>();
+    // SAFETY: the launch provides one `u32` of shared memory; `vertex <
+    // vertex_count` before any access to its entries, neighbours are `< n`,
+    // bitmap words are `< ceil(n / 32)`. The frontier bitmap is not written
+    // during this launch (read-only loads are valid). Every thread reaches
+    // both barriers.
+    unsafe {
+        if gpu::thread_index() == 0 {
+            *block_awake = 0;
+        }
+        gpu::sync_threads();
+        let vertex = gpu::global_thread_index();
+        if vertex < vertex_count && *visited.add(vertex as usize) != VISITED {
+            for neighbour in neighbours(row_offsets, column_indices, vertex) {
+                let word = gpu::load_read_only(frontier_bitmap.add((neighbour / 32) as usize));
+                if word & (1 << (neighbour % 32)) != 0 {
+                    *levels.add(vertex as usize) = level + 1;
+                    *parents.add(vertex as usize) = neighbour;
+                    *visited.add(vertex as usize) = VISITED;
+                    gpu::atomic_or(next_bitmap.add((vertex / 32) as usize), 1 << (vertex % 32));
+                    gpu::atomic_add(block_awake, 1);
+                    break;
+                }
+            }
+        }
+        gpu::sync_threads();
+        if gpu::thread_index() == 0 && *block_awake > 0 {
+            gpu::atomic_add(awake_count, *block_awake);
+        }
+    }
+}
+
+/// Sets the bit of every queued vertex in `bitmap` (cleared beforehand).
+///
+/// # Safety
+/// `queue` holds `queue_size` vertex ids `< n`; `bitmap` has `ceil(n / 32)` words.
+///
+/// # Launch
+/// Grid `ceil(queue_size / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), no shared memory.
+///
+/// # Thread mapping
+/// Thread `i` sets `queue[i]`'s bit.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn direction_optimizing_queue_to_bitmap(
+    queue: *const u32,
+    queue_size: u32,
+    bitmap: *mut u32,
+) {
+    let index = gpu::global_thread_index();
+    if index >= queue_size {
+        return;
+    }
+    // SAFETY: `index < queue_size` and queued ids are `< n` (the contract).
+    unsafe {
+        let vertex = gpu::load_read_only(queue.add(index as usize));
+        gpu::atomic_or(bitmap.add((vertex / 32) as usize), 1 << (vertex % 32));
+    }
+}
+
+/// Appends every vertex whose bit is set in `bitmap` to `queue`; one
+/// `atomicAdd` per word reserves the word's slots.
+///
+/// # Safety
+/// `bitmap` has `word_count` words; `queue` has room for every set bit;
+/// `queue_size` points to one `u32` (0 at launch).
+///
+/// # Launch
+/// Grid `ceil(word_count / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), no shared memory.
+///
+/// # Thread mapping
+/// Thread `w` owns bitmap word `w` (vertices `32 w` to `32 w + 31`).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn direction_optimizing_bitmap_to_queue(
+    bitmap: *const u32,
+    word_count: u32,
+    queue: *mut u32,
+    queue_size: *mut u32,
+) {
+    let word_index = gpu::global_thread_index();
+    if word_index >= word_count {
+        return;
+    }
+    // SAFETY: `word_index < word_count`; the reserved slots are this
+    // thread's alone and within the queue (the contract).
+    unsafe {
+        let mut word = gpu::load_read_only(bitmap.add(word_index as usize));
+        if word == 0 {
+            return;
+        }
+        let mut slot = gpu::atomic_add(queue_size, word.count_ones()) as usize;
+        while word != 0 {
+            let bit = word.trailing_zeros();
+            *queue.add(slot) = word_index * 32 + bit;
+            slot += 1;
+            word &= word - 1;
+        }
+    }
+}
