@@ -11,8 +11,6 @@
 //! separate tokens. Errors carry the byte offset; [`line_of`] turns it into a
 //! line number only when one is reported.
 
-use std::sync::atomic::{AtomicU32, Ordering};
-
 use rayon::prelude::*;
 
 use crate::Csr;
@@ -64,7 +62,7 @@ pub struct ParseError {
 /// in two parallel passes: count, then scatter. `declared` is the entry
 /// count the header states and the header's name for it, checked after the
 /// first pass. Without a vertex count in `rules` (SNAP), a first extra pass
-/// finds the largest id. `progress` sees the first pass.
+/// finds the largest id. `progress` sees every pass, each its share of the bytes.
 pub fn build_csr(
     body: &[u8],
     rules: &LineRules,
@@ -75,20 +73,19 @@ pub fn build_csr(
 ) -> Result<Csr, FormatError> {
     let with_line =
         |error: ParseError| (Some(line_of(body, error.offset, first_line)), error.message);
+    // Every pass reports its share of the bytes, so the bar ends at 100%.
+    let passes: u64 = if rules.vertex_count.is_some() { 2 } else { 3 };
+    let share = |bytes: u64| progress(bytes / passes);
     let vertex_count = match rules.vertex_count {
         Some(count) => count,
         None => {
-            for_each_entry(body, rules, progress, &|_, _| {})
+            for_each_entry(body, rules, &share, &|_, _| {})
                 .map_err(with_line)?
                 .id_bound as u32
         }
     };
-    let passes = AtomicU32::new(0);
-    let silent = |_| {};
     let pass = |visit: Visitor<'_>| {
-        let first = passes.fetch_add(1, Ordering::Relaxed) == 0 && rules.vertex_count.is_some();
-        let progress: &(dyn Fn(u64) + Sync) = if first { progress } else { &silent };
-        let summary = for_each_entry(body, rules, progress, visit).map_err(with_line)?;
+        let summary = for_each_entry(body, rules, &share, visit).map_err(with_line)?;
         if let Some((entries, name)) = declared
             && summary.entries != entries
         {
