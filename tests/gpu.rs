@@ -138,3 +138,17 @@ fn every_variant_steps_through_each_level_once() {
         }
     }
 }
+
+#[test]
+fn auto_runs_road_like_graphs_in_one_block_and_the_rest_by_direction() {
+    use bfs::gpu::{Strategy, strategy};
+    for (spec, expected) in [
+        ("grid:200x200:0.05", Strategy::ManyLevelsPerLaunch),
+        ("path:5000", Strategy::ManyLevelsPerLaunch),
+        ("kron:12:16", Strategy::DirectionOptimizing),
+        ("uniform:4000:32000", Strategy::DirectionOptimizing),
+        ("star:1000", Strategy::DirectionOptimizing),
+    ] {
+        assert_eq!(strategy(&bfs_tests::generated(spec, 1)), expected, "{spec}");
+    }
+}

@@ -68,6 +68,14 @@ pub enum Error {
         /// The driver's error.
         error: cust::error::CudaError,
     },
+    /// A raw CUDA driver call (one `cust` does not wrap) failed.
+    #[error("CUDA error in {context}: {message}")]
+    Driver {
+        /// What was being done (variant, level).
+        context: String,
+        /// The driver's description of its error code.
+        message: String,
+    },
     /// A result failed validation.
     #[error("validation failed: {0}")]
     Invalid(String),
@@ -91,4 +99,21 @@ impl<T> CudaContext<T> for Result<T, cust::error::CudaError> {
 /// The driver's message for `error`, without the quotes `cust` puts around it.
 pub(crate) fn describe_cuda(error: &cust::error::CudaError) -> String {
     error.to_string().trim_matches('"').to_string()
+}
+
+/// The driver's description of a raw `CUresult`.
+pub(crate) fn describe_driver_result(result: cust::sys::CUresult) -> String {
+    let mut text: *const std::ffi::c_char = std::ptr::null();
+    // SAFETY: cuGetErrorString writes a pointer to a static string, or fails
+    // and leaves `text` null, which is checked.
+    let known = unsafe { cust::sys::cuGetErrorString(result, &mut text) }
+        == cust::sys::CUresult::CUDA_SUCCESS;
+    if known && !text.is_null() {
+        // SAFETY: the driver's strings are static and NUL-terminated.
+        unsafe { std::ffi::CStr::from_ptr(text) }
+            .to_string_lossy()
+            .into_owned()
+    } else {
+        format!("driver error {}", result as i32)
+    }
 }

@@ -111,6 +111,15 @@ pub mod direction_optimizing {
     pub const BITMAP_TO_QUEUE: &str = "direction_optimizing_bitmap_to_queue";
 }
 
+/// Kernel entry point of the `persistent` variant.
+pub mod persistent {
+    /// Runs every level in one cooperative launch.
+    pub const LEVELS: &str = "persistent_levels";
+}
+
+/// Threads per block of `persistent_levels` (one block per multiprocessor).
+pub const PERSISTENT_BLOCK_SIZE: u32 = 1024;
+
 /// gapbs's α: go bottom-up once the frontier's edges exceed the unexplored edges over α.
 pub const DIRECTION_ALPHA: u64 = 15;
 
@@ -132,4 +141,5 @@ pub const KERNEL_NAMES: &[&str] = &[
     direction_optimizing::BOTTOM_UP,
     direction_optimizing::QUEUE_TO_BITMAP,
     direction_optimizing::BITMAP_TO_QUEUE,
+    persistent::LEVELS,
 ];

@@ -7,7 +7,8 @@
 //!
 //! Ordering: the NVPTX backend lowers every atomic read-modify-write to a
 //! relaxed `atom.global.*`, whatever `Ordering` it is given. Code that
-//! publishes data through an atomic must add [`fence_acq_rel_gpu`] itself.
+//! publishes data through an atomic uses the explicitly ordered
+//! [`atomic_add_acq_rel_gpu`] and [`load_acquire_gpu`] (inline PTX) instead.
 
 use core::arch::asm;
 use core::arch::nvptx;
@@ -125,12 +126,81 @@ pub unsafe fn atomic_compare_exchange(address: *mut u32, expected: u32, new: u32
     }
 }
 
-/// `fence.acq_rel.gpu`: orders this thread's earlier memory accesses before
-/// its later ones, as seen by every thread on the GPU.
+/// A software grid barrier: every thread of every block waits here, and
+/// the writes of all threads before it are visible to all threads after it.
+///
+/// Thread 0 of each block arrives on `barrier[0]` with an acquire-release
+/// `atom.add` (after the block barrier, so it releases its whole block's
+/// writes; and the last to arrive, which never waits, acquires everyone's);
+/// the last resets the count and bumps the generation `barrier[1]`, which the
+/// others poll with acquire loads. The generation is read before arriving,
+/// so a block never mistakes the next round for this one.
+///
+/// # Safety
+/// Every block of the grid is resident at once (a cooperative launch with
+/// at most the occupancy's blocks), `blocks` is the grid size, `barrier`
+/// points to two `u32` set to 0 before the launch and used by nothing else,
+/// and every thread of the grid reaches the barrier, or none does.
 #[inline(always)]
-pub fn fence_acq_rel_gpu() {
-    // SAFETY: a fence has no operands and only constrains ordering.
-    unsafe { asm!("fence.acq_rel.gpu;", options(nostack)) }
+pub unsafe fn grid_barrier(barrier: *mut u32, blocks: u32) {
+    sync_threads();
+    if thread_index() == 0 {
+        // SAFETY: `barrier` holds two words only barrier code touches (the contract).
+        unsafe {
+            let arrivals = barrier;
+            let generation = barrier.add(1);
+            let round = load_acquire_gpu(generation);
+            if atomic_add_acq_rel_gpu(arrivals, 1) == blocks - 1 {
+                atomic_exchange(arrivals, 0);
+                atomic_add_acq_rel_gpu(generation, 1);
+            } else {
+                while load_acquire_gpu(generation) == round {}
+            }
+        }
+    }
+    sync_threads();
+}
+
+/// `ld.acquire.gpu`: a load that orders this thread's later accesses after
+/// it, seeing what a matching release made visible anywhere on the GPU.
+///
+/// # Safety
+/// `address` is valid and aligned.
+#[inline(always)]
+pub unsafe fn load_acquire_gpu(address: *const u32) -> u32 {
+    let value: u32;
+    // SAFETY: the caller guarantees a valid, aligned address.
+    unsafe {
+        asm!(
+            "ld.acquire.gpu.global.u32 {value}, [{address}];",
+            value = out(reg32) value,
+            address = in(reg64) address,
+            options(nostack),
+        )
+    }
+    value
+}
+
+/// `atom.add.acq_rel.gpu`: an `atomicAdd` that orders this thread's earlier
+/// accesses (and, after a block barrier, its block's) before it and its
+/// later accesses after it, GPU-wide. Returns the old value.
+///
+/// # Safety
+/// As for [`atomic_add`].
+#[inline(always)]
+pub unsafe fn atomic_add_acq_rel_gpu(address: *mut u32, value: u32) -> u32 {
+    let old: u32;
+    // SAFETY: the caller guarantees a valid, aligned, atomically used address.
+    unsafe {
+        asm!(
+            "atom.add.acq_rel.gpu.global.u32 {old}, [{address}], {value};",
+            old = out(reg32) old,
+            address = in(reg64) address,
+            value = in(reg32) value,
+            options(nostack),
+        )
+    }
+    old
 }
 
 /// `__ldg(address)`: a load through the read-only (non-coherent) data cache.
@@ -151,15 +221,6 @@ pub unsafe fn load_read_only(address: *const u32) -> u32 {
         )
     }
     value
-}
-
-/// `__activemask()`: the lanes of this warp executing this instruction.
-#[inline(always)]
-pub fn active_mask() -> u32 {
-    let mask: u32;
-    // SAFETY: activemask has no memory effects.
-    unsafe { asm!("activemask.b32 {mask};", mask = out(reg32) mask, options(nomem, nostack)) }
-    mask
 }
 
 /// `__ballot_sync(mask, predicate)`: bit i is set when lane i of `mask`

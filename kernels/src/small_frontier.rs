@@ -9,8 +9,9 @@
 //! frontiers and gain the most.
 //!
 //! Both queues live in shared memory. When a level discovers more vertices
-//! than [`SMALL_FRONTIER_CAPACITY`], the excess already went to the global
-//! next queue; the block appends the rest there too and returns, and the host
+//! than `handoff_size` (at most [`SMALL_FRONTIER_CAPACITY`]), any excess
+//! already went to the global next queue; the block appends the rest there
+//! too and returns, and the host
 //! runs that level's frontier with the multi-block
 //! [`block_queue_expand`](crate::block_queue::block_queue_expand) until the
 //! frontier fits again. (The lecture's single-launch sketch relies on
@@ -33,7 +34,8 @@ const HEADER: usize = 2;
 ///
 /// # Safety
 /// As [`global_queue_expand`](crate::global_queue::global_queue_expand), and
-/// `frontier_size <= SMALL_FRONTIER_CAPACITY`; `frontier_level` points to one `u32`.
+/// `frontier_size <= handoff_size <= SMALL_FRONTIER_CAPACITY`;
+/// `frontier_level` points to one `u32`.
 ///
 /// # Launch
 /// Grid 1, block [`SMALL_FRONTIER_BLOCK_SIZE`](crate::abi::SMALL_FRONTIER_BLOCK_SIZE),
@@ -54,8 +56,10 @@ pub unsafe extern "ptx-kernel" fn small_frontier_levels(
     parents: *mut u32,
     level: u32,
     frontier_level: *mut u32,
+    handoff_size: u32,
 ) {
     let shared = gpu::dynamic_shared_memory::<u32>();
+    let handoff_size = handoff_size.min(SMALL_FRONTIER_CAPACITY);
     let thread = gpu::thread_index();
     let threads = gpu::block_size();
     // SAFETY: the launch provides `HEADER + 2 * SMALL_FRONTIER_CAPACITY`
@@ -100,7 +104,7 @@ pub unsafe extern "ptx-kernel" fn small_frontier_levels(
             gpu::sync_threads();
             let discovered = *next_size;
             level += 1;
-            if discovered == 0 || discovered > SMALL_FRONTIER_CAPACITY {
+            if discovered == 0 || discovered > handoff_size {
                 break discovered;
             }
             core::mem::swap(&mut current, &mut next);

@@ -6,16 +6,19 @@
 //! variant implements [`GpuBfs`] and is registered in [`Variant`]; the tests
 //! loop over [`Variant::ALL`], so a new variant is tested by adding it there.
 
+mod auto;
 pub mod block_queue;
 mod direction_optimizing;
 mod global_queue;
 mod hierarchical_queue;
 mod hybrid_cpu;
+mod persistent;
 mod queue;
 mod small_frontier;
 mod two_kernel;
 mod vertex_levels;
 
+pub use auto::{Strategy, strategy};
 pub use hierarchical_queue::HierarchicalQueue;
 pub use hybrid_cpu::CPU_FRONTIER_THRESHOLD;
 
@@ -24,7 +27,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use cust::context::Context;
-use cust::device::Device;
+use cust::device::{Device, DeviceAttribute};
 use cust::event::{Event, EventFlags};
 use cust::function::Function;
 use cust::memory::{CopyDestination, DeviceBuffer};
@@ -42,6 +45,8 @@ pub struct Gpu {
     module: Module,
     stream: Stream,
     name: String,
+    multiprocessors: u32,
+    cooperative_launch: bool,
     // Dropped last: the module and stream belong to this context.
     _context: Context,
 }
@@ -66,6 +71,25 @@ impl Gpu {
         let device = Device::get_device(0).map_err(no_device)?;
         let context = Context::new(device).context(|| "creating a context".into())?;
         let name = device.name().context(|| "reading the device name".into())?;
+        let attribute = |attribute, what: &str| {
+            device
+                .get_attribute(attribute)
+                .context(|| format!("reading the device's {what}"))
+        };
+        let multiprocessors =
+            attribute(DeviceAttribute::MultiprocessorCount, "multiprocessor count")? as u32;
+        let mut cooperative_launch = 0;
+        // SAFETY: writes one int for a valid device handle; cust's attribute
+        // list predates this one.
+        let result = unsafe {
+            cust::sys::cuDeviceGetAttribute(
+                &mut cooperative_launch,
+                cust::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH,
+                device.as_raw(),
+            )
+        };
+        let cooperative_launch =
+            result == cust::sys::CUresult::CUDA_SUCCESS && cooperative_launch != 0;
         let module = Module::from_ptx(ptx, &[]).context(|| "loading the kernels' PTX".into())?;
         let stream =
             Stream::new(StreamFlags::NON_BLOCKING, None).context(|| "creating a stream".into())?;
@@ -73,6 +97,8 @@ impl Gpu {
             module,
             stream,
             name,
+            multiprocessors,
+            cooperative_launch,
             _context: context,
         })
     }
@@ -87,6 +113,16 @@ impl Gpu {
         let (free, _total) =
             cust::memory::mem_get_info().context(|| "querying free device memory".into())?;
         Ok(free as u64)
+    }
+
+    /// Streaming multiprocessors on the device.
+    fn multiprocessors(&self) -> u32 {
+        self.multiprocessors
+    }
+
+    /// Whether the device runs cooperative launches (all blocks resident at once).
+    fn cooperative_launch(&self) -> bool {
+        self.cooperative_launch
     }
 
     /// The stream every variant runs on.
@@ -192,6 +228,10 @@ pub enum Variant {
     HybridCpu,
     /// Top-down from a queue, bottom-up over bitmaps (Beamer et al. 2012).
     DirectionOptimizing,
+    /// Every level in one cooperative launch, a grid barrier between levels.
+    Persistent,
+    /// The strategy the graph's degrees call for.
+    Auto,
 }
 
 impl Variant {
@@ -205,6 +245,8 @@ impl Variant {
         Variant::SmallFrontier,
         Variant::HybridCpu,
         Variant::DirectionOptimizing,
+        Variant::Persistent,
+        Variant::Auto,
     ];
 
     /// The name used by `--variant`.
@@ -218,6 +260,8 @@ impl Variant {
             Variant::SmallFrontier => "small-frontier",
             Variant::HybridCpu => "hybrid-cpu",
             Variant::DirectionOptimizing => "direction-optimizing",
+            Variant::Persistent => "persistent",
+            Variant::Auto => "auto",
         }
     }
 
@@ -246,6 +290,12 @@ impl Variant {
             Variant::DirectionOptimizing => {
                 "top-down from a queue, bottom-up over bitmaps, switched by the alpha/beta rule (Beamer et al. 2012)"
             }
+            Variant::Persistent => {
+                "every level in one cooperative launch of one block per multiprocessor, a grid barrier between levels"
+            }
+            Variant::Auto => {
+                "small-frontier on road-like graphs (low average and maximum degree), else direction-optimizing"
+            }
         }
     }
 
@@ -267,8 +317,16 @@ impl Variant {
             Variant::HybridCpu => {
                 queue::FrontierQueues::workspace_bytes(vertex_count) + 12 * vertex_count as u64
             }
+            Variant::Persistent => persistent::Persistent::workspace_bytes(vertex_count),
             Variant::DirectionOptimizing => {
                 direction_optimizing::DirectionOptimizing::workspace_bytes(vertex_count)
+            }
+            // Either strategy's buffers, whichever is larger.
+            Variant::Auto => {
+                direction_optimizing::DirectionOptimizing::workspace_bytes(vertex_count).max(
+                    Variant::SmallFrontier.workspace_bytes(vertex_count)
+                        + persistent::PersistentLevels::WORKSPACE_BYTES,
+                )
             }
         }
     }
@@ -288,6 +346,8 @@ impl Variant {
             Variant::DirectionOptimizing => {
                 Box::new(direction_optimizing::DirectionOptimizing::new(gpu, graph)?)
             }
+            Variant::Persistent => Box::new(persistent::Persistent::new(gpu, vertex_count)?),
+            Variant::Auto => auto::new(gpu, graph)?,
         })
     }
 }

@@ -62,7 +62,7 @@ struct SearchArgs {
     #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
     device: DeviceChoice,
     /// GPU variant (see --list-variants).
-    #[arg(long, default_value = "small-frontier")]
+    #[arg(long, default_value = "auto")]
     variant: Variant,
     /// Write each vertex's distance, one per line in vertex order, -1 for unreachable.
     #[arg(long)]

@@ -1,0 +1,57 @@
+//! The `auto` variant: picks the strategy from cheap statistics of the graph.
+//!
+//! The cost of a search is levels × the cost of one level on high-diameter
+//! graphs, and edges examined on low-diameter ones. Average and maximum
+//! degree tell the two apart before searching: road networks and meshes
+//! have a handful of neighbours per vertex and no hubs: they run their
+//! levels without host round trips, choosing per level by frontier size —
+//! one block (`small-frontier`'s kernel) while the frontier is small, the
+//! persistent grid (`persistent`'s kernel) while it is large. Every other
+//! graph gets `direction-optimizing`, which chooses top-down or bottom-up
+//! anew at each level from the frontier's size and edges.
+
+use super::direction_optimizing::DirectionOptimizing;
+use super::small_frontier::SmallFrontier;
+use super::{Gpu, GpuBfs};
+use crate::{Csr, Result};
+
+/// At most this many neighbours on average ...
+pub const ROAD_AVERAGE_DEGREE: f64 = 6.0;
+/// ... and at most this many at any vertex make a graph road-like.
+pub const ROAD_MAX_DEGREE: u32 = 64;
+
+/// The strategy `auto` takes for a graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// High diameter, low degree: levels in one block or the persistent
+    /// grid, by frontier size, without host round trips.
+    ManyLevelsPerLaunch,
+    /// Low diameter or hubs: top-down or bottom-up per level.
+    DirectionOptimizing,
+}
+
+/// The strategy for `graph`, from its average and maximum degree.
+pub fn strategy(graph: &Csr) -> Strategy {
+    let vertices = graph.vertex_count().max(1) as f64;
+    let average_degree = graph.edge_count() as f64 / vertices;
+    let max_degree = (0..graph.vertex_count())
+        .map(|vertex| graph.degree(vertex))
+        .max()
+        .unwrap_or(0);
+    if average_degree <= ROAD_AVERAGE_DEGREE && max_degree <= ROAD_MAX_DEGREE {
+        Strategy::ManyLevelsPerLaunch
+    } else {
+        Strategy::DirectionOptimizing
+    }
+}
+
+/// The driver of the strategy `graph` calls for.
+pub fn new<'g>(gpu: &'g Gpu, graph: &'g Csr) -> Result<Box<dyn GpuBfs + 'g>> {
+    Ok(match strategy(graph) {
+        Strategy::ManyLevelsPerLaunch if gpu.cooperative_launch() => {
+            Box::new(SmallFrontier::with_persistent(gpu, graph.vertex_count())?)
+        }
+        Strategy::ManyLevelsPerLaunch => Box::new(SmallFrontier::new(gpu, graph.vertex_count())?),
+        Strategy::DirectionOptimizing => Box::new(DirectionOptimizing::new(gpu, graph)?),
+    })
+}
