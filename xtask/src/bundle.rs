@@ -24,18 +24,7 @@ const BENCH: &str = include_str!("../scripts/bench.sh");
 /// Writes the bundle and returns its folder.
 pub fn write(workspace: &Workspace, environment: &Environment) -> Result<PathBuf> {
     let ptx = crate::ptx::build_and_check(workspace, environment)?;
-    workspace.cargo_ok(
-        environment,
-        &[
-            "build",
-            "--quiet",
-            "--release",
-            "--package",
-            "bfs",
-            "--bin",
-            "bfs",
-        ],
-    )?;
+    workspace.release_bfs(environment)?;
     let tests = test_executables(workspace, environment)?;
 
     let folder = workspace.root().join("bundle");

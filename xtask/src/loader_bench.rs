@@ -4,7 +4,6 @@
 //! replaces the `## Loader` section of `BENCHMARKS.md`.
 
 use std::path::Path;
-use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
@@ -27,19 +26,7 @@ pub fn run(workspace: &Workspace, environment: &Environment, files: &[String]) -
     if files.is_empty() {
         bail!("usage: cargo xtask bench --loader FILE.mtx...");
     }
-    workspace.cargo_ok(
-        environment,
-        &[
-            "build",
-            "--quiet",
-            "--release",
-            "--package",
-            "bfs",
-            "--bin",
-            "bfs",
-        ],
-    )?;
-    let binary = workspace.target().join("release").join("bfs");
+    workspace.release_bfs(environment)?;
     let mut table = format!(
         "{SECTION}\n\nCommand: `cargo xtask bench --loader {}` ({} cores). Each load is its own process; \
          the fast reader's time is the median of {FAST_RUNS} runs. Peak memory is resident memory, the \
@@ -54,11 +41,11 @@ pub fn run(workspace: &Workspace, environment: &Environment, files: &[String]) -
             .len() as f64
             / 1e6;
         let mut fast: Vec<Load> = (0..FAST_RUNS)
-            .map(|_| load(&binary, environment, file, "fast"))
+            .map(|_| load(workspace, environment, file, "fast"))
             .collect::<Result<_>>()?;
         fast.sort_by(|left, right| left.seconds.total_cmp(&right.seconds));
         let fast = &fast[FAST_RUNS / 2];
-        let reference = load(&binary, environment, file, "reference")?;
+        let reference = load(workspace, environment, file, "reference")?;
         let name = Path::new(file)
             .file_name()
             .map_or(file.clone(), |name| name.to_string_lossy().into());
@@ -87,13 +74,15 @@ pub fn run(workspace: &Workspace, environment: &Environment, files: &[String]) -
     Ok(())
 }
 
-fn load(binary: &Path, environment: &Environment, file: &str, reader: &str) -> Result<Load> {
-    let mut command = Command::new(binary);
+fn load(
+    workspace: &Workspace,
+    environment: &Environment,
+    file: &str,
+    reader: &str,
+) -> Result<Load> {
+    let mut command = workspace.release_bfs(environment)?;
     command.args(["--graph", file, "--load-only", "--reader", reader]);
-    environment.apply(&mut command);
-    let output = command
-        .output()
-        .with_context(|| format!("running {}", binary.display()))?;
+    let output = command.output().context("running bfs --load-only")?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     if !output.status.success() {
         bail!(

@@ -48,21 +48,9 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
     match task {
         "run" => {
             let environment = setup::prepare(&workspace)?;
-            let mut command = workspace.cargo(&environment);
-            command
-                .args([
-                    "run",
-                    "--quiet",
-                    "--release",
-                    "--package",
-                    "bfs",
-                    "--bin",
-                    "bfs",
-                    "--",
-                ])
-                .args(rest);
+            let mut command = workspace.release_bfs(&environment)?;
             // Paths on the command line are the caller's: run where cargo was run.
-            command.current_dir(std::env::current_dir()?);
+            command.args(rest).current_dir(std::env::current_dir()?);
             exit_code_of(&mut command)
         }
         "test" => {
@@ -127,19 +115,9 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
         "bench" => {
             let environment = setup::prepare(&workspace)?;
             let markdown = workspace.root().join("BENCHMARKS.md");
-            let mut command = workspace.cargo(&environment);
+            let mut command = workspace.release_bfs(&environment)?;
             command
-                .args([
-                    "run",
-                    "--quiet",
-                    "--release",
-                    "--package",
-                    "bfs",
-                    "--bin",
-                    "bfs",
-                    "--",
-                    "bench",
-                ])
+                .arg("bench")
                 .args([
                     "--sources",
                     "16",
@@ -271,6 +249,26 @@ impl Workspace {
         command.current_dir(&self.root);
         environment.apply(&mut command);
         command
+    }
+
+    /// Builds the release `bfs` and returns a command that runs it, with
+    /// the set-up environment.
+    fn release_bfs(&self, environment: &setup::Environment) -> Result<Command> {
+        self.cargo_ok(
+            environment,
+            &[
+                "build",
+                "--quiet",
+                "--release",
+                "--package",
+                "bfs",
+                "--bin",
+                "bfs",
+            ],
+        )?;
+        let mut command = Command::new(self.target().join("release").join("bfs"));
+        environment.apply(&mut command);
+        Ok(command)
     }
 
     /// Runs cargo with `arguments`, failing unless it succeeds.
