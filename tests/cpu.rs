@@ -184,3 +184,16 @@ fn the_trace_accounts_for_every_reached_vertex_and_edge() {
         result.edges_traversed(&grid)
     );
 }
+
+#[test]
+fn the_parallel_cpu_bfs_gives_the_reference_distances() {
+    for (name, graph) in bfs_tests::test_graphs() {
+        for source in bfs_tests::sources(&graph) {
+            let result = cpu::parallel_bfs(&graph, source);
+            same_levels(&result, &cpu::bfs(&graph, source))
+                .unwrap_or_else(|error| panic!("{name} from {source}: {error}"));
+            validate(&graph, &result)
+                .unwrap_or_else(|error| panic!("{name} from {source}: {error}"));
+        }
+    }
+}

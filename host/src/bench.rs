@@ -15,10 +15,27 @@ use crate::report::Statistics;
 use crate::validate::same_levels;
 use crate::{Bfs, Csr, Error, Result, cpu};
 
-/// Graphs every benchmark includes, besides those given: a road-like grid of
-/// about 4M vertices (high diameter) and Graph500's Kronecker graph of scale
-/// 20, edge factor 16 (scale-free).
-pub const DEFAULT_GRAPHS: &[&str] = &["gen:grid:2048x2048:0.05", "gen:kron:20:16"];
+/// Graphs every benchmark includes, besides those given: road-like grids of
+/// about 4M and 16.8M vertices (high diameter), Graph500's Kronecker graphs
+/// of scale 20 and 22, edge factor 16 (scale-free), and a uniform random
+/// graph of 4.2M vertices and 67M directed edges.
+pub const DEFAULT_GRAPHS: &[&str] = &[
+    "gen:grid:2048x2048:0.05",
+    "gen:grid:4096x4096:0.05",
+    "gen:kron:20:16",
+    "gen:kron:22:16",
+    "gen:uniform:4194304:33554432",
+];
+
+/// Median times `auto` aims at on one H100/H200 (issue 4), by graph name.
+pub const TARGETS_MS: &[(&str, f64)] = &[
+    ("luxembourg_osm.mtx", 1.0),
+    ("gen:grid:2048x2048:0.05", 8.0),
+    ("gen:grid:4096x4096:0.05", 16.0),
+    ("gen:kron:20:16", 0.4),
+    ("gen:kron:22:16", 1.0),
+    ("gen:uniform:4194304:33554432", 1.5),
+];
 
 /// What to measure.
 pub struct Plan {
@@ -44,12 +61,40 @@ pub struct Row {
     pub times: Vec<Duration>,
     /// Per-source edges examined.
     pub edges: Vec<u64>,
+    /// Per-source level counts.
+    pub levels: Vec<u32>,
+    /// Device memory the search allocated (GPU rows).
+    pub device_bytes: Option<u64>,
 }
 
 impl Row {
+    fn new(graph: &str, variant: String, device_bytes: Option<u64>) -> Row {
+        Row {
+            graph: graph.into(),
+            variant,
+            times: vec![],
+            edges: vec![],
+            levels: vec![],
+            device_bytes,
+        }
+    }
+
+    fn record(&mut self, result: &Bfs, graph: &Csr, elapsed: Duration) {
+        self.times.push(elapsed);
+        self.edges.push(result.edges_traversed(graph));
+        self.levels.push(result.level_count());
+    }
+
     /// The row's time quantiles and harmonic-mean GTEPS.
     pub fn statistics(&self) -> Statistics {
         Statistics::of(&self.times, &self.edges)
+    }
+
+    /// Median time over mean level count: what one level costs, in µs.
+    pub fn microseconds_per_level(&self) -> f64 {
+        let mean_levels = self.levels.iter().map(|&levels| levels as f64).sum::<f64>()
+            / self.levels.len().max(1) as f64;
+        self.statistics().median_ms * 1e3 / mean_levels.max(1.0)
     }
 }
 
@@ -57,27 +102,29 @@ impl Row {
 pub fn graph(gpu: &Gpu, name: &str, graph: &Csr, plan: &Plan) -> Result<Vec<Row>> {
     let sources = sources_with_edges(graph, plan.sources, plan.seed);
     let mut references = Vec::with_capacity(sources.len());
-    let mut cpu_row = Row {
-        graph: name.into(),
-        variant: "cpu-reference".into(),
-        times: vec![],
-        edges: vec![],
-    };
+    let mut cpu_row = Row::new(name, "cpu-reference".into(), None);
     for &source in &sources {
         let started = Instant::now();
         let reference = cpu::bfs(graph, source);
-        cpu_row.times.push(started.elapsed());
-        cpu_row.edges.push(reference.edges_traversed(graph));
+        cpu_row.record(&reference, graph, started.elapsed());
         references.push(reference);
     }
-    let mut rows = vec![cpu_row];
+    let mut parallel_row = Row::new(
+        name,
+        format!("cpu-parallel ({} threads)", rayon::current_num_threads()),
+        None,
+    );
+    for reference in &references {
+        let started = Instant::now();
+        let result = cpu::parallel_bfs(graph, reference.source);
+        let elapsed = started.elapsed();
+        same_levels(&result, reference)
+            .map_err(|error| Error::Invalid(format!("cpu-parallel on {name}: {error}")))?;
+        parallel_row.record(&result, graph, elapsed);
+    }
+    let mut rows = vec![cpu_row, parallel_row];
     let mut time = |label: String, search: &mut Search<'_>| -> Result<()> {
-        let mut row = Row {
-            graph: name.into(),
-            variant: label,
-            times: vec![],
-            edges: vec![],
-        };
+        let mut row = Row::new(name, label, Some(search.device_bytes()));
         search.run(sources[0])?;
         for reference in &references {
             let GpuRun {
@@ -85,8 +132,7 @@ pub fn graph(gpu: &Gpu, name: &str, graph: &Csr, plan: &Plan) -> Result<Vec<Row>
             } = search.run(reference.source)?;
             same_levels(&result, reference)
                 .map_err(|error| Error::Invalid(format!("{} on {name}: {error}", row.variant)))?;
-            row.times.push(elapsed);
-            row.edges.push(reference.edges_traversed(graph));
+            row.record(&result, graph, elapsed);
         }
         eprintln!(
             "bench: {name:<32} {:<24} median {:9.3} ms",
@@ -143,9 +189,11 @@ pub fn markdown(
         text,
         "Written by `cargo xtask bench` (on a GPU machine without Rust: `bundle/bench.sh GRAPH...`). \
          Time: device time of one search from initialisation to the last level (CUDA events), after a warm-up \
-         search; `cpu-reference` is the single-thread reference BFS. Sources: random vertices with at least one \
+         search; `cpu-reference` is the single-thread reference BFS, `cpu-parallel` the project's multi-threaded \
+         direction-optimizing CPU BFS (its thread count is the machine's). Sources: random vertices with at least one \
          edge; every timed result is checked against the CPU reference. Edges: CSR entries examined (out-degrees \
-         of the reached vertices), twice Graph500's count on undirected graphs. GTEPS: harmonic mean over sources.\n"
+         of the reached vertices), twice Graph500's count on undirected graphs. GTEPS: harmonic mean over sources. \
+         µs per level: median time over the mean number of levels. Device MB: the graph and the variant's buffers.\n"
     );
     let _ = writeln!(text, "Device: **{device}**. Command: `{command}`\n");
     let _ = writeln!(
@@ -164,21 +212,43 @@ pub fn markdown(
     }
     let _ = writeln!(
         text,
-        "\n| graph | variant | sources | median ms | min ms | max ms | GTEPS (harmonic mean) |"
+        "\n| graph | variant | sources | min ms | 1st quartile | median ms | 3rd quartile | max ms | \
+         GTEPS (harmonic mean) | µs per level | device MB | target (median, issue 4) |"
     );
-    let _ = writeln!(text, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+    let _ = writeln!(
+        text,
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+    );
     for row in rows {
         let statistics = row.statistics();
+        let target = match TARGETS_MS.iter().find(|(graph, _)| *graph == row.graph) {
+            Some((_, target)) if row.variant == "auto" => {
+                format!(
+                    "≤ {target} ms: {}",
+                    if statistics.median_ms <= *target {
+                        "met"
+                    } else {
+                        "not yet"
+                    }
+                )
+            }
+            _ => String::new(),
+        };
         let _ = writeln!(
             text,
-            "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.4} |",
+            "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.4} | {:.2} | {} | {target} |",
             row.graph,
             row.variant,
             statistics.searches,
-            statistics.median_ms,
             statistics.min_ms,
+            statistics.first_quartile_ms,
+            statistics.median_ms,
+            statistics.third_quartile_ms,
             statistics.max_ms,
-            statistics.harmonic_mean_gteps
+            statistics.harmonic_mean_gteps,
+            row.microseconds_per_level(),
+            row.device_bytes
+                .map_or("-".into(), |bytes| format!("{:.1}", bytes as f64 / 1e6)),
         );
     }
     text

@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")"
 graphs=()
 for graph in "$@"; do graphs+=(--graph "$graph"); done
-./bfs bench --sources 16 --sub-queues 1,2,4,8,16,32 --plain-loads \
+./bfs bench --sources 64 \
     --markdown "${OUT:-.}/BENCHMARKS.md" "${graphs[@]}"

@@ -118,14 +118,7 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
             let mut command = workspace.release_bfs(&environment)?;
             command
                 .arg("bench")
-                .args([
-                    "--sources",
-                    "16",
-                    "--sub-queues",
-                    "1,2,4,8,16,32",
-                    "--plain-loads",
-                    "--markdown",
-                ])
+                .args(["--sources", "64", "--markdown"])
                 .arg(markdown)
                 .args(rest);
             exit_code_of(&mut command)

@@ -10,13 +10,14 @@ use bfs::graph::GraphSource;
 use bfs::{bench, cpu, output};
 use clap::Args;
 
-/// The heading of `BENCHMARKS.md`'s loader section.
-const LOADER_SECTION: &str = "## Loader";
+/// Where `BENCHMARKS.md`'s further sections (the loader's, the sweeps')
+/// begin: the table written here replaces only what comes before.
+const FURTHER_SECTIONS: &str = "\n## ";
 
 /// The options of `bfs bench`.
 #[derive(Args)]
 pub struct BenchArgs {
-    /// Graphs to add to the defaults (a 2048×2048 road-like grid, Kronecker scale 20).
+    /// Graphs to add to the defaults (road-like grids of 2048² and 4096², Kronecker scales 20 and 22, uniform 4.2M/67M).
     #[arg(long = "graph")]
     pub graphs: Vec<String>,
     /// Variants to time (default: all).
