@@ -88,18 +88,18 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
     let table = bench::markdown(gpu.name(), &command.join(" "), &summaries, &rows);
     print!("{table}");
     if let Some(path) = &arguments.markdown {
-        // Keep the loader's section, which `cargo xtask bench --loader` writes.
-        let loader = std::fs::read_to_string(path)
+        // Keep the further sections (`cargo xtask bench --loader` writes one).
+        let further = std::fs::read_to_string(path)
             .ok()
             .and_then(|text| {
-                text.find(LOADER_SECTION)
-                    .map(|start| text[start..].to_string())
+                text.find(FURTHER_SECTIONS)
+                    .map(|start| text[start + 1..].to_string())
             })
             .unwrap_or_default();
-        let text = if loader.is_empty() {
+        let text = if further.is_empty() {
             table
         } else {
-            format!("{table}\n{loader}")
+            format!("{table}\n{further}")
         };
         output::write_text(path, &text).with_context(|| "writing --markdown".to_string())?;
     }
