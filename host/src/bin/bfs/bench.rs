@@ -20,6 +20,9 @@ pub struct BenchArgs {
     /// Graphs to add to the defaults (road-like grids of 2048² and 4096², Kronecker scales 20 and 22, uniform 4.2M/67M).
     #[arg(long = "graph")]
     pub graphs: Vec<String>,
+    /// Only the graphs given, not the defaults (to split a long benchmark).
+    #[arg(long)]
+    pub no_default_graphs: bool,
     /// Variants to time (default: all).
     #[arg(long = "variant")]
     pub variants: Vec<Variant>,
@@ -54,7 +57,12 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
         sub_queue_counts: arguments.sub_queues.clone(),
         plain_loads: arguments.plain_loads,
     };
-    let names = bench::DEFAULT_GRAPHS
+    let defaults = if arguments.no_default_graphs {
+        &[][..]
+    } else {
+        bench::DEFAULT_GRAPHS
+    };
+    let names = defaults
         .iter()
         .map(|name| name.to_string())
         .chain(arguments.graphs.iter().cloned());
