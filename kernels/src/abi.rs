@@ -120,6 +120,10 @@ pub mod persistent {
 /// Threads per block of `persistent_levels` (one block per multiprocessor).
 pub const PERSISTENT_BLOCK_SIZE: u32 = 1024;
 
+/// Dynamic shared memory of `direction_optimizing_top_down`: the block's
+/// edge count (`u64`), then the elected owner and its vertex and row (4 `u32`).
+pub const DIRECTION_TOP_DOWN_SHARED_BYTES: u32 = 8 + 4 * 4;
+
 /// gapbs's α: go bottom-up once the frontier's edges exceed the unexplored edges over α.
 pub const DIRECTION_ALPHA: u64 = 15;
 

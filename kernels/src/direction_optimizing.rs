@@ -26,11 +26,13 @@ use crate::visit::{claim, neighbours};
 
 /// One top-down level, adding the degrees of the vertices it discovers to
 /// `*next_frontier_edges`. Load-balanced as Merrill, Garland & Grimshaw
-/// ("Scalable GPU Graph Traversal", PPoPP 2012) gather by warps: each thread
-/// takes one frontier vertex, but a list of [`WARP_SIZE`](crate::gpu::WARP_SIZE)
-/// or more neighbours is walked by the whole warp together, one list at a
-/// time (the owner found by `ballot`, its row broadcast by `shuffle`), so a
-/// hub costs its degree over 32 instead of its degree.
+/// ("Scalable GPU Graph Traversal", PPoPP 2012) gather: each thread takes
+/// one frontier vertex; a list of at least a block's size of neighbours is
+/// walked by the whole block (the owner elected in shared memory, its row
+/// broadcast there), then a list of [`WARP_SIZE`](crate::gpu::WARP_SIZE) or
+/// more by the whole warp (owner found by `ballot`, row broadcast by
+/// `shuffle`), the rest by their own thread. So a hub never serializes a
+/// thread, nor a warp.
 ///
 /// # Safety
 /// As [`global_queue_expand`](crate::global_queue::global_queue_expand);
@@ -38,10 +40,12 @@ use crate::visit::{claim, neighbours};
 ///
 /// # Launch
 /// Grid `ceil(frontier_size / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE)
-/// (a multiple of 32: every warp is whole), shared memory 8 bytes.
+/// (a multiple of 32: every warp is whole), shared memory
+/// [`DIRECTION_TOP_DOWN_SHARED_BYTES`](crate::abi::DIRECTION_TOP_DOWN_SHARED_BYTES).
 ///
 /// # Thread mapping
-/// Thread `i` owns `frontier[i]`; its warp walks the long lists of its 32 threads together.
+/// Thread `i` owns `frontier[i]`; its block walks the longest lists of its
+/// threads together, its warp the long ones, itself the short one.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
     row_offsets: *const u32,
@@ -57,11 +61,17 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
     next_frontier_edges: *mut u64,
 ) {
     let block_edges = gpu::dynamic_shared_memory::<u64>();
+    // After the edge count: the elected owner, then its vertex and row.
+    let owner_slot = block_edges.wrapping_add(1).cast::<u32>();
     let lane = gpu::lane_index();
-    // SAFETY: the launch provides one `u64` of shared memory; global
-    // accesses follow `global_queue_expand`'s contract, edges stay within
-    // each list's row. Every thread reaches both barriers and, whole warps
-    // being launched, every lane every warp-wide vote and shuffle.
+    let thread_in_block = gpu::thread_index();
+    let threads_in_block = gpu::block_size();
+    // SAFETY: the launch provides DIRECTION_TOP_DOWN_SHARED_BYTES of shared
+    // memory (a `u64` and four `u32`); global accesses follow
+    // `global_queue_expand`'s contract, edges stay within each list's row.
+    // Every thread reaches every barrier (loop exits depend only on shared
+    // values read after a barrier) and, whole warps being launched, every
+    // lane every warp-wide vote and shuffle.
     unsafe {
         if gpu::thread_index() == 0 {
             *block_edges = 0;
@@ -89,6 +99,41 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
                     as u64;
             }
         };
+        // Longest lists: the whole block on one list at a time.
+        loop {
+            if thread_in_block == 0 {
+                *owner_slot = NO_OWNER;
+            }
+            gpu::sync_threads();
+            if end_edge - first_edge >= threads_in_block {
+                gpu::atomic_compare_exchange(owner_slot, NO_OWNER, thread_in_block);
+            }
+            gpu::sync_threads();
+            let owner = *owner_slot;
+            if owner == NO_OWNER {
+                break;
+            }
+            if thread_in_block == owner {
+                *owner_slot.add(1) = vertex;
+                *owner_slot.add(2) = first_edge;
+                *owner_slot.add(3) = end_edge;
+                first_edge = end_edge;
+            }
+            gpu::sync_threads();
+            let (owner_vertex, owner_first, owner_end) =
+                (*owner_slot.add(1), *owner_slot.add(2), *owner_slot.add(3));
+            // In 64 bits: stepping past a row that ends near 2^32 must not wrap.
+            let mut edge = owner_first as u64 + thread_in_block as u64;
+            while edge < owner_end as u64 {
+                visit(
+                    gpu::load_read_only(column_indices.add(edge as usize)),
+                    owner_vertex,
+                );
+                edge += threads_in_block as u64;
+            }
+            // Everyone has read the owner's row before the next election.
+            gpu::sync_threads();
+        }
         // Long lists: the whole warp on one list at a time.
         loop {
             let long = gpu::ballot(FULL_WARP, end_edge - first_edge >= gpu::WARP_SIZE);
@@ -131,6 +176,9 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
 
 /// Every lane of a warp, for warp-wide votes and shuffles.
 const FULL_WARP: u32 = u32::MAX;
+
+/// No thread has claimed the block's attention.
+const NO_OWNER: u32 = u32::MAX;
 
 /// One bottom-up level: every unvisited vertex looks for a parent in
 /// `frontier_bitmap`, stopping at the first; found ones go into

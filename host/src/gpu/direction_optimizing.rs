@@ -4,7 +4,10 @@
 //! switching by the α/β rule with the counts the kernels return. Directed
 //! (non-symmetric) graphs run top-down only.
 
-use bfs_kernels::abi::{BLOCK_SIZE, DIRECTION_ALPHA, DIRECTION_BETA, direction_optimizing};
+use bfs_kernels::abi::{
+    BLOCK_SIZE, DIRECTION_ALPHA, DIRECTION_BETA, DIRECTION_TOP_DOWN_SHARED_BYTES,
+    direction_optimizing,
+};
 use cust::function::Function;
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
@@ -83,7 +86,7 @@ impl<'g> DirectionOptimizing<'g> {
             self.next_frontier_edges
                 .set_zero_async(stream)
                 .context(context)?;
-            launch!(kernel<<<blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, 8, stream>>>(
+            launch!(kernel<<<blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, DIRECTION_TOP_DOWN_SHARED_BYTES, stream>>>(
                 graph.row_offsets.as_device_ptr(),
                 graph.column_indices.as_device_ptr(),
                 queues.frontier.as_device_ptr(),
