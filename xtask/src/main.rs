@@ -25,7 +25,7 @@ mod ptx;
 mod setup;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::{Command, ExitCode, Stdio};
 
 use anyhow::{Context, Result, bail};
 
@@ -63,7 +63,7 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
             )?;
             let mut command = workspace.cargo(&environment);
             command.args(["test", "--workspace"]).args(rest);
-            exit_code_of(&mut command)
+            run_tests(&mut command)
         }
         "ptx" => {
             let environment = setup::prepare(&workspace)?;
@@ -196,6 +196,61 @@ fn fuzz(
         )?;
     }
     Ok(())
+}
+
+/// Runs `cargo test`, passing its output through, and ends with one line
+/// that sums up every test binary: `tests: N passed, N failed, N skipped`,
+/// where a skipped test is a GPU test that printed `skip:` (no CUDA device),
+/// counted apart from the passes cargo reports for it.
+fn run_tests(command: &mut Command) -> Result<ExitCode> {
+    use std::io::{BufRead, BufReader};
+
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("running cargo test")?;
+    let stderr = child.stderr.take().context("cargo test's stderr")?;
+    let skips = std::thread::spawn(move || {
+        let mut skipped = 0u64;
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            eprintln!("{line}");
+            skipped += u64::from(line.starts_with("skip: "));
+        }
+        skipped
+    });
+    let (mut passed, mut failed) = (0u64, 0u64);
+    for line in BufReader::new(child.stdout.take().context("cargo test's stdout")?)
+        .lines()
+        .map_while(Result::ok)
+    {
+        println!("{line}");
+        if let Some(counts) = line.strip_prefix("test result: ") {
+            let count = |word: &str| {
+                counts.split(';').find_map(|part| {
+                    part.trim()
+                        .strip_suffix(word)?
+                        .split_whitespace()
+                        .last()?
+                        .parse::<u64>()
+                        .ok()
+                })
+            };
+            passed += count(" passed").unwrap_or(0);
+            failed += count(" failed").unwrap_or(0);
+        }
+    }
+    let status = child.wait()?;
+    let skipped = skips.join().unwrap_or(0);
+    println!(
+        "tests: {} passed, {failed} failed, {skipped} skipped",
+        passed.saturating_sub(skipped)
+    );
+    Ok(if status.success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// Runs `command`, returning its exit code as ours.
