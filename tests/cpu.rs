@@ -197,3 +197,8 @@ fn the_parallel_cpu_bfs_gives_the_reference_distances() {
         }
     }
 }
+
+#[test]
+fn an_edge_beyond_the_vertex_count_is_an_error_not_a_panic() {
+    assert!(Csr::from_edges(3, &[(0, 1), (2, 3)], true).is_err());
+}

@@ -34,7 +34,7 @@ impl Csr {
     /// edges; with `symmetric`, each edge is also added reversed. Sorts each
     /// adjacency list and drops duplicates and self loops.
     ///
-    /// Every id must be `< vertex_count` (the loaders check this first).
+    /// An id `>= vertex_count` is an error.
     pub fn from_edges(vertex_count: u32, edges: &[(u32, u32)], symmetric: bool) -> Result<Csr> {
         Self::from_edge_chunks(vertex_count, vec![edges], symmetric)
     }
@@ -45,6 +45,18 @@ impl Csr {
     where
         C: AsRef<[(u32, u32)]> + Sync,
     {
+        let beyond = chunks.par_iter().find_map_any(|chunk| {
+            chunk
+                .as_ref()
+                .iter()
+                .find(|&&(tail, head)| tail.max(head) >= vertex_count)
+                .copied()
+        });
+        if let Some((tail, head)) = beyond {
+            return Err(Error::Invalid(format!(
+                "edge {tail} -> {head} names a vertex beyond the {vertex_count} vertices"
+            )));
+        }
         let pass = |visit: Visitor<'_>| -> Result<u64> {
             chunks.par_iter().for_each(|chunk| {
                 chunk
