@@ -152,3 +152,26 @@ fn auto_runs_road_like_graphs_in_one_block_and_the_rest_by_direction() {
         assert_eq!(strategy(&bfs_tests::generated(spec, 1)), expected, "{spec}");
     }
 }
+
+#[test]
+fn one_block_levels_are_exact_with_the_visited_bitmap_in_global_memory() {
+    let Some(gpu) = gpu("one_block_levels_are_exact_with_the_visited_bitmap_in_global_memory")
+    else {
+        return;
+    };
+    // 1.2M vertices: a 150 KB bitmap, which with the 96 KB of small-frontier's
+    // queues exceeds any GPU's shared memory per block (227 KB on Hopper), so
+    // the single block claims in global memory; `auto`'s smaller queues
+    // leave room for it, so both placements run here.
+    let graph = bfs_tests::generated("grid:1200x1000:0.05", 23);
+    for variant in [Variant::SmallFrontier, Variant::Auto] {
+        let mut search = Search::new(&gpu, &graph, variant).unwrap();
+        for source in [0, 599_999, 1_199_999] {
+            let run = search.run(source).unwrap();
+            let context = format!("{variant} from {source}");
+            same_levels(&run.result, &cpu::bfs(&graph, source))
+                .unwrap_or_else(|error| panic!("{context}: {error}"));
+            validate(&graph, &run.result).unwrap_or_else(|error| panic!("{context}: {error}"));
+        }
+    }
+}

@@ -46,7 +46,12 @@ pub fn bfs(graph: &Csr, source: u32) -> Bfs {
 /// vertex look for a parent in the frontier bitmap; the α/β rule of
 /// [`bfs_kernels::abi`] switches between them. The CPU baseline of the
 /// benchmarks. Directed graphs run top-down only (bottom-up needs in-edges).
+/// Top-down levels with few edges run on one thread: on high-diameter graphs
+/// most levels are small, and waking the thread pool would cost more.
 pub fn parallel_bfs(graph: &Csr, source: u32) -> Bfs {
+    /// Top-down levels with fewer edges than this run on one thread.
+    const SEQUENTIAL_LEVEL_EDGES: u64 = 16_384;
+
     use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 
     use bfs_kernels::abi::{DIRECTION_ALPHA, DIRECTION_BETA};
@@ -101,30 +106,36 @@ pub fn parallel_bfs(graph: &Csr, source: u32) -> Bfs {
             scout_count = 1;
         } else {
             edges_to_check = edges_to_check.saturating_sub(scout_count);
-            let next: Vec<u32> = frontier
-                .par_iter()
-                .flat_map_iter(|&vertex| {
-                    let (parents, levels) = (&parents, &levels);
-                    graph
-                        .neighbours(vertex)
-                        .iter()
-                        .copied()
-                        .filter(move |&neighbour| {
-                            parents[neighbour as usize].load(Relaxed) == UNREACHED
-                                && parents[neighbour as usize]
-                                    .compare_exchange(UNREACHED, vertex, Relaxed, Relaxed)
-                                    .is_ok()
-                                && {
-                                    levels[neighbour as usize].store(level + 1, Relaxed);
-                                    true
-                                }
-                        })
-                })
-                .collect();
-            scout_count = next
-                .par_iter()
-                .map(|&vertex| graph.degree(vertex) as u64)
-                .sum();
+            let expand = |vertex: u32| {
+                let (parents, levels) = (&parents, &levels);
+                graph
+                    .neighbours(vertex)
+                    .iter()
+                    .copied()
+                    .filter(move |&neighbour| {
+                        parents[neighbour as usize].load(Relaxed) == UNREACHED
+                            && parents[neighbour as usize]
+                                .compare_exchange(UNREACHED, vertex, Relaxed, Relaxed)
+                                .is_ok()
+                            && {
+                                levels[neighbour as usize].store(level + 1, Relaxed);
+                                true
+                            }
+                    })
+            };
+            let degree = |vertex: &u32| graph.degree(*vertex) as u64;
+            // A small level costs the threads more to start than to do.
+            let next: Vec<u32>;
+            if scout_count < SEQUENTIAL_LEVEL_EDGES {
+                next = frontier.iter().flat_map(|&vertex| expand(vertex)).collect();
+                scout_count = next.iter().map(degree).sum();
+            } else {
+                next = frontier
+                    .par_iter()
+                    .flat_map_iter(|&vertex| expand(vertex))
+                    .collect();
+                scout_count = next.par_iter().map(degree).sum();
+            }
             frontier = next;
             level += 1;
         }

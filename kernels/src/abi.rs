@@ -7,9 +7,6 @@
 /// Distance (and parent) of a vertex the search has not reached (yet, or at all).
 pub const UNREACHED: u32 = u32::MAX;
 
-/// `visited[v]` once a thread has claimed `v` (0 before).
-pub const VISITED: u32 = 1;
-
 /// Threads per block for the one-thread-per-vertex and per-frontier-entry kernels.
 pub const BLOCK_SIZE: u32 = 256;
 
@@ -44,12 +41,20 @@ pub const fn hierarchical_shared_words(sub_queue_count: u32) -> u32 {
 /// Threads of the single block of `small_frontier_levels`.
 pub const SMALL_FRONTIER_BLOCK_SIZE: u32 = 1024;
 
-/// Largest frontier `small_frontier_levels` keeps in shared memory.
+/// Largest frontier `small_frontier_levels` keeps in shared memory, where
+/// the device has room for it (the host lowers it to fit).
 pub const SMALL_FRONTIER_CAPACITY: u32 = 4096;
 
-/// Dynamic shared memory of `small_frontier_levels`: two counters, two queues.
-pub const fn small_frontier_shared_bytes() -> u32 {
-    4 * (2 + 2 * SMALL_FRONTIER_CAPACITY)
+/// Shared words of `small_frontier_levels` before its queues: three
+/// rotating counters and the hand-over start.
+pub const SMALL_FRONTIER_HEADER_WORDS: u32 = 4;
+
+/// Dynamic shared memory of `small_frontier_levels` for queues of
+/// `capacity` entries and a visited bitmap of `visited_words` words kept in
+/// shared memory (0: kept in global memory): the header, two queues of a
+/// vertex and its row (three words) per entry, the bitmap.
+pub const fn small_frontier_shared_bytes(capacity: u32, visited_words: u32) -> u32 {
+    4 * (SMALL_FRONTIER_HEADER_WORDS + 2 * 3 * capacity + visited_words)
 }
 
 /// Kernel entry points of the `two-kernel` variant (Rodinia's BFS).
@@ -119,6 +124,14 @@ pub mod persistent {
 
 /// Threads per block of `persistent_levels` (one block per multiprocessor).
 pub const PERSISTENT_BLOCK_SIZE: u32 = 1024;
+
+/// Most entries of each frontier whose rows `persistent_levels` stages for
+/// the next level (the host stages at most `n / 128`, so the staging, two
+/// halves of `(first, end)` pairs, takes no more than a bitmap's bytes).
+pub const PERSISTENT_STAGED_ROWS: u32 = 16384;
+
+/// Dynamic shared memory of `persistent_levels`: the barrier's count.
+pub const PERSISTENT_SHARED_BYTES: u32 = 4;
 
 /// Dynamic shared memory of `direction_optimizing_top_down`: the block's
 /// edge count (`u64`), then the elected owner and its vertex and row (4 `u32`).

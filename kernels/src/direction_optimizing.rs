@@ -20,9 +20,8 @@
 //! which are its neighbours only in a symmetric graph: the host runs
 //! directed graphs top-down only.
 
-use crate::abi::VISITED;
-use crate::gpu;
-use crate::visit::{claim, neighbours};
+use crate::gpu::{self, FULL_WARP};
+use crate::visit::{claim, is_visited, mark_visited, neighbours};
 
 /// One top-down level, adding the degrees of the vertices it discovers to
 /// `*next_frontier_edges`. Load-balanced as Merrill, Garland & Grimshaw
@@ -174,9 +173,6 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
     }
 }
 
-/// Every lane of a warp, for warp-wide votes and shuffles.
-const FULL_WARP: u32 = u32::MAX;
-
 /// No thread has claimed the block's attention.
 const NO_OWNER: u32 = u32::MAX;
 
@@ -187,8 +183,8 @@ const NO_OWNER: u32 = u32::MAX;
 /// # Safety
 /// `row_offsets`/`column_indices` as in `global_queue_expand` for a
 /// symmetric graph; `frontier_bitmap` and `next_bitmap` have
-/// `ceil(vertex_count / 32)` words, `next_bitmap` cleared; `visited`,
-/// `levels`, `parents` have `vertex_count` entries; `awake_count` points to one `u32`.
+/// `ceil(vertex_count / 32)` words, `next_bitmap` cleared, and so has the
+/// `visited` bitmap; `levels`, `parents` have `vertex_count` entries; `awake_count` points to one `u32`.
 ///
 /// # Launch
 /// Grid `ceil(vertex_count / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE),
@@ -222,13 +218,13 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_bottom_up(
         }
         gpu::sync_threads();
         let vertex = gpu::global_thread_index();
-        if vertex < vertex_count && *visited.add(vertex as usize) != VISITED {
+        if vertex < vertex_count && !is_visited(visited, vertex) {
             for neighbour in neighbours(row_offsets, column_indices, vertex) {
                 let word = gpu::load_read_only(frontier_bitmap.add((neighbour / 32) as usize));
                 if word & (1 << (neighbour % 32)) != 0 {
                     *levels.add(vertex as usize) = level + 1;
                     *parents.add(vertex as usize) = neighbour;
-                    *visited.add(vertex as usize) = VISITED;
+                    mark_visited(visited, vertex);
                     gpu::atomic_or(next_bitmap.add((vertex / 32) as usize), 1 << (vertex % 32));
                     gpu::atomic_add(block_awake, 1);
                     break;

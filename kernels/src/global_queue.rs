@@ -2,14 +2,14 @@
 //!
 //! Kirk & Hwu, *Programming Massively Parallel Processors* (3rd ed.), §12.3
 //! (Fig. 12.7): the frontier is an explicit queue. One thread per frontier
-//! vertex claims each unvisited neighbour with `atomicExch` on `visited` and
+//! vertex claims each unvisited neighbour with an atomic on `visited` and
 //! appends it to the next queue with `atomicAdd` on the queue's tail. Work is
 //! proportional to the frontier, not to the graph; the price is one global
 //! atomic per discovered vertex, all on the same tail counter. The host swaps
 //! the queues and reads the tail after each level.
 //!
-//! Encodings: `visited[v]` is [`VISITED`](crate::abi::VISITED) once claimed;
-//! `levels`/`parents` as in [`crate::visit`]; `*next_frontier_size` counts the
+//! Encodings: `visited` is a bitmap, bit `v % 32` of word `v / 32` set once
+//! `v` is claimed; `levels`/`parents` as in [`crate::visit`]; `*next_frontier_size` counts the
 //! entries of `next_frontier` and starts each level at 0.
 
 use crate::gpu;
@@ -19,8 +19,9 @@ use crate::visit::{claim, neighbours};
 ///
 /// # Safety
 /// `row_offsets` has `n + 1` entries and `column_indices` has `m` entries,
-/// each `< n`; `frontier` holds `frontier_size` vertex ids; `next_frontier`,
-/// `visited`, `levels` and `parents` have `n` entries; `next_frontier_size`
+/// each `< n`; `frontier` holds `frontier_size` vertex ids; `next_frontier`
+/// has room for every vertex still undiscovered; `levels` and `parents`
+/// have `n` entries and `visited` `ceil(n / 32)`; `next_frontier_size`
 /// points to one `u32`.
 ///
 /// # Launch

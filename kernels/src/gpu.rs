@@ -8,7 +8,7 @@
 //! Ordering: the NVPTX backend lowers every atomic read-modify-write to a
 //! relaxed `atom.global.*`, whatever `Ordering` it is given. Code that
 //! publishes data through an atomic uses the explicitly ordered
-//! [`atomic_add_acq_rel_gpu`] and [`load_acquire_gpu`] (inline PTX) instead.
+//! [`add_release_gpu`] and [`load_acquire_gpu`] (inline PTX) instead.
 
 use core::arch::asm;
 use core::arch::nvptx;
@@ -98,16 +98,6 @@ pub unsafe fn atomic_or(address: *mut u32, value: u32) -> u32 {
     unsafe { AtomicU32::from_ptr(address) }.fetch_or(value, Ordering::Relaxed)
 }
 
-/// `atomicExch(address, value)`: returns the old value.
-///
-/// # Safety
-/// As for [`atomic_add`].
-#[inline(always)]
-pub unsafe fn atomic_exchange(address: *mut u32, value: u32) -> u32 {
-    // SAFETY: forwarded from the caller.
-    unsafe { AtomicU32::from_ptr(address) }.swap(value, Ordering::Relaxed)
-}
-
 /// `atomicCAS(address, expected, new)`: returns the old value; the swap
 /// happened exactly when it equals `expected`.
 ///
@@ -126,54 +116,59 @@ pub unsafe fn atomic_compare_exchange(address: *mut u32, expected: u32, new: u32
     }
 }
 
-/// A software grid barrier: every thread of every block waits here, and
-/// the writes of all threads before it are visible to all threads after it.
+/// A software grid barrier that also delivers a count: every thread of
+/// every block waits here, the writes of all threads before it are visible
+/// to all threads after it, and each gets the high half of `*word`.
 ///
-/// Thread 0 of each block arrives on `barrier[0]` with an acquire-release
-/// `atom.add` (after the block barrier, so it releases its whole block's
-/// writes; and the last to arrive, which never waits, acquires everyone's);
-/// the last resets the count and bumps the generation `barrier[1]`, which the
-/// others poll with acquire loads. The generation is read before arriving,
-/// so a block never mistakes the next round for this one.
+/// `*word` is a 64-bit pair: the high half counts whatever the level
+/// appended (with 64-bit atomics adding `n << 32`), the low half the blocks
+/// that arrived. Thread 0 of each block arrives with a release `red.add`
+/// of 1 (after the block barrier, so it releases its whole block's writes)
+/// and polls with acquire loads until all `blocks` have; the load that sees
+/// the last arrival also sees every count added before it, so nobody reads
+/// the count again. Thread 0 hands it to its block through shared memory.
 ///
 /// # Safety
 /// Every block of the grid is resident at once (a cooperative launch with
-/// at most the occupancy's blocks), `blocks` is the grid size, `barrier`
-/// points to two `u32` set to 0 before the launch and used by nothing else,
-/// and every thread of the grid reaches the barrier, or none does.
+/// at most the occupancy's blocks), `blocks` is the grid size, `word` is 0
+/// in its low half before the first arrival and touched by nothing else
+/// until every block has left, `shared` is one word of shared memory only
+/// this barrier uses, and every thread of the grid reaches the barrier, or
+/// none does.
 #[inline(always)]
-pub unsafe fn grid_barrier(barrier: *mut u32, blocks: u32) {
+pub unsafe fn grid_barrier_with_count(word: *mut u64, blocks: u32, shared: *mut u32) -> u32 {
     sync_threads();
     if thread_index() == 0 {
-        // SAFETY: `barrier` holds two words only barrier code touches (the contract).
+        // SAFETY: `word` and `shared` are the barrier's own (the contract).
         unsafe {
-            let arrivals = barrier;
-            let generation = barrier.add(1);
-            let round = load_acquire_gpu(generation);
-            if atomic_add_acq_rel_gpu(arrivals, 1) == blocks - 1 {
-                atomic_exchange(arrivals, 0);
-                atomic_add_acq_rel_gpu(generation, 1);
-            } else {
-                while load_acquire_gpu(generation) == round {}
+            add_release_gpu(word, 1);
+            let mut value = load_acquire_gpu(word);
+            while value as u32 != blocks {
+                value = load_acquire_gpu(word);
             }
+            *shared = (value >> 32) as u32;
         }
     }
     sync_threads();
+    // SAFETY: written by thread 0 before the block barrier just passed, and
+    // not again before every thread has passed the next one.
+    unsafe { *shared }
 }
 
-/// `ld.acquire.gpu`: a load that orders this thread's later accesses after
-/// it, seeing what a matching release made visible anywhere on the GPU.
+/// `ld.acquire.gpu` of 64 bits: a load that orders this thread's later
+/// accesses after it, seeing what a matching release made visible anywhere
+/// on the GPU.
 ///
 /// # Safety
 /// `address` is valid and aligned.
 #[inline(always)]
-pub unsafe fn load_acquire_gpu(address: *const u32) -> u32 {
-    let value: u32;
+pub unsafe fn load_acquire_gpu(address: *const u64) -> u64 {
+    let value: u64;
     // SAFETY: the caller guarantees a valid, aligned address.
     unsafe {
         asm!(
-            "ld.acquire.gpu.global.u32 {value}, [{address}];",
-            value = out(reg32) value,
+            "ld.acquire.gpu.global.u64 {value}, [{address}];",
+            value = out(reg64) value,
             address = in(reg64) address,
             options(nostack),
         )
@@ -181,27 +176,55 @@ pub unsafe fn load_acquire_gpu(address: *const u32) -> u32 {
     value
 }
 
-/// `atom.add.acq_rel.gpu`: an `atomicAdd` that orders this thread's earlier
-/// accesses (and, after a block barrier, its block's) before it and its
-/// later accesses after it, GPU-wide. Returns the old value.
+/// `red.release.gpu.add` of 64 bits: an `atomicAdd` nobody waits for,
+/// ordering this thread's earlier accesses (and, after a block barrier, its
+/// block's) before it, GPU-wide.
 ///
 /// # Safety
 /// As for [`atomic_add`].
 #[inline(always)]
-pub unsafe fn atomic_add_acq_rel_gpu(address: *mut u32, value: u32) -> u32 {
-    let old: u32;
+pub unsafe fn add_release_gpu(address: *mut u64, value: u64) {
     // SAFETY: the caller guarantees a valid, aligned, atomically used address.
     unsafe {
         asm!(
-            "atom.add.acq_rel.gpu.global.u32 {old}, [{address}], {value};",
-            old = out(reg32) old,
+            "red.release.gpu.global.add.u64 [{address}], {value};",
             address = in(reg64) address,
-            value = in(reg32) value,
+            value = in(reg64) value,
             options(nostack),
         )
     }
-    old
 }
+
+/// Warp-aggregated reservation: each lane reserves `count` consecutive
+/// slots, the whole warp with one atomic, `reserve(total)`, which returns
+/// the first of `total` slots (an `atomicAdd` on a tail, say). Returns this
+/// lane's first slot; lanes get their slots in lane order.
+///
+/// Each lane's exclusive prefix sum of the counts is built from one
+/// `ballot` per bit of the counts; lane 0 reserves the warp's total and
+/// `shuffle` broadcasts the first slot.
+///
+/// Every lane of the warp executes it (with a count of 0 if it has nothing
+/// to reserve).
+#[inline(always)]
+pub fn warp_reserve(count: u32, reserve: impl FnOnce(u32) -> u32) -> u32 {
+    let lanes_below = (1u32 << lane_index()) - 1;
+    let (mut total, mut before, mut bit) = (0, 0, 0);
+    while ballot(FULL_WARP, count.checked_shr(bit).unwrap_or(0) != 0) != 0 {
+        let plane = ballot(FULL_WARP, (count >> bit) & 1 != 0);
+        total += plane.count_ones() << bit;
+        before += (plane & lanes_below).count_ones() << bit;
+        bit += 1;
+    }
+    if total == 0 {
+        return 0;
+    }
+    let first = if lane_index() == 0 { reserve(total) } else { 0 };
+    shuffle(FULL_WARP, first, 0) + before
+}
+
+/// Every lane of a warp, for warp-wide votes and shuffles.
+pub const FULL_WARP: u32 = u32::MAX;
 
 /// `__ldg(address)`: a load through the read-only (non-coherent) data cache.
 ///

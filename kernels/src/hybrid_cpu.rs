@@ -12,14 +12,15 @@
 //! Encodings as in [`crate::global_queue`]; `discoveries` holds
 //! `(vertex, parent, level)` triples.
 
-use crate::abi::VISITED;
 use crate::gpu;
+use crate::visit::mark_visited;
 
 /// Marks the vertices the CPU discovered as visited, with their levels and parents.
 ///
 /// # Safety
 /// `discoveries` holds `3 * count` words, each vertex and parent `< n`, each
-/// vertex distinct; `visited`, `levels` and `parents` have `n` entries.
+/// vertex distinct; `levels` and `parents` have `n` entries, the `visited`
+/// bitmap `ceil(n / 32)` words.
 ///
 /// # Launch
 /// Grid `ceil(count / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), no shared memory.
@@ -42,9 +43,9 @@ pub unsafe extern "ptx-kernel" fn hybrid_cpu_mark(
     // (the contract above), so each thread writes its own vertex.
     unsafe {
         let triple = discoveries.add(3 * index as usize);
-        let vertex = *triple as usize;
-        *visited.add(vertex) = VISITED;
-        *parents.add(vertex) = *triple.add(1);
-        *levels.add(vertex) = *triple.add(2);
+        let vertex = *triple;
+        mark_visited(visited, vertex);
+        *parents.add(vertex as usize) = *triple.add(1);
+        *levels.add(vertex as usize) = *triple.add(2);
     }
 }

@@ -8,38 +8,53 @@
 //! High-diameter graphs, such as road networks, spend most levels with small
 //! frontiers and gain the most.
 //!
-//! Both queues live in shared memory. When a level discovers more vertices
-//! than `handoff_size` (at most [`SMALL_FRONTIER_CAPACITY`]), any excess
-//! already went to the global next queue; the block appends the rest there
-//! too and returns, and the host
-//! runs that level's frontier with the multi-block
-//! [`block_queue_expand`](crate::block_queue::block_queue_expand) until the
-//! frontier fits again. (The lecture's single-launch sketch relies on
-//! blocks synchronizing among themselves, which CUDA does not guarantee;
-//! this hand-over keeps it correct.)
+//! Such a level has little work and costs the latency of its dependent
+//! memory accesses, so the block keeps that chain short:
+//! - the shared queues hold each vertex with its row (`row_offsets[v]`,
+//!   `row_offsets[v + 1]`), loaded when the vertex was claimed, alongside
+//!   the claim's atomic: a level starts with the column loads;
+//! - each thread claims its neighbours in batches, loads then atomics in
+//!   flight together, without a read before the atomic, and a warp
+//!   reserves queue slots with one shared atomic
+//!   ([`expand_in_warp_step`](crate::visit::expand_in_warp_step));
+//! - the next queue's size rotates through three counters (the one two
+//!   levels ahead is cleared during a level, when nobody reads it), so one
+//!   `__syncthreads()` ends a level;
+//! - when the graph is small enough (`visited_words > 0`), the visited
+//!   bitmap itself moves into shared memory for the launch, and claims are
+//!   shared-memory atomics (a million vertices take 128 KB, and Hopper
+//!   gives a block up to 227 KB).
+//!
+//! So a level is: column loads, atomics with row loads, a barrier.
+//!
+//! When a level discovers more vertices than `handoff_size` (at most
+//! `capacity`), any excess already went to the global next queue; the block
+//! appends the rest there too and returns, and the host expands the large
+//! frontiers with many blocks (`block_queue_expand`, or under `auto` the
+//! persistent kernel) until the frontier fits again. (The lecture's
+//! single-launch sketch relies on blocks synchronizing among themselves,
+//! which CUDA does not guarantee; this hand-over keeps it correct.)
 //!
 //! Encodings as in [`crate::global_queue`]; on return `*frontier_level` is
 //! the level of the vertices in `next_frontier` (none when its size is 0).
 
-use crate::abi::SMALL_FRONTIER_CAPACITY;
-use crate::gpu;
-use crate::visit::{claim, neighbours};
-
-/// Shared memory slots before the queues: the next queue's tail, the
-/// block's start in the global queue.
-const HEADER: usize = 2;
+use crate::abi::SMALL_FRONTIER_HEADER_WORDS;
+use crate::gpu::{self, FULL_WARP};
+use crate::visit::{expand_in_warp_step, row};
 
 /// Runs levels from `frontier` (at `level`) until the search ends or a
-/// frontier outgrows shared memory.
+/// frontier outgrows `handoff_size`.
 ///
 /// # Safety
 /// As [`global_queue_expand`](crate::global_queue::global_queue_expand), and
-/// `frontier_size <= handoff_size <= SMALL_FRONTIER_CAPACITY`;
-/// `frontier_level` points to one `u32`.
+/// `frontier_size <= handoff_size <= capacity`; `visited_words` is 0 or the
+/// `visited` bitmap's size; `frontier_level` points to one `u32`.
 ///
 /// # Launch
-/// Grid 1, block [`SMALL_FRONTIER_BLOCK_SIZE`](crate::abi::SMALL_FRONTIER_BLOCK_SIZE),
-/// shared memory [`small_frontier_shared_bytes`](crate::abi::small_frontier_shared_bytes).
+/// Grid 1, block [`SMALL_FRONTIER_BLOCK_SIZE`](crate::abi::SMALL_FRONTIER_BLOCK_SIZE)
+/// (whole warps), shared memory
+/// [`small_frontier_shared_bytes`](crate::abi::small_frontier_shared_bytes)`(capacity,
+/// visited_words)`.
 ///
 /// # Thread mapping
 /// Each level, thread `t` expands frontier entries `t`, `t + blockDim`, ….
@@ -57,74 +72,166 @@ pub unsafe extern "ptx-kernel" fn small_frontier_levels(
     level: u32,
     frontier_level: *mut u32,
     handoff_size: u32,
+    capacity: u32,
+    visited_words: u32,
 ) {
     let shared = gpu::dynamic_shared_memory::<u32>();
-    let handoff_size = handoff_size.min(SMALL_FRONTIER_CAPACITY);
+    let handoff_size = handoff_size.min(capacity);
     let thread = gpu::thread_index();
     let threads = gpu::block_size();
-    // SAFETY: the launch provides `HEADER + 2 * SMALL_FRONTIER_CAPACITY`
-    // words; shared queue slots stay `< SMALL_FRONTIER_CAPACITY` (the
-    // capacity test below) and global accesses follow `global_queue_expand`'s
-    // contract. Loop exits depend only on shared values read after a
-    // barrier, so every thread reaches every barrier.
+    // SAFETY: the launch provides `SMALL_FRONTIER_HEADER_WORDS + 6 *
+    // capacity + visited_words` words: three counters, the hand-over start,
+    // two queues, the bitmap; shared queue slots stay `< capacity` (the test
+    // below) and global accesses follow `global_queue_expand`'s contract.
+    // Loop exits depend only on shared values read after a barrier, or on
+    // warp-wide ballots, so every thread reaches every barrier and every
+    // lane every vote.
     unsafe {
-        let next_size = shared;
-        let start = shared.add(1);
-        let mut current = shared.add(HEADER);
-        let mut next = current.add(SMALL_FRONTIER_CAPACITY as usize);
-        let mut size = frontier_size;
-        let mut level = level;
+        let counters = shared;
+        let handoff_start = shared.add(3);
+        let queues = shared.add(SMALL_FRONTIER_HEADER_WORDS as usize);
+        let mut current = SharedQueue::at(queues, capacity);
+        let mut next = SharedQueue::at(queues.add(3 * capacity as usize), capacity);
+        let shared_visited = queues.add(6 * capacity as usize);
+        if thread < 3 {
+            *counters.add(thread as usize) = 0;
+        }
+        copy_words(visited, shared_visited, visited_words);
+        let visited_here = if visited_words > 0 {
+            shared_visited
+        } else {
+            visited
+        };
         let mut slot = thread;
-        while slot < size {
-            *current.add(slot as usize) = gpu::load_read_only(frontier.add(slot as usize));
+        while slot < frontier_size {
+            let vertex = gpu::load_read_only(frontier.add(slot as usize));
+            current.set(slot, vertex, row(row_offsets, vertex));
             slot += threads;
         }
+        gpu::sync_threads();
 
+        let graph = (row_offsets, column_indices);
+        let labels = (visited_here, levels, parents);
+        let (mut size, mut level, mut round) = (frontier_size, level, 0);
         let discovered = loop {
+            let next_size = counters.add(((round + 1) % 3) as usize);
             if thread == 0 {
-                *next_size = 0;
+                // Last read before the previous level's barrier.
+                *counters.add(((round + 2) % 3) as usize) = 0;
             }
-            gpu::sync_threads();
             let mut slot = thread;
-            while slot < size {
-                let vertex = *current.add(slot as usize);
-                for neighbour in neighbours(row_offsets, column_indices, vertex) {
-                    if claim(visited, levels, parents, neighbour, vertex, level + 1) {
-                        let tail = gpu::atomic_add(next_size, 1);
-                        if tail < SMALL_FRONTIER_CAPACITY {
-                            *next.add(tail as usize) = neighbour;
+            while gpu::ballot(FULL_WARP, slot < size) != 0 {
+                let entry = if slot < size {
+                    current.get(slot)
+                } else {
+                    (0, (0, 0))
+                };
+                expand_in_warp_step(
+                    graph,
+                    labels,
+                    entry,
+                    level + 1,
+                    |total| gpu::atomic_add(next_size, total),
+                    |tail, neighbour, neighbour_row| {
+                        if tail < capacity {
+                            next.set(tail, neighbour, neighbour_row);
                         } else {
                             let global_tail = gpu::atomic_add(next_frontier_size, 1);
                             *next_frontier.add(global_tail as usize) = neighbour;
                         }
-                    }
-                }
+                    },
+                );
                 slot += threads;
             }
             gpu::sync_threads();
             let discovered = *next_size;
             level += 1;
+            round += 1;
             if discovered == 0 || discovered > handoff_size {
                 break discovered;
             }
             core::mem::swap(&mut current, &mut next);
             size = discovered;
-            // Everyone has read `next_size` before thread 0 clears it.
-            gpu::sync_threads();
         };
 
-        // Hand the frontier that outgrew shared memory to the global queue.
-        let kept = discovered.min(SMALL_FRONTIER_CAPACITY);
+        // Hand the frontier that outgrew the block to the global queue.
+        let kept = discovered.min(capacity);
         if thread == 0 {
-            *start = gpu::atomic_add(next_frontier_size, kept);
+            *handoff_start = gpu::atomic_add(next_frontier_size, kept);
             *frontier_level = level;
         }
         gpu::sync_threads();
-        let start = *start as usize;
+        let start = *handoff_start as usize;
         let mut slot = thread;
         while slot < kept {
-            *next_frontier.add(start + slot as usize) = *next.add(slot as usize);
+            *next_frontier.add(start + slot as usize) = next.get(slot).0;
             slot += threads;
+        }
+        copy_words(shared_visited, visited, visited_words);
+    }
+}
+
+/// The block copies `count` words from `source` to `destination`.
+///
+/// # Safety
+/// Both hold `count` words; nothing else accesses them meanwhile.
+#[inline(always)]
+unsafe fn copy_words(source: *const u32, destination: *mut u32, count: u32) {
+    let mut word = gpu::thread_index();
+    while word < count {
+        // SAFETY: `word < count` (the contract).
+        unsafe { *destination.add(word as usize) = *source.add(word as usize) };
+        word += gpu::block_size();
+    }
+}
+
+/// A frontier queue in shared memory: each vertex with its row, as three
+/// arrays of `capacity` words (vertices, first edges, end edges).
+struct SharedQueue {
+    vertices: *mut u32,
+    capacity: usize,
+}
+
+impl SharedQueue {
+    /// The queue whose `3 * capacity` words start at `words`.
+    fn at(words: *mut u32, capacity: u32) -> SharedQueue {
+        SharedQueue {
+            vertices: words,
+            capacity: capacity as usize,
+        }
+    }
+
+    /// Entry `slot`: a vertex and its row.
+    ///
+    /// # Safety
+    /// `slot < capacity`.
+    #[inline(always)]
+    unsafe fn get(&self, slot: u32) -> (u32, (u32, u32)) {
+        let slot = slot as usize;
+        // SAFETY: `slot < capacity`, within each of the three arrays.
+        unsafe {
+            (
+                *self.vertices.add(slot),
+                (
+                    *self.vertices.add(self.capacity + slot),
+                    *self.vertices.add(2 * self.capacity + slot),
+                ),
+            )
+        }
+    }
+
+    /// Sets entry `slot` to `vertex` and its row.
+    ///
+    /// # Safety
+    /// `slot < capacity`.
+    #[inline(always)]
+    unsafe fn set(&mut self, slot: u32, vertex: u32, (first_edge, end_edge): (u32, u32)) {
+        let slot = slot as usize;
+        // SAFETY: `slot < capacity`, within each of the three arrays.
+        unsafe {
+            *self.vertices.add(slot) = vertex;
+            *self.vertices.add(self.capacity + slot) = first_edge;
+            *self.vertices.add(2 * self.capacity + slot) = end_edge;
         }
     }
 }

@@ -3,20 +3,29 @@
 //!
 //! Kirk & Hwu (*Programming Massively Parallel Processors*, 3rd ed., §12.3):
 //! `if (atomicExch(&visited[neighbour], 1) == 0) { label it; enqueue it }`.
-//! Exactly one thread wins each vertex, so each vertex is labelled and
-//! enqueued once and its parent is the winner's vertex. A plain read first
-//! skips the atomic for the common case of an already-visited neighbour
-//! (test-and-test-and-set); the atomic still decides every race.
+//! Here `visited` is a bitmap, one bit per vertex (bit `v % 32` of word
+//! `v / 32`): 32 times less memory, and cache, than a word per vertex. The
+//! claim is `atomicOr` of the vertex's bit, which returns the old word;
+//! exactly one thread sees the bit clear, so each vertex is labelled and
+//! enqueued once and its parent is the winner's vertex.
+//!
+//! Two ways to claim, for two kinds of level. [`claim`] reads the bit first
+//! and skips the atomic when it is already set (test-and-test-and-set): for
+//! large levels, where most neighbours are visited and atomics are traffic.
+//! [`expand_in_warp_step`] is for the small levels of high-diameter graphs,
+//! where a level costs the latency of its chain of dependent memory
+//! accesses, not their number: it loads several neighbours at once and
+//! sends their atomics together, without the read first (one round trip,
+//! not two), and a warp reserves its queue slots with one atomic.
 
-use crate::abi::VISITED;
-use crate::gpu;
+use crate::gpu::{self, FULL_WARP};
 
 /// Claims `neighbour`, discovered from `vertex`, for `next_level`; returns
 /// whether this thread won it (and so must enqueue it).
 ///
 /// # Safety
-/// `neighbour` indexes `visited`, `levels` and `parents`, which the caller's
-/// kernel owns for this launch.
+/// `neighbour` indexes `levels` and `parents`, and its bit `visited`, all
+/// owned by the caller's kernel for this launch.
 #[inline(always)]
 pub unsafe fn claim(
     visited: *mut u32,
@@ -26,19 +35,192 @@ pub unsafe fn claim(
     vertex: u32,
     next_level: u32,
 ) -> bool {
-    let neighbour = neighbour as usize;
+    let (word, bit) = (visited_word(visited, neighbour), visited_bit(neighbour));
     // SAFETY: in bounds per the contract; the plain read may be stale, which
-    // only sends a thread on to the atomic, and the atomic exchange decides.
+    // only sends a thread on to the atomic, and the atomic decides.
     unsafe {
-        if core::ptr::read_volatile(visited.add(neighbour)) == VISITED
-            || gpu::atomic_exchange(visited.add(neighbour), VISITED) == VISITED
-        {
+        if core::ptr::read_volatile(word) & bit != 0 || gpu::atomic_or(word, bit) & bit != 0 {
             return false;
         }
-        *levels.add(neighbour) = next_level;
-        *parents.add(neighbour) = vertex;
+        label(levels, parents, neighbour, vertex, next_level);
     }
     true
+}
+
+/// Claims all of `vertex`'s neighbours, `column_indices[edge..end]`, for
+/// `next_level`, in step with the other lanes of its warp: [`CLAIM_BATCH`]
+/// at a time ([`claim_batch`]), each batch's queue slots reserved for the
+/// whole warp at once ([`warp_reserve`](gpu::warp_reserve)) through
+/// `reserve(total)`, which returns the first of `total` slots (an atomic on
+/// a queue's tail). Calls `append(slot, neighbour, row)` for each neighbour
+/// this thread won, with the neighbour's row.
+///
+/// # Safety
+/// Every lane of the warp calls it (one with nothing to expand passes an
+/// empty row, `edge == end`); `edge <= end <= row_offsets[n]`; the graph as
+/// for [`neighbours`], and `visited`, `levels`, `parents` as for [`claim`].
+#[inline(always)]
+pub unsafe fn expand_in_warp_step(
+    graph: (*const u32, *const u32),
+    labels: (*mut u32, *mut u32, *mut u32),
+    (vertex, (mut edge, end)): (u32, (u32, u32)),
+    next_level: u32,
+    mut reserve: impl FnMut(u32) -> u32,
+    mut append: impl FnMut(u32, u32, (u32, u32)),
+) {
+    while gpu::ballot(FULL_WARP, edge < end) != 0 {
+        let batch = if edge < end {
+            // SAFETY: `edge < end` within the row (the contract).
+            unsafe { claim_batch(graph, labels, (edge, end), vertex, next_level) }
+        } else {
+            Batch::EMPTY
+        };
+        let mut slot = gpu::warp_reserve(batch.won.count_ones(), &mut reserve);
+        for k in 0..CLAIM_BATCH {
+            if batch.won & (1 << k) != 0 {
+                append(slot, batch.neighbours[k], batch.rows[k]);
+                slot += 1;
+            }
+        }
+        edge += (end - edge).min(CLAIM_BATCH as u32);
+    }
+}
+
+/// Neighbours a thread claims at once in [`claim_batch`].
+const CLAIM_BATCH: usize = 4;
+
+/// The outcome of [`claim_batch`].
+struct Batch {
+    /// The neighbours examined (entries past the row's end are unused).
+    neighbours: [u32; CLAIM_BATCH],
+    /// Bit `k` is set when this thread won `neighbours[k]`.
+    won: u32,
+    /// Each won neighbour's row, `(first_edge, end_edge)`.
+    rows: [(u32, u32); CLAIM_BATCH],
+}
+
+impl Batch {
+    /// No neighbours: what a lane with nothing to claim contributes to a
+    /// warp-wide step.
+    const EMPTY: Batch = Batch {
+        neighbours: [0; CLAIM_BATCH],
+        won: 0,
+        rows: [(0, 0); CLAIM_BATCH],
+    };
+}
+
+/// Claims the neighbours `column_indices[edge..end.min(edge + CLAIM_BATCH)]`
+/// of `vertex` for `next_level`, with their loads in flight together and
+/// then their atomics; each neighbour's row is loaded alongside its atomic,
+/// so a kernel can queue the row with the vertex and the next level need
+/// not wait for it.
+///
+/// # Safety
+/// `edge < end <= row_offsets[n]`, the graph as for [`neighbours`], and
+/// `visited`, `levels`, `parents` as for [`claim`].
+#[inline(always)]
+// Indexed loops over a constant range unroll and keep the arrays in
+// registers; zipped iterators left them in a 72-byte stack frame.
+#[allow(clippy::needless_range_loop)]
+unsafe fn claim_batch(
+    (row_offsets, column_indices): (*const u32, *const u32),
+    (visited, levels, parents): (*mut u32, *mut u32, *mut u32),
+    (edge, end): (u32, u32),
+    vertex: u32,
+    next_level: u32,
+) -> Batch {
+    let mut batch = Batch::EMPTY;
+    let count = (end - edge) as usize;
+    // SAFETY: edges `edge..end` lie within the row (the contract), and only
+    // those are loaded; neighbours are vertex ids `< n`.
+    unsafe {
+        for k in 0..CLAIM_BATCH {
+            if k < count {
+                batch.neighbours[k] = gpu::load_read_only(column_indices.add(edge as usize + k));
+            }
+        }
+        let mut old_words = [u32::MAX; CLAIM_BATCH];
+        for k in 0..CLAIM_BATCH {
+            if k < count {
+                let neighbour = batch.neighbours[k];
+                old_words[k] =
+                    gpu::atomic_or(visited_word(visited, neighbour), visited_bit(neighbour));
+                batch.rows[k] = row(row_offsets, neighbour);
+            }
+        }
+        for k in 0..CLAIM_BATCH {
+            let neighbour = batch.neighbours[k];
+            if old_words[k] & visited_bit(neighbour) == 0 {
+                label(levels, parents, neighbour, vertex, next_level);
+                batch.won |= 1 << k;
+            }
+        }
+    }
+    batch
+}
+
+/// Whether `vertex`'s bit is set in the `visited` bitmap.
+///
+/// # Safety
+/// `vertex`'s word is within `visited`.
+#[inline(always)]
+pub unsafe fn is_visited(visited: *const u32, vertex: u32) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        core::ptr::read_volatile(visited.add((vertex / 32) as usize)) & visited_bit(vertex) != 0
+    }
+}
+
+/// Sets `vertex`'s bit in the `visited` bitmap (atomically: the word's
+/// other 31 vertices may be claimed at the same time).
+///
+/// # Safety
+/// `vertex`'s word is within `visited`.
+#[inline(always)]
+pub unsafe fn mark_visited(visited: *mut u32, vertex: u32) {
+    // SAFETY: forwarded from the caller.
+    unsafe { gpu::atomic_or(visited_word(visited, vertex), visited_bit(vertex)) };
+}
+
+/// The `visited` word holding `vertex`'s bit.
+#[inline(always)]
+fn visited_word(visited: *mut u32, vertex: u32) -> *mut u32 {
+    visited.wrapping_add((vertex / 32) as usize)
+}
+
+/// `vertex`'s bit within its `visited` word.
+#[inline(always)]
+fn visited_bit(vertex: u32) -> u32 {
+    1 << (vertex % 32)
+}
+
+/// Records a claimed `neighbour`'s level and parent.
+///
+/// # Safety
+/// `neighbour` indexes `levels` and `parents`, and this thread claimed it.
+#[inline(always)]
+unsafe fn label(levels: *mut u32, parents: *mut u32, neighbour: u32, vertex: u32, level: u32) {
+    // SAFETY: forwarded from the caller; the claim makes the writes this thread's alone.
+    unsafe {
+        *levels.add(neighbour as usize) = level;
+        *parents.add(neighbour as usize) = vertex;
+    }
+}
+
+/// `vertex`'s row: `(row_offsets[v], row_offsets[v + 1])`, loaded together
+/// through the read-only cache.
+///
+/// # Safety
+/// `vertex < n` and `row_offsets` has `n + 1` entries, not written while the kernel runs.
+#[inline(always)]
+pub unsafe fn row(row_offsets: *const u32, vertex: u32) -> (u32, u32) {
+    // SAFETY: in bounds per the contract.
+    unsafe {
+        (
+            gpu::load_read_only(row_offsets.add(vertex as usize)),
+            gpu::load_read_only(row_offsets.add(vertex as usize + 1)),
+        )
+    }
 }
 
 /// The neighbours of `vertex`: `column_indices[row_offsets[v]..row_offsets[v + 1]]`,

@@ -1,7 +1,9 @@
 //! The kernels' PTX: built through the host crate's build script, then
 //! checked offline with `ptxas` for Hopper (sm_90): it must assemble (an
 //! unresolved `core` symbol, such as a panic path, fails here), spill
-//! nothing, and hold an `.entry` for every kernel name in the shared ABI.
+//! nothing, use no stack (local memory: an array the compiler could not
+//! keep in registers), and hold an `.entry` for every kernel name in the
+//! shared ABI.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -42,19 +44,19 @@ pub fn build_and_check(workspace: &Workspace, environment: &Environment) -> Resu
     if !output.status.success() {
         bail!("ptxas rejected {}:\n{report}", ptx.display());
     }
-    let mut spilling = Vec::new();
+    let mut using_local_memory = Vec::new();
     let mut kernel = "";
     eprintln!("ptxas -arch={CHECK_ARCH}: {} kernels", KERNEL_NAMES.len());
     for line in report.lines() {
         if let Some(name) = line.split("Function properties for ").nth(1) {
             kernel = name.trim();
         } else if line.contains("spill stores") {
-            let spills = line
+            let local_memory = line
                 .split(',')
-                .filter(|part| part.contains("spill"))
+                .filter(|part| part.contains("spill") || part.contains("stack frame"))
                 .any(|part| !part.trim().starts_with("0 "));
-            if spills {
-                spilling.push(kernel.to_string());
+            if local_memory {
+                using_local_memory.push(kernel.to_string());
             }
             eprint!("  {kernel:<36} {}", line.trim());
         } else if line.contains("Used ") {
@@ -64,8 +66,11 @@ pub fn build_and_check(workspace: &Workspace, environment: &Environment) -> Resu
             );
         }
     }
-    if !spilling.is_empty() {
-        bail!("ptxas reports register spills in {}", spilling.join(", "));
+    if !using_local_memory.is_empty() {
+        bail!(
+            "ptxas reports register spills or a stack frame in {}",
+            using_local_memory.join(", ")
+        );
     }
     Ok(ptx)
 }

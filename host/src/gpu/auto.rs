@@ -11,6 +11,7 @@
 //! anew at each level from the frontier's size and edges.
 
 use super::direction_optimizing::DirectionOptimizing;
+use super::persistent::PersistentLevels;
 use super::small_frontier::SmallFrontier;
 use super::{Gpu, GpuBfs};
 use crate::{Csr, Result};
@@ -42,6 +43,19 @@ pub fn strategy(graph: &Csr) -> Strategy {
         Strategy::ManyLevelsPerLaunch
     } else {
         Strategy::DirectionOptimizing
+    }
+}
+
+/// Device bytes, besides the graph, of the driver [`new`] builds.
+pub fn workspace_bytes(gpu: &Gpu, graph: &Csr) -> u64 {
+    let vertex_count = graph.vertex_count();
+    match strategy(graph) {
+        Strategy::ManyLevelsPerLaunch if gpu.cooperative_launch() => {
+            SmallFrontier::workspace_bytes(vertex_count)
+                + PersistentLevels::workspace_bytes(vertex_count)
+        }
+        Strategy::ManyLevelsPerLaunch => SmallFrontier::workspace_bytes(vertex_count),
+        Strategy::DirectionOptimizing => DirectionOptimizing::workspace_bytes(vertex_count),
     }
 }
 

@@ -12,7 +12,7 @@ use cust::function::Function;
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
-use super::queue::{FrontierQueues, at_level};
+use super::queue::{FrontierQueues, at_level, visited_words};
 use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, blocks_for};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
@@ -41,14 +41,14 @@ impl<'g> DirectionOptimizing<'g> {
     /// The frontier queues, two bitmaps and the counters.
     pub fn workspace_bytes(vertex_count: u32) -> u64 {
         FrontierQueues::workspace_bytes(vertex_count)
-            + 2 * 4 * vertex_count.div_ceil(32) as u64
+            + 2 * 4 * visited_words(vertex_count) as u64
             + 8
             + 4
     }
 
     /// Loads the kernels and allocates the buffers for `graph`.
     pub fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
-        let words = graph.vertex_count().div_ceil(32).max(1) as usize;
+        let words = visited_words(graph.vertex_count());
         let allocation = || "allocating direction-optimizing buffers".to_string();
         Ok(DirectionOptimizing {
             gpu,
@@ -81,7 +81,7 @@ impl<'g> DirectionOptimizing<'g> {
         // SAFETY: queues, counters and graph sized for the same `n` (checked
         // by `Search::run`): `direction_optimizing_top_down`'s contract; the
         // arguments match its parameter list. The page-locked count is read
-        // after `read_next_size` synchronizes the stream.
+        // after `advance` synchronizes the stream.
         unsafe {
             self.next_frontier_edges
                 .set_zero_async(stream)
@@ -89,9 +89,9 @@ impl<'g> DirectionOptimizing<'g> {
             launch!(kernel<<<blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, DIRECTION_TOP_DOWN_SHARED_BYTES, stream>>>(
                 graph.row_offsets.as_device_ptr(),
                 graph.column_indices.as_device_ptr(),
-                queues.frontier.as_device_ptr(),
+                queues.frontier(),
                 frontier_size,
-                queues.next_frontier.as_device_ptr(),
+                queues.next_frontier(),
                 queues.next_frontier_size.as_device_ptr(),
                 queues.visited.as_device_ptr(),
                 queues.levels.as_device_ptr(),
@@ -104,8 +104,7 @@ impl<'g> DirectionOptimizing<'g> {
                 .async_copy_to(&mut self.next_frontier_edges_on_host, stream)
                 .context(context)?;
         }
-        let next_size = queues.read_next_size(self.gpu)?;
-        queues.swap();
+        let next_size = queues.advance(self.gpu)?;
         Ok((next_size, self.next_frontier_edges_on_host[0]))
     }
 
@@ -154,7 +153,7 @@ impl<'g> DirectionOptimizing<'g> {
                 .set_zero_async(stream)
                 .context(context)?;
             launch!(kernel<<<blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
-                self.queues.frontier.as_device_ptr(),
+                self.queues.frontier(),
                 frontier_size,
                 self.frontier_bitmap.as_device_ptr()
             ))
@@ -168,20 +167,19 @@ impl<'g> DirectionOptimizing<'g> {
         let words = self.frontier_bitmap.len() as u32;
         self.queues.clear_next_size(self.gpu)?;
         // SAFETY: the bitmap has `words` words whose set bits are distinct
-        // vertices `< n`, for which the queue has room:
+        // vertices `< n`, discovered since the queue's current frontier, so
+        // the queue has room for them after it:
         // `direction_optimizing_bitmap_to_queue`'s contract.
         unsafe {
             launch!(kernel<<<blocks_for(words, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
                 self.frontier_bitmap.as_device_ptr(),
                 words,
-                self.queues.next_frontier.as_device_ptr(),
+                self.queues.next_frontier(),
                 self.queues.next_frontier_size.as_device_ptr()
             ))
         }
         .context(|| "converting the frontier bitmap to a queue".into())?;
-        let size = self.queues.read_next_size(self.gpu)?;
-        self.queues.swap();
-        Ok(size)
+        self.queues.advance(self.gpu)
     }
 }
 

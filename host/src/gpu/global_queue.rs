@@ -1,6 +1,6 @@
 //! Host driver of the `global-queue` variant (Kirk & Hwu Fig. 12.7): each
 //! level, `global_queue_expand` appends to one global queue; the host reads
-//! its tail and swaps the queues.
+//! its tail, and the frontier just appended becomes the current one.
 
 use bfs_kernels::abi::global_queue;
 

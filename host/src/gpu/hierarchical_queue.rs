@@ -58,9 +58,9 @@ impl GpuBfs for HierarchicalQueue<'_> {
                 launch!(expand<<<blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, shared_bytes, stream>>>(
                     graph.row_offsets.as_device_ptr(),
                     graph.column_indices.as_device_ptr(),
-                    queues.frontier.as_device_ptr(),
+                    queues.frontier(),
                     frontier_size,
-                    queues.next_frontier.as_device_ptr(),
+                    queues.next_frontier(),
                     queues.next_frontier_size.as_device_ptr(),
                     queues.visited.as_device_ptr(),
                     queues.levels.as_device_ptr(),

@@ -33,6 +33,8 @@ pub struct HybridCpu<'g> {
     discoveries: Vec<u32>,
     /// Device staging for `discoveries`, grown as needed.
     discoveries_on_device: Option<DeviceBuffer<u32>>,
+    /// The host's frontier and the next one, reused level after level.
+    frontiers: (Vec<u32>, Vec<u32>),
 }
 
 impl<'g> HybridCpu<'g> {
@@ -47,12 +49,13 @@ impl<'g> HybridCpu<'g> {
             levels: vec![UNREACHED; graph.vertex_count() as usize],
             discoveries: Vec::new(),
             discoveries_on_device: None,
+            frontiers: (Vec::new(), Vec::new()),
         })
     }
 
     /// One level on the CPU: the textbook loop over the host's frontier.
-    fn cpu_level(&mut self, frontier: &[u32], level: u32) -> Vec<u32> {
-        let mut next_frontier = Vec::new();
+    fn cpu_level(&mut self, frontier: &[u32], level: u32, next_frontier: &mut Vec<u32>) {
+        next_frontier.clear();
         for &vertex in frontier {
             for &neighbour in self.graph.neighbours(vertex) {
                 if self.levels[neighbour as usize] == UNREACHED {
@@ -62,7 +65,6 @@ impl<'g> HybridCpu<'g> {
                 }
             }
         }
-        next_frontier
     }
 
     /// Sends the CPU's discoveries to the device and marks them there.
@@ -108,22 +110,18 @@ impl<'g> HybridCpu<'g> {
         Ok(())
     }
 
-    /// One level on the GPU; returns the new frontier, copied back.
+    /// One level on the GPU; copies the new frontier back into `next_frontier`.
     fn gpu_level(
         &mut self,
         graph: &DeviceGraph,
-        frontier: &[u32],
-        frontier_on_device: bool,
+        (frontier, frontier_on_device): (&[u32], bool),
         level: u32,
-    ) -> Result<Vec<u32>> {
+        next_frontier: &mut Vec<u32>,
+    ) -> Result<()> {
         self.flush_discoveries()?;
         let size = frontier.len() as u32;
         if !frontier_on_device {
-            self.queues
-                .frontier
-                .index(0..frontier.len())
-                .copy_from(frontier)
-                .context(|| "sending the frontier".into())?;
+            self.queues.upload_frontier(frontier)?;
         }
         self.queues.clear_next_size(self.gpu)?;
         self.queues.launch_expand(
@@ -133,20 +131,12 @@ impl<'g> HybridCpu<'g> {
             size,
             level,
         )?;
-        let next_size = self.queues.read_next_size(self.gpu)? as usize;
-        self.queues.swap();
-        let mut next_frontier = vec![0; next_size];
-        if next_size > 0 {
-            self.queues
-                .frontier
-                .index(0..next_size)
-                .copy_to(&mut next_frontier[..])
-                .context(|| "receiving the frontier".into())?;
-        }
-        for &vertex in &next_frontier {
+        self.queues.advance(self.gpu)?;
+        self.queues.download_frontier(next_frontier)?;
+        for &vertex in next_frontier.iter() {
             self.levels[vertex as usize] = level + 1;
         }
-        Ok(next_frontier)
+        Ok(())
     }
 }
 
@@ -156,21 +146,28 @@ impl GpuBfs for HybridCpu<'_> {
         self.levels.fill(UNREACHED);
         self.levels[source as usize] = 0;
         self.discoveries.clear();
-        let mut frontier = vec![source];
+        let (mut frontier, mut next_frontier) = std::mem::take(&mut self.frontiers);
+        frontier.clear();
+        frontier.push(source);
         let mut frontier_on_device = true;
         let mut level = 0;
         while !frontier.is_empty() {
             let started = std::time::Instant::now();
             let on_cpu = (frontier.len() as u32) < CPU_FRONTIER_THRESHOLD;
             if on_cpu {
-                frontier = self.cpu_level(&frontier, level);
+                self.cpu_level(&frontier, level, &mut next_frontier);
                 frontier_on_device = false;
             } else {
-                frontier = self
-                    .gpu_level(graph, &frontier, frontier_on_device, level)
-                    .map_err(|error| at_level(error, level))?;
+                self.gpu_level(
+                    graph,
+                    (&frontier, frontier_on_device),
+                    level,
+                    &mut next_frontier,
+                )
+                .map_err(|error| at_level(error, level))?;
                 frontier_on_device = true;
             }
+            std::mem::swap(&mut frontier, &mut next_frontier);
             self.queues.steps.push(Step {
                 first_level: level,
                 levels: 1,
@@ -179,6 +176,7 @@ impl GpuBfs for HybridCpu<'_> {
             });
             level += 1;
         }
+        self.frontiers = (frontier, next_frontier);
         self.flush_discoveries()?;
         self.queues.finish(self.gpu, source)
     }

@@ -47,6 +47,7 @@ pub struct Gpu {
     name: String,
     multiprocessors: u32,
     cooperative_launch: bool,
+    shared_memory_per_block: u32,
     // Dropped last: the module and stream belong to this context.
     _context: Context,
 }
@@ -78,18 +79,14 @@ impl Gpu {
         };
         let multiprocessors =
             attribute(DeviceAttribute::MultiprocessorCount, "multiprocessor count")? as u32;
-        let mut cooperative_launch = 0;
-        // SAFETY: writes one int for a valid device handle; cust's attribute
-        // list predates this one.
-        let result = unsafe {
-            cust::sys::cuDeviceGetAttribute(
-                &mut cooperative_launch,
-                cust::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH,
-                device.as_raw(),
-            )
-        };
+        use cust::sys::CUdevice_attribute as Attribute;
         let cooperative_launch =
-            result == cust::sys::CUresult::CUDA_SUCCESS && cooperative_launch != 0;
+            raw_attribute(device, Attribute::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH) > 0;
+        let shared_memory_per_block = raw_attribute(
+            device,
+            Attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+        )
+        .max(0) as u32;
         let module = Module::from_ptx(ptx, &[]).context(|| "loading the kernels' PTX".into())?;
         let stream =
             Stream::new(StreamFlags::NON_BLOCKING, None).context(|| "creating a stream".into())?;
@@ -99,6 +96,7 @@ impl Gpu {
             name,
             multiprocessors,
             cooperative_launch,
+            shared_memory_per_block,
             _context: context,
         })
     }
@@ -125,6 +123,11 @@ impl Gpu {
         self.cooperative_launch
     }
 
+    /// The most shared memory a block may use, in bytes, once a kernel opts in.
+    fn shared_memory_per_block(&self) -> u32 {
+        self.shared_memory_per_block
+    }
+
     /// The stream every variant runs on.
     fn stream(&self) -> &Stream {
         &self.stream
@@ -135,6 +138,18 @@ impl Gpu {
         self.module
             .get_function(name)
             .context(|| format!("finding kernel {name}"))
+    }
+}
+
+/// A device attribute that cust's list predates; 0 if the driver cannot tell.
+fn raw_attribute(device: Device, attribute: cust::sys::CUdevice_attribute) -> i32 {
+    let mut value = 0;
+    // SAFETY: writes one int for a valid device handle.
+    let result = unsafe { cust::sys::cuDeviceGetAttribute(&mut value, attribute, device.as_raw()) };
+    if result == cust::sys::CUresult::CUDA_SUCCESS {
+        value
+    } else {
+        0
     }
 }
 
@@ -275,7 +290,7 @@ impl Variant {
                 "one thread per vertex per level, expanding the vertices at the current level (O(V·L))"
             }
             Variant::GlobalQueue => {
-                "frontier queue: atomicExch claims a vertex, atomicAdd appends it (Kirk & Hwu Fig. 12.7)"
+                "frontier queue: atomicOr on a visited bitmap claims a vertex, atomicAdd appends it (Kirk & Hwu Fig. 12.7)"
             }
             Variant::BlockQueue => {
                 "block-privatized queue in shared memory, one atomicAdd per block (Fig. 12.8)"
@@ -304,16 +319,17 @@ impl Variant {
         self != Variant::TwoKernel
     }
 
-    /// Device bytes the variant allocates besides the graph, for `n` vertices.
-    fn workspace_bytes(self, vertex_count: u32) -> u64 {
+    /// Device bytes the variant allocates besides the graph, for `graph` on `gpu`.
+    fn workspace_bytes(self, gpu: &Gpu, graph: &Csr) -> u64 {
+        let vertex_count = graph.vertex_count();
         match self {
             Variant::TwoKernel => two_kernel::TwoKernel::workspace_bytes(vertex_count),
             Variant::VertexLevels => vertex_levels::VertexLevels::workspace_bytes(vertex_count),
             Variant::GlobalQueue | Variant::BlockQueue | Variant::Hierarchical => {
                 queue::FrontierQueues::workspace_bytes(vertex_count)
             }
-            // The frontier level; and the CPU's discoveries, staged, at most 3 words a vertex.
-            Variant::SmallFrontier => queue::FrontierQueues::workspace_bytes(vertex_count) + 4,
+            Variant::SmallFrontier => small_frontier::SmallFrontier::workspace_bytes(vertex_count),
+            // The CPU's discoveries, staged, at most 3 words a vertex.
             Variant::HybridCpu => {
                 queue::FrontierQueues::workspace_bytes(vertex_count) + 12 * vertex_count as u64
             }
@@ -321,13 +337,7 @@ impl Variant {
             Variant::DirectionOptimizing => {
                 direction_optimizing::DirectionOptimizing::workspace_bytes(vertex_count)
             }
-            // Either strategy's buffers, whichever is larger.
-            Variant::Auto => {
-                direction_optimizing::DirectionOptimizing::workspace_bytes(vertex_count).max(
-                    Variant::SmallFrontier.workspace_bytes(vertex_count)
-                        + persistent::PersistentLevels::WORKSPACE_BYTES,
-                )
-            }
+            Variant::Auto => auto::workspace_bytes(gpu, graph),
         }
     }
 
@@ -378,6 +388,7 @@ pub struct Search<'g> {
     graph: DeviceGraph,
     bfs: Box<dyn GpuBfs + 'g>,
     variant: Variant,
+    device_bytes: u64,
 }
 
 impl<'g> Search<'g> {
@@ -395,7 +406,8 @@ impl<'g> Search<'g> {
         variant: Variant,
         create: impl FnOnce(&'g Gpu, &'g Csr) -> Result<Box<dyn GpuBfs + 'g>>,
     ) -> Result<Search<'g>> {
-        let needed = DeviceGraph::bytes(graph) + variant.workspace_bytes(graph.vertex_count());
+        let workspace_bytes = variant.workspace_bytes(gpu, graph);
+        let needed = DeviceGraph::bytes(graph) + workspace_bytes;
         let free = gpu.free_memory()?;
         if needed > free {
             return Err(Error::DeviceMemory {
@@ -404,18 +416,20 @@ impl<'g> Search<'g> {
                 free,
             });
         }
+        let device_graph = DeviceGraph::upload(graph)?;
+        let graph_bytes =
+            4 * (device_graph.row_offsets.len() + device_graph.column_indices.len()) as u64;
         Ok(Search {
-            graph: DeviceGraph::upload(graph)?,
+            graph: device_graph,
             bfs: create(gpu, graph)?,
             variant,
+            device_bytes: graph_bytes + workspace_bytes,
         })
     }
 
     /// Device bytes this search allocated: the graph and the variant's buffers.
     pub fn device_bytes(&self) -> u64 {
-        4 * (self.graph.vertex_count as u64 + 1)
-            + 4 * self.graph.column_indices.len() as u64
-            + self.variant.workspace_bytes(self.graph.vertex_count)
+        self.device_bytes
     }
 
     /// Runs one BFS from `source`.

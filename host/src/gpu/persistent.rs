@@ -5,7 +5,9 @@
 
 use std::ffi::c_void;
 
-use bfs_kernels::abi::{PERSISTENT_BLOCK_SIZE, persistent};
+use bfs_kernels::abi::{
+    PERSISTENT_BLOCK_SIZE, PERSISTENT_SHARED_BYTES, PERSISTENT_STAGED_ROWS, persistent,
+};
 use cust::function::{BlockSize, Function};
 use cust::memory::{CopyDestination, DeviceBuffer};
 
@@ -14,27 +16,28 @@ use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step};
 use crate::error::{CudaContext, describe_driver_result};
 use crate::{Error, Result};
 
-/// Where each group of words sits in the counter buffer: the three rotating
-/// queue sizes, the barrier's two words, the level reached.
-const QUEUE_SIZES: usize = 0;
-const BARRIER: usize = 3;
-const LEVEL_COUNT: usize = 5;
-const COUNTER_WORDS: usize = 6;
-
-/// The persistent kernel, its grid size and its counters.
+/// The persistent kernel, its grid size, its barrier words, the rows it
+/// stages between levels, and where it reports the level it reached.
 pub struct PersistentLevels<'g> {
     kernel: Function<'g>,
     blocks: u32,
-    counters: DeviceBuffer<u32>,
+    level_words: DeviceBuffer<u64>,
+    staged_rows: DeviceBuffer<u32>,
+    staged_capacity: u32,
+    reached: DeviceBuffer<u32>,
 }
 
 impl<'g> PersistentLevels<'g> {
-    /// Device bytes besides the frontier queues.
-    pub const WORKSPACE_BYTES: u64 = 4 * COUNTER_WORDS as u64;
+    /// Device bytes besides the frontier queues for `n` vertices: three
+    /// barrier words, the staged rows (no more than a bitmap's bytes), three
+    /// reported words.
+    pub fn workspace_bytes(vertex_count: u32) -> u64 {
+        8 * 3 + 4 * 4 * staged_capacity(vertex_count) as u64 + 4 * 3
+    }
 
     /// Loads the kernel and sizes the grid to one block per multiprocessor,
     /// after checking the device can keep them all resident.
-    pub fn new(gpu: &'g Gpu) -> Result<Self> {
+    pub fn new(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
         if !gpu.cooperative_launch() {
             return Err(Error::Invalid(format!(
                 "{} does not support cooperative launches",
@@ -43,73 +46,80 @@ impl<'g> PersistentLevels<'g> {
         }
         let kernel = gpu.kernel(persistent::LEVELS)?;
         let resident = kernel
-            .max_active_blocks_per_multiprocessor(BlockSize::x(PERSISTENT_BLOCK_SIZE), 0)
+            .max_active_blocks_per_multiprocessor(
+                BlockSize::x(PERSISTENT_BLOCK_SIZE),
+                PERSISTENT_SHARED_BYTES as usize,
+            )
             .context(|| "reading the persistent kernel's occupancy".into())?;
         if resident == 0 {
             return Err(Error::Invalid(
                 "the persistent kernel cannot fit one block on a multiprocessor".into(),
             ));
         }
-        let counters = DeviceBuffer::zeroed(COUNTER_WORDS)
-            .context(|| "allocating the persistent counters".into())?;
+        let allocation = || "allocating the persistent kernel's buffers".to_string();
         Ok(PersistentLevels {
             kernel,
             blocks: gpu.multiprocessors(),
-            counters,
+            level_words: DeviceBuffer::zeroed(3).context(allocation)?,
+            staged_rows: DeviceBuffer::zeroed(4 * staged_capacity(vertex_count).max(1) as usize)
+                .context(allocation)?,
+            staged_capacity: staged_capacity(vertex_count),
+            reached: DeviceBuffer::zeroed(3).context(allocation)?,
         })
     }
 
-    /// Runs levels from `queues.frontier` (`size` vertices at `first_level`)
-    /// until the search ends or the frontier is down to `handoff_size`
-    /// vertices (0: to the end); leaves that frontier in `queues.frontier`
-    /// and returns its level and size.
+    /// Runs levels from the queues' frontier (at `first_level`) until the
+    /// search ends or the frontier is down to `handoff_size` vertices (0: to
+    /// the end); makes that frontier the queues' current one and returns its
+    /// level and size.
     pub fn run(
         &mut self,
         gpu: &Gpu,
         graph: &DeviceGraph,
         queues: &mut FrontierQueues,
-        (first_level, size): (u32, u32),
+        first_level: u32,
         handoff_size: u32,
     ) -> Result<(u32, u32)> {
         let stream = gpu.stream();
-        let context = || "starting the persistent kernel".to_string();
-        let sizes_slot = QUEUE_SIZES + (first_level % 3) as usize;
-        // SAFETY: memsets on the stream, ordered before the launch below.
-        unsafe {
-            self.counters.set_32_async(0, stream).context(context)?;
-            self.counters
-                .index(sizes_slot..=sizes_slot)
-                .set_32_async(size, stream)
-                .context(context)?;
-        }
-        let mut pointers = [
-            graph.row_offsets.as_device_ptr(),
-            graph.column_indices.as_device_ptr(),
-            queues.frontier.as_device_ptr(),
-            queues.next_frontier.as_device_ptr(),
-            self.counters.as_device_ptr().wrapping_add(QUEUE_SIZES),
-            queues.visited.as_device_ptr(),
-            queues.levels.as_device_ptr(),
-            queues.parents.as_device_ptr(),
-            self.counters.as_device_ptr().wrapping_add(BARRIER),
-            self.counters.as_device_ptr().wrapping_add(LEVEL_COUNT),
+        // SAFETY: a memset on the stream, ordered before the launch below.
+        unsafe { self.level_words.set_zero_async(stream) }
+            .context(|| "starting the persistent kernel".into())?;
+        let mut row_offsets = graph.row_offsets.as_device_ptr();
+        let mut column_indices = graph.column_indices.as_device_ptr();
+        let mut queue = queues.queue.as_device_ptr();
+        let mut frontier_start = queues.frontier_start();
+        let mut frontier_size = queues.frontier_size();
+        let mut staged_rows = self.staged_rows.as_device_ptr();
+        let mut staged_capacity = self.staged_capacity;
+        let mut level_words = self.level_words.as_device_ptr();
+        let mut visited = queues.visited.as_device_ptr();
+        let mut levels = queues.levels.as_device_ptr();
+        let mut parents = queues.parents.as_device_ptr();
+        let mut reached = self.reached.as_device_ptr();
+        let (mut first_level, mut handoff_size) = (first_level, handoff_size);
+        let mut parameters = [
+            parameter(&mut row_offsets),
+            parameter(&mut column_indices),
+            parameter(&mut queue),
+            parameter(&mut frontier_start),
+            parameter(&mut frontier_size),
+            parameter(&mut staged_rows),
+            parameter(&mut staged_capacity),
+            parameter(&mut level_words),
+            parameter(&mut visited),
+            parameter(&mut levels),
+            parameter(&mut parents),
+            parameter(&mut reached),
+            parameter(&mut first_level),
+            parameter(&mut handoff_size),
         ];
-        let mut scalars = [first_level, handoff_size];
-        let mut parameters: Vec<*mut c_void> = pointers
-            .iter_mut()
-            .map(|pointer| pointer as *mut _ as *mut c_void)
-            .chain(
-                scalars
-                    .iter_mut()
-                    .map(|scalar| scalar as *mut _ as *mut c_void),
-            )
-            .collect();
-        // SAFETY: the parameters point to ten device pointers and two `u32`
-        // in the order of `persistent_levels`' parameter list, all sized for
-        // the graph's `n` (checked by `Search::run`) and initialised as its
-        // contract says (this level's queue size set, the next one's and the
-        // barrier 0); the grid is one block per multiprocessor, within the
-        // occupancy checked in `new`, as a cooperative launch requires.
+        // SAFETY: the parameters are the addresses of values of
+        // `persistent_levels`' parameters, in its order and types, all sized
+        // for the graph's `n` (checked by `Search::run`) and initialised as
+        // its contract says (the frontier in the queue at `frontier_start`,
+        // the barrier words 0); the grid is one block per multiprocessor,
+        // within the occupancy checked in `new` with this shared memory, as
+        // a cooperative launch requires.
         let result = unsafe {
             cust::sys::cuLaunchCooperativeKernel(
                 self.kernel.to_raw(),
@@ -119,7 +129,7 @@ impl<'g> PersistentLevels<'g> {
                 PERSISTENT_BLOCK_SIZE,
                 1,
                 1,
-                0,
+                PERSISTENT_SHARED_BYTES,
                 stream.as_inner(),
                 parameters.as_mut_ptr(),
             )
@@ -134,16 +144,26 @@ impl<'g> PersistentLevels<'g> {
         stream
             .synchronize()
             .context(|| "running the persistent kernel".into())?;
-        let mut counters = [0u32; COUNTER_WORDS];
-        self.counters
-            .copy_to(&mut counters[..])
-            .context(|| "reading the persistent counters".into())?;
-        let level = counters[LEVEL_COUNT];
-        if (level - first_level) % 2 == 1 {
-            queues.swap();
-        }
-        Ok((level, counters[QUEUE_SIZES + (level % 3) as usize]))
+        let mut reached = [0u32; 3];
+        self.reached
+            .copy_to(&mut reached[..])
+            .context(|| "reading the level the persistent kernel reached".into())?;
+        let [level, start, size] = reached;
+        queues.set_frontier(start, size);
+        Ok((level, size))
     }
+}
+
+/// Frontier entries whose rows the kernel stages: `n / 128`, so the
+/// staging (16 bytes an entry) takes no more than a bitmap's `n / 8` bytes,
+/// and at most [`PERSISTENT_STAGED_ROWS`].
+fn staged_capacity(vertex_count: u32) -> u32 {
+    (vertex_count / 128).min(PERSISTENT_STAGED_ROWS)
+}
+
+/// A kernel parameter as `cuLaunchCooperativeKernel` takes it: the address of its value.
+fn parameter<T>(value: &mut T) -> *mut c_void {
+    (value as *mut T).cast()
 }
 
 /// The persistent kernel over the frontier queues.
@@ -156,14 +176,15 @@ pub struct Persistent<'g> {
 impl<'g> Persistent<'g> {
     /// The frontier queues and the counters.
     pub fn workspace_bytes(vertex_count: u32) -> u64 {
-        FrontierQueues::workspace_bytes(vertex_count) + PersistentLevels::WORKSPACE_BYTES
+        FrontierQueues::workspace_bytes(vertex_count)
+            + PersistentLevels::workspace_bytes(vertex_count)
     }
 
     /// Loads the kernel and allocates the buffers for `vertex_count` vertices.
     pub fn new(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
         Ok(Persistent {
             gpu,
-            levels: PersistentLevels::new(gpu)?,
+            levels: PersistentLevels::new(gpu, vertex_count)?,
             queues: FrontierQueues::new(vertex_count)?,
         })
     }
@@ -173,9 +194,7 @@ impl GpuBfs for Persistent<'_> {
     fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
         let started = std::time::Instant::now();
         self.queues.start(self.gpu, source)?;
-        let (levels, _) = self
-            .levels
-            .run(self.gpu, graph, &mut self.queues, (0, 1), 0)?;
+        let (levels, _) = self.levels.run(self.gpu, graph, &mut self.queues, 0, 0)?;
         self.queues.steps.push(Step {
             first_level: 0,
             levels,

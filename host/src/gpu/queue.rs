@@ -1,11 +1,19 @@
-//! What the queue-based variants share: the per-vertex arrays, the two
-//! frontier queues and the next queue's tail counter, initialisation from a
-//! source, the host's level loop and the final copy back.
+//! What the queue-based variants share: the per-vertex arrays, the
+//! frontier queue and its tail counter, initialisation from a source, the
+//! host's level loop and the final copy back.
+//!
+//! One queue of `n` entries holds every frontier of a search, one after
+//! another: a vertex enters it once, when it is claimed, so level `L + 1`'s
+//! frontier goes right after level `L`'s and the whole search fits.
+//! Per vertex that is 12 bytes (level, parent, queue slot) and one bit
+//! (visited), where two queues and a visited word would take 20.
 
-use bfs_kernels::abi::{BLOCK_SIZE, UNREACHED, VISITED};
+use bfs_kernels::abi::{BLOCK_SIZE, UNREACHED};
 use cust::function::Function;
 use cust::launch;
-use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
+use cust::memory::{
+    AsyncCopyDestination, CopyDestination, DeviceBuffer, DevicePointer, LockedBuffer,
+};
 
 use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download};
 use crate::Result;
@@ -13,17 +21,17 @@ use crate::error::CudaContext;
 
 /// Device state of a queue-based search over `n` vertices.
 pub struct FrontierQueues {
-    /// [`VISITED`] once claimed, else 0.
+    /// The visited bitmap: bit `v % 32` of word `v / 32` is set once `v` is claimed.
     pub visited: DeviceBuffer<u32>,
     /// Distance from the source, or [`UNREACHED`].
     pub levels: DeviceBuffer<u32>,
     /// BFS-tree parent (the source's is itself), or [`UNREACHED`].
     pub parents: DeviceBuffer<u32>,
-    /// The current frontier's vertex ids.
-    pub frontier: DeviceBuffer<u32>,
-    /// The next frontier, filled by the expand kernel.
-    pub next_frontier: DeviceBuffer<u32>,
-    /// Entries in `next_frontier`: the queue's tail.
+    /// Every frontier so far, in order; the current one starts at `frontier_start`.
+    pub queue: DeviceBuffer<u32>,
+    frontier_start: u32,
+    frontier_size: u32,
+    /// Entries appended after the current frontier: the next one's size.
     pub next_frontier_size: DeviceBuffer<u32>,
     /// Page-locked copy of the tail, read by the host after each level.
     size_on_host: LockedBuffer<u32>,
@@ -33,9 +41,9 @@ pub struct FrontierQueues {
 }
 
 impl FrontierQueues {
-    /// Five arrays of `n` words and the tail counter.
+    /// Three arrays of `n` words, the bitmap and the tail counter.
     pub fn workspace_bytes(vertex_count: u32) -> u64 {
-        5 * 4 * vertex_count as u64 + 4
+        3 * 4 * vertex_count as u64 + 4 * visited_words(vertex_count) as u64 + 4
     }
 
     /// Allocates the buffers for `vertex_count` vertices.
@@ -43,11 +51,12 @@ impl FrontierQueues {
         let count = vertex_count as usize;
         let allocation = || "allocating the frontier queues".to_string();
         Ok(FrontierQueues {
-            visited: DeviceBuffer::zeroed(count).context(allocation)?,
+            visited: DeviceBuffer::zeroed(visited_words(vertex_count)).context(allocation)?,
             levels: DeviceBuffer::zeroed(count).context(allocation)?,
             parents: DeviceBuffer::zeroed(count).context(allocation)?,
-            frontier: DeviceBuffer::zeroed(count).context(allocation)?,
-            next_frontier: DeviceBuffer::zeroed(count).context(allocation)?,
+            queue: DeviceBuffer::zeroed(count).context(allocation)?,
+            frontier_start: 0,
+            frontier_size: 0,
             next_frontier_size: DeviceBuffer::zeroed(1).context(allocation)?,
             size_on_host: LockedBuffer::new(&0, 1).context(allocation)?,
             timer: Timer::new()?,
@@ -63,6 +72,7 @@ impl FrontierQueues {
         self.timer.start(gpu)?;
         self.steps.clear();
         let at = source as usize..=source as usize;
+        let word = (source / 32) as usize;
         // SAFETY: memsets ordered on the one stream before any kernel that
         // reads these buffers; the host does not touch them meanwhile.
         unsafe {
@@ -74,8 +84,8 @@ impl FrontierQueues {
                 .set_32_async(UNREACHED, stream)
                 .context(context)?;
             self.visited
-                .index(at.clone())
-                .set_32_async(VISITED, stream)
+                .index(word..=word)
+                .set_32_async(1 << (source % 32), stream)
                 .context(context)?;
             self.levels
                 .index(at.clone())
@@ -85,12 +95,41 @@ impl FrontierQueues {
                 .index(at)
                 .set_32_async(source, stream)
                 .context(context)?;
-            self.frontier
+            self.queue
                 .index(0..=0)
                 .set_32_async(source, stream)
                 .context(context)?;
         }
+        self.set_frontier(0, 1);
         Ok(())
+    }
+
+    /// The current frontier: `frontier_size()` vertices from here.
+    pub fn frontier(&self) -> DevicePointer<u32> {
+        self.queue
+            .as_device_ptr()
+            .wrapping_add(self.frontier_start as usize)
+    }
+
+    /// Where the next frontier goes: right after the current one.
+    pub fn next_frontier(&self) -> DevicePointer<u32> {
+        self.frontier().wrapping_add(self.frontier_size as usize)
+    }
+
+    /// Where the current frontier starts in the queue.
+    pub fn frontier_start(&self) -> u32 {
+        self.frontier_start
+    }
+
+    /// Vertices in the current frontier.
+    pub fn frontier_size(&self) -> u32 {
+        self.frontier_size
+    }
+
+    /// Makes `queue[start..start + size]` the current frontier (a kernel
+    /// that ran levels on its own left it there).
+    pub fn set_frontier(&mut self, start: u32, size: u32) {
+        (self.frontier_start, self.frontier_size) = (start, size);
     }
 
     /// Sets the next queue's tail to 0, ahead of a level.
@@ -100,8 +139,9 @@ impl FrontierQueues {
             .context(|| "clearing the queue tail".into())
     }
 
-    /// Waits for the level and returns the next frontier's size.
-    pub fn read_next_size(&mut self, gpu: &Gpu) -> Result<u32> {
+    /// Waits for the level, makes the frontier it appended the current
+    /// one, and returns its size.
+    pub fn advance(&mut self, gpu: &Gpu) -> Result<u32> {
         let context = || "reading the queue tail".to_string();
         // SAFETY: the page-locked destination is not read until the stream
         // has been synchronized below.
@@ -111,12 +151,34 @@ impl FrontierQueues {
         }
         .context(context)?;
         gpu.stream().synchronize().context(context)?;
-        Ok(self.size_on_host[0])
+        let next_start = self.frontier_start + self.frontier_size;
+        self.set_frontier(next_start, self.size_on_host[0]);
+        Ok(self.frontier_size)
     }
 
-    /// Makes the next frontier the current one.
-    pub fn swap(&mut self) {
-        std::mem::swap(&mut self.frontier, &mut self.next_frontier);
+    /// Copies `frontier`, found on the host, to the device as the current
+    /// frontier (in place of the current one, which the host expanded).
+    pub fn upload_frontier(&mut self, frontier: &[u32]) -> Result<()> {
+        let start = self.frontier_start as usize;
+        self.queue
+            .index(start..start + frontier.len())
+            .copy_from(frontier)
+            .context(|| "sending the frontier".into())?;
+        self.frontier_size = frontier.len() as u32;
+        Ok(())
+    }
+
+    /// Copies the current frontier into `frontier`.
+    pub fn download_frontier(&self, frontier: &mut Vec<u32>) -> Result<()> {
+        let start = self.frontier_start as usize;
+        frontier.resize(self.frontier_size as usize, 0);
+        if !frontier.is_empty() {
+            self.queue
+                .index(start..start + frontier.len())
+                .copy_to(&mut frontier[..])
+                .context(|| "receiving the frontier".into())?;
+        }
+        Ok(())
     }
 
     /// The host's level loop: from `source`, `expand(self, frontier_size,
@@ -134,10 +196,7 @@ impl FrontierQueues {
             let started = std::time::Instant::now();
             self.clear_next_size(gpu)?;
             expand(self, frontier_size, level).map_err(|error| at_level(error, level))?;
-            frontier_size = self
-                .read_next_size(gpu)
-                .map_err(|error| at_level(error, level))?;
-            self.swap();
+            frontier_size = self.advance(gpu).map_err(|error| at_level(error, level))?;
             self.steps.push(Step::gpu_level(level, started));
             level += 1;
         }
@@ -157,16 +216,17 @@ impl FrontierQueues {
     ) -> Result<()> {
         let stream = gpu.stream();
         // SAFETY: these queues and `graph` are sized for the same `n`
-        // (checked by `Search::run`) and `frontier` holds `frontier_size`
-        // vertex ids, which is the expand kernels' contract; the arguments
+        // (checked by `Search::run`), the frontier holds `frontier_size`
+        // vertex ids and is followed by room for every vertex still
+        // undiscovered, which is the expand kernels' contract; the arguments
         // match their parameter list and `shared_bytes` their layout.
         unsafe {
             launch!(expand<<<blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, shared_bytes, stream>>>(
                 graph.row_offsets.as_device_ptr(),
                 graph.column_indices.as_device_ptr(),
-                self.frontier.as_device_ptr(),
+                self.frontier(),
                 frontier_size,
-                self.next_frontier.as_device_ptr(),
+                self.next_frontier(),
                 self.next_frontier_size.as_device_ptr(),
                 self.visited.as_device_ptr(),
                 self.levels.as_device_ptr(),
@@ -229,4 +289,9 @@ impl GpuBfs for SingleKernelQueue<'_> {
                 queues.launch_expand(gpu, graph, kernel, frontier_size, level)
             })
     }
+}
+
+/// Words of a bitmap with one bit per vertex.
+pub fn visited_words(vertex_count: u32) -> usize {
+    vertex_count.div_ceil(32).max(1) as usize
 }

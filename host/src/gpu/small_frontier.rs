@@ -4,18 +4,18 @@
 //! block resumes.
 
 use bfs_kernels::abi::{
-    SMALL_FRONTIER_BLOCK_SIZE, SMALL_FRONTIER_CAPACITY, block_queue, block_queue_shared_bytes,
-    small_frontier, small_frontier_shared_bytes,
+    SMALL_FRONTIER_BLOCK_SIZE, SMALL_FRONTIER_CAPACITY, SMALL_FRONTIER_HEADER_WORDS, block_queue,
+    block_queue_shared_bytes, small_frontier, small_frontier_shared_bytes,
 };
 use cust::function::Function;
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::persistent::PersistentLevels;
-use super::queue::{FrontierQueues, at_level};
+use super::queue::{FrontierQueues, at_level, visited_words};
 use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step};
-use crate::Result;
-use crate::error::CudaContext;
+use crate::error::{CudaContext, describe_driver_result};
+use crate::{Error, Result};
 
 /// How frontiers too large for one block are expanded.
 enum LargeFrontiers<'g> {
@@ -33,6 +33,12 @@ enum LargeFrontiers<'g> {
 pub struct SmallFrontier<'g> {
     gpu: &'g Gpu,
     levels_kernel: Function<'g>,
+    /// Entries of each shared queue: the hand-over size, or as many as fit
+    /// the device if fewer.
+    capacity: u32,
+    /// The visited bitmap's words when it fits in shared memory beside the
+    /// queues (the kernel then claims there), else 0.
+    shared_visited_words: u32,
     /// The single block hands over once a frontier outgrows this.
     handoff_size: u32,
     large: LargeFrontiers<'g>,
@@ -42,11 +48,25 @@ pub struct SmallFrontier<'g> {
 }
 
 /// `auto` on road networks: frontiers up to this run in one block ...
-pub const ONE_BLOCK_UP_TO: u32 = 2048;
+///
+/// Measured on an H200 (2048² grid, 16 sources, median, before the
+/// persistent kernel staged rows and carried sizes on its barrier): one
+/// block up to 1,024 and back at 512: 13.1 ms; 512/256: 13.1; 256/128:
+/// 13.4; 2,048/1,024: 16.9; 4,096/2,048: 33.3 (one multiprocessor cannot
+/// keep enough loads in flight for thousands of vertices a level). With
+/// today's persistent kernel the grids run as fast either way (within 1%);
+/// Luxembourg's frontiers never leave the one block.
+pub const ONE_BLOCK_UP_TO: u32 = 1024;
 /// ... and the persistent grid, once started, runs until the frontier is down to this.
-pub const PERSISTENT_DOWN_TO: u32 = 1024;
+pub const PERSISTENT_DOWN_TO: u32 = 512;
 
 impl<'g> SmallFrontier<'g> {
+    /// Device bytes for `n` vertices: the frontier queues and the level
+    /// reached (without the persistent kernel's, under `auto`).
+    pub fn workspace_bytes(vertex_count: u32) -> u64 {
+        FrontierQueues::workspace_bytes(vertex_count) + 4
+    }
+
     /// The `small-frontier` variant: one block while the frontier fits in
     /// shared memory, single `block_queue_expand` levels beyond.
     pub fn new(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
@@ -58,7 +78,7 @@ impl<'g> SmallFrontier<'g> {
     /// the persistent grid (many levels per launch too) for large ones.
     pub fn with_persistent(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
         let large = LargeFrontiers::Persistent {
-            levels: PersistentLevels::new(gpu)?,
+            levels: PersistentLevels::new(gpu, vertex_count)?,
             back_to_one_block: PERSISTENT_DOWN_TO,
         };
         Self::with(gpu, vertex_count, ONE_BLOCK_UP_TO, large)
@@ -71,10 +91,36 @@ impl<'g> SmallFrontier<'g> {
         large: LargeFrontiers<'g>,
     ) -> Result<Self> {
         let allocation = || "allocating small-frontier buffers".to_string();
+        let levels_kernel = gpu.kernel(small_frontier::LEVELS)?;
+        // Queues no larger than the hand-over needs leave the rest of the
+        // multiprocessor's on-chip memory to the L1 cache.
+        let capacity = shared_queue_capacity(gpu).min(handoff_size);
+        let words = visited_words(vertex_count) as u32;
+        let bitmap_fits =
+            small_frontier_shared_bytes(capacity, words) <= gpu.shared_memory_per_block();
+        let shared_visited_words = if bitmap_fits { words } else { 0 };
+        // SAFETY: sets an attribute of a loaded kernel to a size the device
+        // allows (`shared_queue_capacity` and `bitmap_fits` keep within its
+        // opt-in limit).
+        let result = unsafe {
+            cust::sys::cuFuncSetAttribute(
+                levels_kernel.to_raw(),
+                cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                small_frontier_shared_bytes(capacity, shared_visited_words) as i32,
+            )
+        };
+        if result != cust::sys::CUresult::CUDA_SUCCESS {
+            return Err(Error::Driver {
+                context: "allowing small_frontier_levels its shared memory".into(),
+                message: describe_driver_result(result),
+            });
+        }
         Ok(SmallFrontier {
             gpu,
-            levels_kernel: gpu.kernel(small_frontier::LEVELS)?,
-            handoff_size,
+            levels_kernel,
+            capacity,
+            shared_visited_words,
+            handoff_size: handoff_size.min(capacity),
             large,
             queues: FrontierQueues::new(vertex_count)?,
             frontier_level: DeviceBuffer::zeroed(1).context(allocation)?,
@@ -93,33 +139,37 @@ impl<'g> SmallFrontier<'g> {
         let stream = self.gpu.stream();
         let (kernel, queues) = (&self.levels_kernel, &mut self.queues);
         queues.clear_next_size(self.gpu)?;
+        let shared_bytes = small_frontier_shared_bytes(self.capacity, self.shared_visited_words);
         // SAFETY: queues and graph sized for the same `n` (checked by
-        // `Search::run`) and `frontier_size <= handoff_size <=
-        // SMALL_FRONTIER_CAPACITY`: `small_frontier_levels`' contract;
-        // arguments match its parameter list. The page-locked level is read
-        // after `read_next_size` synchronizes the stream.
+        // `Search::run`) and `frontier_size <= handoff_size <= capacity`,
+        // `shared_visited_words` 0 or the bitmap's size, and the shared
+        // memory for both allowed in `with`:
+        // `small_frontier_levels`' contract; arguments match its parameter
+        // list. The page-locked level is read after `advance` synchronizes
+        // the stream.
         unsafe {
-            launch!(kernel<<<1, SMALL_FRONTIER_BLOCK_SIZE, small_frontier_shared_bytes(), stream>>>(
+            launch!(kernel<<<1, SMALL_FRONTIER_BLOCK_SIZE, shared_bytes, stream>>>(
                 graph.row_offsets.as_device_ptr(),
                 graph.column_indices.as_device_ptr(),
-                queues.frontier.as_device_ptr(),
+                queues.frontier(),
                 frontier_size,
-                queues.next_frontier.as_device_ptr(),
+                queues.next_frontier(),
                 queues.next_frontier_size.as_device_ptr(),
                 queues.visited.as_device_ptr(),
                 queues.levels.as_device_ptr(),
                 queues.parents.as_device_ptr(),
                 level,
                 self.frontier_level.as_device_ptr(),
-                self.handoff_size
+                self.handoff_size,
+                self.capacity,
+                self.shared_visited_words
             ))
             .context(|| "launching small_frontier_levels".into())?;
             self.frontier_level
                 .async_copy_to(&mut self.frontier_level_on_host, stream)
                 .context(|| "reading the level reached".into())?;
         }
-        let next_size = queues.read_next_size(self.gpu)?;
-        queues.swap();
+        let next_size = queues.advance(self.gpu)?;
         Ok((next_size, self.frontier_level_on_host[0]))
     }
 
@@ -137,21 +187,15 @@ impl<'g> SmallFrontier<'g> {
                 let kernel = (&*kernel, block_queue_shared_bytes());
                 self.queues
                     .launch_expand(self.gpu, graph, kernel, frontier_size, level)?;
-                let next_size = self.queues.read_next_size(self.gpu)?;
-                self.queues.swap();
+                let next_size = self.queues.advance(self.gpu)?;
                 Ok((next_size, level + 1))
             }
             LargeFrontiers::Persistent {
                 levels,
                 back_to_one_block,
             } => {
-                let (next_level, next_size) = levels.run(
-                    self.gpu,
-                    graph,
-                    &mut self.queues,
-                    (level, frontier_size),
-                    *back_to_one_block,
-                )?;
+                let (next_level, next_size) =
+                    levels.run(self.gpu, graph, &mut self.queues, level, *back_to_one_block)?;
                 Ok((next_size, next_level))
             }
         }
@@ -180,4 +224,13 @@ impl GpuBfs for SmallFrontier<'_> {
         }
         self.queues.finish(self.gpu, source)
     }
+}
+
+/// The most entries of each of `small_frontier_levels`' two shared queues
+/// that fit the device's shared memory per block, up to [`SMALL_FRONTIER_CAPACITY`].
+fn shared_queue_capacity(gpu: &Gpu) -> u32 {
+    /// Every CUDA device gives a block at least this much.
+    const GUARANTEED_SHARED_BYTES: u32 = 48 * 1024;
+    let words = gpu.shared_memory_per_block().max(GUARANTEED_SHARED_BYTES) / 4;
+    ((words - SMALL_FRONTIER_HEADER_WORDS) / 6).min(SMALL_FRONTIER_CAPACITY)
 }

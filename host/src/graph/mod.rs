@@ -13,6 +13,7 @@ pub mod snap;
 
 use std::io::IsTerminal;
 use std::path::Path;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use rayon::prelude::*;
@@ -23,10 +24,18 @@ use crate::{Error, Result};
 
 /// A graph in CSR form: the neighbours of `v` are
 /// `column_indices[row_offsets[v]..row_offsets[v + 1]]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Eq)]
 pub struct Csr {
     row_offsets: Vec<u32>,
     column_indices: Vec<u32>,
+    /// [`is_symmetric`](Csr::is_symmetric), once asked: a pass over every edge.
+    symmetric: OnceLock<bool>,
+}
+
+impl PartialEq for Csr {
+    fn eq(&self, other: &Csr) -> bool {
+        self.row_offsets == other.row_offsets && self.column_indices == other.column_indices
+    }
 }
 
 impl Csr {
@@ -188,6 +197,7 @@ impl Csr {
         Csr {
             row_offsets,
             column_indices,
+            symmetric: OnceLock::new(),
         }
     }
 
@@ -221,6 +231,7 @@ impl Csr {
             None => Ok(Csr {
                 row_offsets,
                 column_indices,
+                symmetric: OnceLock::new(),
             }),
         }
     }
@@ -299,12 +310,15 @@ impl Csr {
         &self.column_indices
     }
 
-    /// Whether every edge `(u, v)` has its reverse `(v, u)`.
+    /// Whether every edge `(u, v)` has its reverse `(v, u)`: computed on
+    /// the first call (a search of every edge's reverse), remembered after.
     pub fn is_symmetric(&self) -> bool {
-        (0..self.vertex_count()).into_par_iter().all(|tail| {
-            self.neighbours(tail)
-                .iter()
-                .all(|&head| self.neighbours(head).binary_search(&tail).is_ok())
+        *self.symmetric.get_or_init(|| {
+            (0..self.vertex_count()).into_par_iter().all(|tail| {
+                self.neighbours(tail)
+                    .iter()
+                    .all(|&head| self.neighbours(head).binary_search(&tail).is_ok())
+            })
         })
     }
 }

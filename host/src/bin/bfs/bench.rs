@@ -23,8 +23,8 @@ pub struct BenchArgs {
     /// Only the graphs given, not the defaults (to split a long benchmark).
     #[arg(long)]
     pub no_default_graphs: bool,
-    /// Variants to time (default: all).
-    #[arg(long = "variant")]
+    /// Variants to time, comma-separated or repeated (default: all).
+    #[arg(long = "variant", value_delimiter = ',')]
     pub variants: Vec<Variant>,
     /// Random sources with at least one edge, per graph.
     #[arg(long, default_value_t = 16)]
