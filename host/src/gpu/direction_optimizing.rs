@@ -209,12 +209,7 @@ impl GpuBfs for DirectionOptimizing<'_> {
                             .bitmap_to_queue()
                             .map_err(|error| at_level(error, level))?;
                     }
-                    self.queues.steps.push(Step {
-                        first_level: level,
-                        levels: 1,
-                        elapsed: started.elapsed(),
-                        on_cpu: false,
-                    });
+                    self.queues.steps.push(Step::gpu_level(level, started));
                     level += 1;
                     started = std::time::Instant::now();
                     if awake == 0 || !growing_or_large {
@@ -227,12 +222,7 @@ impl GpuBfs for DirectionOptimizing<'_> {
                 (frontier_size, scout_count) = self
                     .top_down_step(graph, frontier_size, level)
                     .map_err(|error| at_level(error, level))?;
-                self.queues.steps.push(Step {
-                    first_level: level,
-                    levels: 1,
-                    elapsed: started.elapsed(),
-                    on_cpu: false,
-                });
+                self.queues.steps.push(Step::gpu_level(level, started));
                 level += 1;
             }
         }

@@ -35,7 +35,7 @@ use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 
 use crate::error::{CudaContext, describe_cuda};
-use crate::{Bfs, Csr, Error, Result};
+use crate::{Bfs, Csr, Error, Result, UNREACHED};
 
 /// The kernels, built from the `bfs-kernels` crate to PTX by `build.rs`.
 pub const KERNELS_PTX: &str = include_str!(env!("BFS_KERNELS_PTX"));
@@ -479,6 +479,32 @@ impl Timer {
         self.stop.record(gpu.stream()).context(context)?;
         self.stop.synchronize().context(context)?;
         self.stop.elapsed(&self.start).context(context)
+    }
+}
+
+/// Queues the reset of a search's labels from `source` on `gpu`'s stream:
+/// every vertex unreached, except the source, at level 0 and its own parent.
+fn reset_labels(
+    gpu: &Gpu,
+    levels: &mut DeviceBuffer<u32>,
+    parents: &mut DeviceBuffer<u32>,
+    source: u32,
+) -> Result<()> {
+    let (stream, at) = (gpu.stream(), source as usize..=source as usize);
+    let context = || "initialising the search".to_string();
+    // SAFETY: memsets ordered on the one stream before any kernel that reads
+    // these buffers; the host does not touch them meanwhile.
+    unsafe {
+        levels.set_32_async(UNREACHED, stream).context(context)?;
+        parents.set_32_async(UNREACHED, stream).context(context)?;
+        levels
+            .index(at.clone())
+            .set_32_async(0, stream)
+            .context(context)?;
+        parents
+            .index(at)
+            .set_32_async(source, stream)
+            .context(context)
     }
 }
 

@@ -8,14 +8,14 @@
 //! Per vertex that is 12 bytes (level, parent, queue slot) and one bit
 //! (visited), where two queues and a visited word would take 20.
 
-use bfs_kernels::abi::{BLOCK_SIZE, UNREACHED};
+use bfs_kernels::abi::BLOCK_SIZE;
 use cust::function::Function;
 use cust::launch;
 use cust::memory::{
     AsyncCopyDestination, CopyDestination, DeviceBuffer, DevicePointer, LockedBuffer,
 };
 
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download};
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download, reset_labels};
 use crate::Result;
 use crate::error::CudaContext;
 
@@ -71,29 +71,15 @@ impl FrontierQueues {
         let context = || "initialising the search".to_string();
         self.timer.start(gpu)?;
         self.steps.clear();
-        let at = source as usize..=source as usize;
+        reset_labels(gpu, &mut self.levels, &mut self.parents, source)?;
         let word = (source / 32) as usize;
         // SAFETY: memsets ordered on the one stream before any kernel that
         // reads these buffers; the host does not touch them meanwhile.
         unsafe {
             self.visited.set_32_async(0, stream).context(context)?;
-            self.levels
-                .set_32_async(UNREACHED, stream)
-                .context(context)?;
-            self.parents
-                .set_32_async(UNREACHED, stream)
-                .context(context)?;
             self.visited
                 .index(word..=word)
                 .set_32_async(1 << (source % 32), stream)
-                .context(context)?;
-            self.levels
-                .index(at.clone())
-                .set_32_async(0, stream)
-                .context(context)?;
-            self.parents
-                .index(at)
-                .set_32_async(source, stream)
                 .context(context)?;
             self.queue
                 .index(0..=0)

@@ -1,13 +1,13 @@
 //! Host driver of the `vertex-levels` variant: one launch over all vertices
 //! per level, until a level discovers nothing.
 
-use bfs_kernels::abi::{BLOCK_SIZE, UNREACHED, vertex_levels};
+use bfs_kernels::abi::{BLOCK_SIZE, vertex_levels};
 use cust::function::Function;
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::queue::at_level;
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download};
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download, reset_labels};
 use crate::Result;
 use crate::error::CudaContext;
 
@@ -49,26 +49,8 @@ impl GpuBfs for VertexLevels<'_> {
         let stream = self.gpu.stream();
         let vertex_count = graph.vertex_count;
         let step = &self.step;
-        let context = || "initialising the search".to_string();
         self.timer.start(self.gpu)?;
-        let at = source as usize..=source as usize;
-        // SAFETY: memsets ordered on the stream before the first kernel.
-        unsafe {
-            self.levels
-                .set_32_async(UNREACHED, stream)
-                .context(context)?;
-            self.parents
-                .set_32_async(UNREACHED, stream)
-                .context(context)?;
-            self.levels
-                .index(at.clone())
-                .set_32_async(0, stream)
-                .context(context)?;
-            self.parents
-                .index(at)
-                .set_32_async(source, stream)
-                .context(context)?;
-        }
+        reset_labels(self.gpu, &mut self.levels, &mut self.parents, source)?;
         let mut steps = Vec::new();
         for level in 0.. {
             let started = std::time::Instant::now();
