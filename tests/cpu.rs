@@ -202,3 +202,75 @@ fn the_parallel_cpu_bfs_gives_the_reference_distances() {
 fn an_edge_beyond_the_vertex_count_is_an_error_not_a_panic() {
     assert!(Csr::from_edges(3, &[(0, 1), (2, 3)], true).is_err());
 }
+
+#[test]
+fn grown_partitions_renumber_every_vertex_once_and_keep_the_graph() {
+    use bfs::graph::reorder::Renumbering;
+    for (spec, seed, partition_size) in [
+        ("grid:60x50:0.1", 1, 64),
+        ("path:1000", 2, 32),
+        ("uniform:3000:2000", 3, 96),
+        ("kron:10:8", 4, 128),
+        ("path:1", 5, 32),
+    ] {
+        let graph = generated(spec, seed);
+        let renumbering = Renumbering::grown_partitions(&graph, partition_size);
+        let Renumbering { old_ids, new_ids } = &renumbering;
+        assert_eq!(old_ids.len(), graph.vertex_count() as usize, "{spec}");
+        for (new, &old) in old_ids.iter().enumerate() {
+            assert_eq!(
+                new_ids[old as usize] as usize, new,
+                "{spec}: not a bijection"
+            );
+        }
+        let renumbered = renumbering.apply(&graph);
+        assert_eq!(renumbered.edge_count(), graph.edge_count(), "{spec}");
+        for old in 0..graph.vertex_count() {
+            let mut mapped: Vec<u32> = graph
+                .neighbours(old)
+                .iter()
+                .map(|&neighbour| new_ids[neighbour as usize])
+                .collect();
+            mapped.sort_unstable();
+            assert_eq!(
+                renumbered.neighbours(new_ids[old as usize]),
+                mapped,
+                "{spec}"
+            );
+        }
+        let source = old_ids[0];
+        let original = cpu::bfs(&graph, source);
+        let moved = cpu::bfs(&renumbered, 0);
+        for old in 0..graph.vertex_count() {
+            assert_eq!(
+                original.levels[old as usize], moved.levels[new_ids[old as usize] as usize],
+                "{spec}: vertex {old}"
+            );
+        }
+    }
+}
+
+#[test]
+fn grown_partitions_of_a_grid_are_compact_patches() {
+    use bfs::graph::reorder::Renumbering;
+    // A 64×64 grid in partitions of 256: a square patch has a boundary of
+    // about 64 vertices; bands of the row order would have 2·64 = 128.
+    // Grown patches keep the edges that cross partitions near the former.
+    let graph = generated("grid:64x64:0", 1);
+    let renumbering = Renumbering::grown_partitions(&graph, 256);
+    let renumbered = renumbering.apply(&graph);
+    let crossing = (0..renumbered.vertex_count())
+        .flat_map(|vertex| {
+            renumbered
+                .neighbours(vertex)
+                .iter()
+                .map(move |&neighbour| (vertex / 256, neighbour / 256))
+        })
+        .filter(|(from, to)| from != to)
+        .count();
+    let row_bands = 2 * 64 * (64 * 64 / 256 - 1);
+    assert!(
+        crossing < row_bands,
+        "{crossing} CSR entries cross partitions; row-order bands have {row_bands}"
+    );
+}

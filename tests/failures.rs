@@ -49,6 +49,10 @@ fn bad_input_gives_one_line_errors() {
         ),
         (&["--graph", "gen:cube:3"], "bad generator"),
         (&["--variant", "fastest"], "unknown variant"),
+        (
+            &["--graph", "gen:path:10", "--partition-size", "64"],
+            "--partition-size goes with --variant partitioned",
+        ),
         (&["--frobnicate"], "unexpected argument"),
         (
             &[

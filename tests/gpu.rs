@@ -3,7 +3,7 @@
 //! Without a GPU each test prints `skip: no CUDA device` (and fails instead
 //! when `BFS_REQUIRE_GPU` is set, as the bundle's runner does).
 
-use bfs::gpu::{HierarchicalQueue, KERNELS_PTX, Search, Variant};
+use bfs::gpu::{HierarchicalQueue, KERNELS_PTX, Partitioned, Search, Variant};
 use bfs::validate::{same_levels, validate};
 use bfs::{Error, abi, cpu};
 use bfs_tests::{gpu, sources, test_graphs};
@@ -173,5 +173,59 @@ fn one_block_levels_are_exact_with_the_visited_bitmap_in_global_memory() {
                 .unwrap_or_else(|error| panic!("{context}: {error}"));
             validate(&graph, &run.result).unwrap_or_else(|error| panic!("{context}: {error}"));
         }
+    }
+}
+
+#[test]
+fn partitioned_search_is_exact_with_partitions_staged_anew() {
+    let Some(gpu) = gpu("partitioned_search_is_exact_with_partitions_staged_anew") else {
+        return;
+    };
+    // Partitions of 32 and 96 vertices: far more than blocks, so each
+    // search stages its partition, and the wave crosses many boundaries.
+    for (spec, seed) in [
+        ("grid:300x200:0.05", 31),
+        ("kron:12:16", 32),
+        ("path:3000", 33),
+        ("uniform:20000:30000", 34),
+    ] {
+        let graph = bfs_tests::generated(spec, seed);
+        for partition_size in [32, 96] {
+            let mut search = Search::with(&gpu, &graph, Variant::Partitioned, |gpu, graph| {
+                Ok(Box::new(Partitioned::with_partition_size(
+                    gpu,
+                    graph,
+                    partition_size,
+                )?))
+            })
+            .unwrap();
+            for source in sources(&graph) {
+                let run = search.run(source).unwrap();
+                let context = format!("{spec}, partitions of {partition_size}, from {source}");
+                same_levels(&run.result, &cpu::bfs(&graph, source))
+                    .unwrap_or_else(|error| panic!("{context}: {error}"));
+                validate(&graph, &run.result).unwrap_or_else(|error| panic!("{context}: {error}"));
+                let work = run.work.expect("partitioned reports its work");
+                assert_eq!(work.grid_barriers, 0, "{context}");
+                assert!(
+                    work.edges_examined >= run.result.edges_traversed(&graph),
+                    "{context}: fewer edges examined than a level-synchronous search"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_partition_size_that_is_no_multiple_of_32_is_an_error() {
+    let Some(gpu) = gpu("a_partition_size_that_is_no_multiple_of_32_is_an_error") else {
+        return;
+    };
+    let graph = bfs_tests::generated("path:100", 1);
+    for partition_size in [0, 33, 1 << 24] {
+        let error = Partitioned::with_partition_size(&gpu, &graph, partition_size)
+            .err()
+            .expect("a bad partition size accepted");
+        assert!(error.to_string().contains("partition size"), "{error}");
     }
 }

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use std::time::Duration;
 
-use crate::gpu::{Step, Variant};
+use crate::gpu::{Step, Variant, Work};
 use crate::{Bfs, Csr, UNREACHED};
 
 /// One run, as `--json` writes it.
@@ -39,6 +39,12 @@ pub struct Report {
     pub device_bytes: Option<u64>,
     /// Whether `--verify` passed (absent when not asked).
     pub verified: Option<bool>,
+    /// What a variant that does not go level by level (`partitioned`)
+    /// did: its barriers, partition searches and edges examined.
+    pub work: Option<Work>,
+    /// Its edges examined over `edges_traversed`: the work beyond a
+    /// level-synchronous search's (1: none).
+    pub work_overhead: Option<f64>,
     /// Per level: frontier, edges examined and the step's time.
     pub trace: Vec<LevelTrace>,
 }
@@ -76,8 +82,18 @@ impl Report {
             gteps: edges_traversed as f64 / bfs_time.as_secs_f64() / 1e9,
             device_bytes,
             verified: None,
+            work: None,
+            work_overhead: None,
             trace: trace(graph, result, steps),
         }
+    }
+
+    /// Adds the work of a search that reported it, and its overhead.
+    pub fn with_work(mut self, work: Option<Work>) -> Report {
+        self.work = work;
+        self.work_overhead =
+            work.map(|work| work.edges_examined as f64 / self.edges_traversed.max(1) as f64);
+        self
     }
 }
 

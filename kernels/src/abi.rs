@@ -133,6 +133,31 @@ pub const PERSISTENT_STAGED_ROWS: u32 = 16384;
 /// Dynamic shared memory of `persistent_levels`: the barrier's count.
 pub const PERSISTENT_SHARED_BYTES: u32 = 4;
 
+/// Kernel entry point of the `partitioned` variant.
+pub mod partitioned {
+    /// Searches partitions in shared memory, each block on its own, until
+    /// nothing is outstanding.
+    pub const SEARCH: &str = "partitioned_search";
+}
+
+/// Threads per block of `partitioned_search` (one block per multiprocessor).
+pub const PARTITIONED_BLOCK_SIZE: u32 = 1024;
+
+/// Shared words of `partitioned_search` before its per-vertex arrays:
+/// three rotating queue tails, three rotating seed levels, the dirty bits
+/// taken, the partition's first edge, the outbox's tail, two rotating seed
+/// counts (and room to 12).
+pub const PARTITIONED_HEADER_WORDS: u32 = 12;
+
+/// Dynamic shared memory of `partitioned_search` for partitions of
+/// `partition_size` vertices and `column_capacity` neighbours: the header,
+/// per vertex a state word, a parent, an entry in each of two level queues
+/// and in the outbox, the partition's row offsets (one more than its
+/// vertices), its neighbours.
+pub const fn partitioned_shared_bytes(partition_size: u32, column_capacity: u32) -> u32 {
+    4 * (PARTITIONED_HEADER_WORDS + 6 * partition_size + 1 + column_capacity)
+}
+
 /// Dynamic shared memory of `direction_optimizing_top_down`: the block's
 /// edge count (`u64`), then the elected owner and its vertex and row (4 `u32`).
 pub const DIRECTION_TOP_DOWN_SHARED_BYTES: u32 = 8 + 4 * 4;
@@ -159,4 +184,5 @@ pub const KERNEL_NAMES: &[&str] = &[
     direction_optimizing::QUEUE_TO_BITMAP,
     direction_optimizing::BITMAP_TO_QUEUE,
     persistent::LEVELS,
+    partitioned::SEARCH,
 ];

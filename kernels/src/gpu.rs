@@ -116,6 +116,91 @@ pub unsafe fn atomic_compare_exchange(address: *mut u32, expected: u32, new: u32
     }
 }
 
+/// `atomicMin(address, value)`: returns the old value.
+///
+/// # Safety
+/// As for [`atomic_add`].
+#[inline(always)]
+pub unsafe fn atomic_min(address: *mut u32, value: u32) -> u32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { AtomicU32::from_ptr(address) }.fetch_min(value, Ordering::Relaxed)
+}
+
+/// `atomicMin(address, value)` on a 64-bit word: returns the old value.
+///
+/// # Safety
+/// As for [`atomic_add`].
+#[inline(always)]
+pub unsafe fn atomic_min_u64(address: *mut u64, value: u64) -> u64 {
+    // SAFETY: forwarded from the caller.
+    unsafe { core::sync::atomic::AtomicU64::from_ptr(address) }.fetch_min(value, Ordering::Relaxed)
+}
+
+/// `atom.release.gpu.or`: `atomicOr` that returns the old word, ordering
+/// this thread's earlier accesses before it, GPU-wide: whoever sees the
+/// bits with an acquire also sees what this thread wrote before setting them.
+///
+/// # Safety
+/// `address` is a valid, aligned global address, only accessed atomically
+/// while others may race.
+#[inline(always)]
+pub unsafe fn fetch_or_release_gpu(address: *mut u32, bits: u32) -> u32 {
+    let old: u32;
+    // SAFETY: the caller guarantees a valid, aligned, atomically used address.
+    unsafe {
+        asm!(
+            "atom.release.gpu.global.or.b32 {old}, [{address}], {bits};",
+            old = out(reg32) old,
+            address = in(reg64) address,
+            bits = in(reg32) bits,
+            options(nostack),
+        )
+    }
+    old
+}
+
+/// `atom.acquire.gpu.exch`: swaps `value` in and returns the old word,
+/// ordering this thread's later accesses after it (the acquire that pairs
+/// with [`fetch_or_release_gpu`]).
+///
+/// # Safety
+/// As for [`fetch_or_release_gpu`].
+#[inline(always)]
+pub unsafe fn exchange_acquire_gpu(address: *mut u32, value: u32) -> u32 {
+    let old: u32;
+    // SAFETY: the caller guarantees a valid, aligned, atomically used address.
+    unsafe {
+        asm!(
+            "atom.acquire.gpu.global.exch.b32 {old}, [{address}], {value};",
+            old = out(reg32) old,
+            address = in(reg64) address,
+            value = in(reg32) value,
+            options(nostack),
+        )
+    }
+    old
+}
+
+/// `__syncthreads_or(predicate)`: a block barrier that also tells every
+/// thread whether any thread passed a true predicate.
+///
+/// Must be reached by all threads of the block, or by none.
+#[inline(always)]
+pub fn sync_threads_or(predicate: bool) -> bool {
+    let any: u32;
+    // SAFETY: bar.red has the memory effects of bar.sync; the caller keeps
+    // it in uniform control flow (the documented contract).
+    unsafe {
+        asm!(
+            "{{ .reg .pred %p; .reg .pred %q; setp.ne.u32 %p, {predicate}, 0; bar.red.or.pred %q, 0, %p; selp.u32 {any}, 1, 0, %q; }}",
+            any = out(reg32) any,
+            predicate = in(reg32) predicate as u32,
+            options(nostack),
+        )
+    }
+    any != 0
+}
+
 /// A software grid barrier that also delivers a count: every thread of
 /// every block waits here, the writes of all threads before it are visible
 /// to all threads after it, and each gets the high half of `*word`.
@@ -286,6 +371,42 @@ pub fn shuffle(mask: u32, value: u32, source_lane: u32) -> u32 {
         )
     }
     shuffled
+}
+
+/// `__shfl_xor_sync(FULL_WARP, value, lane_mask)`: `value` as held by the
+/// lane whose index differs from this one's in the bits of `lane_mask`.
+///
+/// Every lane of the warp must execute it.
+#[inline(always)]
+pub fn shuffle_xor(value: u32, lane_mask: u32) -> u32 {
+    let shuffled: u32;
+    // SAFETY: shfl.sync reads only registers; every lane takes part (the
+    // documented contract).
+    unsafe {
+        asm!(
+            "shfl.sync.bfly.b32 {shuffled}, {value}, {lane_mask}, 0x1f, 0xffffffff;",
+            shuffled = out(reg32) shuffled,
+            value = in(reg32) value,
+            lane_mask = in(reg32) lane_mask,
+            options(nomem, nostack),
+        )
+    }
+    shuffled
+}
+
+/// The least of `value` over the warp, in every lane (a butterfly of five
+/// shuffles), so one lane, not 32, updates a shared minimum.
+///
+/// Every lane of the warp must execute it.
+#[inline(always)]
+pub fn warp_min(value: u32) -> u32 {
+    let mut least = value;
+    let mut lane_mask = WARP_SIZE / 2;
+    while lane_mask > 0 {
+        least = least.min(shuffle_xor(least, lane_mask));
+        lane_mask /= 2;
+    }
+    least
 }
 
 /// `extern __shared__ T memory[]`: the block's dynamic shared memory, sized

@@ -10,7 +10,8 @@
 //! the textbook's order, each opening with the algorithm and its source:
 //! `two_kernel`, `vertex_levels`, `global_queue`, `block_queue`,
 //! `hierarchical_queue`, `small_frontier`, `hybrid_cpu`; then beyond the
-//! textbook: `direction_optimizing`, `persistent`.
+//! textbook: `direction_optimizing`, `persistent`; and past one barrier
+//! per level: `partitioned`.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -42,6 +43,8 @@ pub mod global_queue;
 pub mod hierarchical_queue;
 #[cfg(target_arch = "nvptx64")]
 pub mod hybrid_cpu;
+#[cfg(target_arch = "nvptx64")]
+pub mod partitioned;
 #[cfg(target_arch = "nvptx64")]
 pub mod persistent;
 #[cfg(target_arch = "nvptx64")]

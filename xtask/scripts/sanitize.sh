@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs compute-sanitizer's memcheck, racecheck, synccheck and initcheck over
 # every GPU variant on a small graph and two medium ones (scale-free, and
-# high-diameter), each run with --verify.
+# high-diameter), each run with --verify; `partitioned` also with small
+# partitions, staged anew at each search.
 # Fails on any sanitizer error. Usage: sanitize.sh [VARIANT...]
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -14,10 +15,12 @@ failed=0
 table=""
 for tool in memcheck racecheck synccheck initcheck; do
     for variant in "${variants[@]}"; do
-        for graph in "${graphs[@]}"; do
+        runs=("${graphs[@]}")
+        [ "$variant" = partitioned ] && runs+=("gen:grid:256x256:0.05 --partition-size 64")
+        for graph in "${runs[@]}"; do
             run_log=$(mktemp)
             if compute-sanitizer --tool "$tool" --error-exitcode 99 \
-                ./bfs --device gpu --variant "$variant" --graph "$graph" --source 1 --verify >"$run_log" 2>&1; then
+                ./bfs --device gpu --variant "$variant" --graph $graph --source 1 --verify >"$run_log" 2>&1; then
                 result="ok"
             else
                 result="FAIL"
@@ -26,7 +29,7 @@ for tool in memcheck racecheck synccheck initcheck; do
             summary=$(grep -m1 -E "(ERROR|RACECHECK) SUMMARY" "$run_log" || echo "no summary")
             { echo "### $tool $variant $graph: $result"; cat "$run_log"; } >>"$log"
             rm -f "$run_log"
-            table+=$(printf '%-10s %-16s %-22s %-5s %s' "$tool" "$variant" "$graph" "$result" "$summary")$'\n'
+            table+=$(printf '%-10s %-16s %-42s %-5s %s' "$tool" "$variant" "$graph" "$result" "$summary")$'\n'
         done
     done
 done

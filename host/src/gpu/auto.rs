@@ -6,11 +6,15 @@
 //! have a handful of neighbours per vertex and no hubs: they run their
 //! levels without host round trips, choosing per level by frontier size —
 //! one block (`small-frontier`'s kernel) while the frontier is small, the
-//! persistent grid (`persistent`'s kernel) while it is large. Every other
+//! persistent grid (`persistent`'s kernel) while it is large — except where
+//! `partitioned` wins, which is measured, not derived: when its partitions
+//! are too many to stay in shared memory, but no more than
+//! [`PARTITIONS_PER_MULTIPROCESSOR`] per multiprocessor. Every other
 //! graph gets `direction-optimizing`, which chooses top-down or bottom-up
 //! anew at each level from the frontier's size and edges.
 
 use super::direction_optimizing::DirectionOptimizing;
+use super::partitioned::Partitioned;
 use super::persistent::PersistentLevels;
 use super::small_frontier::SmallFrontier;
 use super::{Gpu, GpuBfs};
@@ -21,17 +25,49 @@ pub const ROAD_AVERAGE_DEGREE: f64 = 6.0;
 /// ... and at most this many at any vertex make a graph road-like.
 pub const ROAD_MAX_DEGREE: u32 = 64;
 
+/// Most partitions per multiprocessor for which a road-like graph runs
+/// `partitioned`. On an H100 (132 multiprocessors), 64 sources: the 2048²
+/// grid (546 partitions, 4.1 per multiprocessor) ran faster partitioned
+/// than level by level, the 4096² grid (2,185, 16.6 per multiprocessor)
+/// slower, its searches examining 4.3 times the edges; Luxembourg (128
+/// partitions, all kept in shared memory) slower too (BENCHMARKS.md).
+pub const PARTITIONS_PER_MULTIPROCESSOR: u32 = 8;
+
 /// The strategy `auto` takes for a graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
     /// High diameter, low degree: levels in one block or the persistent
     /// grid, by frontier size, without host round trips.
     ManyLevelsPerLaunch,
+    /// High diameter, low degree, partitions staged but not too many:
+    /// `partitioned`'s search, many levels per partition, no grid barrier.
+    PartitionLocal,
     /// Low diameter or hubs: top-down or bottom-up per level.
     DirectionOptimizing,
 }
 
-/// The strategy for `graph`, from its average and maximum degree.
+/// The strategy for `graph` on `gpu`: [`strategy`], and for road-like
+/// graphs [`Strategy::PartitionLocal`] where its partitions are more than
+/// the multiprocessors but at most [`PARTITIONS_PER_MULTIPROCESSOR`] each.
+pub fn strategy_on(gpu: &Gpu, graph: &Csr) -> Strategy {
+    let multiprocessors = gpu.multiprocessors();
+    match strategy(graph) {
+        Strategy::ManyLevelsPerLaunch if gpu.cooperative_launch() => {
+            let partitions = Partitioned::partition_count(gpu, graph);
+            if partitions > multiprocessors
+                && partitions <= PARTITIONS_PER_MULTIPROCESSOR * multiprocessors
+            {
+                Strategy::PartitionLocal
+            } else {
+                Strategy::ManyLevelsPerLaunch
+            }
+        }
+        other => other,
+    }
+}
+
+/// The strategy for `graph`, from its average and maximum degree alone:
+/// [`Strategy::ManyLevelsPerLaunch`] or [`Strategy::DirectionOptimizing`].
 pub fn strategy(graph: &Csr) -> Strategy {
     let vertices = graph.vertex_count().max(1) as f64;
     let average_degree = graph.edge_count() as f64 / vertices;
@@ -49,7 +85,8 @@ pub fn strategy(graph: &Csr) -> Strategy {
 /// Device bytes, besides the graph, of the driver [`new`] builds.
 pub fn workspace_bytes(gpu: &Gpu, graph: &Csr) -> u64 {
     let vertex_count = graph.vertex_count();
-    match strategy(graph) {
+    match strategy_on(gpu, graph) {
+        Strategy::PartitionLocal => Partitioned::workspace_bytes(graph),
         Strategy::ManyLevelsPerLaunch if gpu.cooperative_launch() => {
             SmallFrontier::workspace_bytes(vertex_count)
                 + PersistentLevels::workspace_bytes(vertex_count)
@@ -61,7 +98,8 @@ pub fn workspace_bytes(gpu: &Gpu, graph: &Csr) -> u64 {
 
 /// The driver of the strategy `graph` calls for.
 pub fn new<'g>(gpu: &'g Gpu, graph: &'g Csr) -> Result<Box<dyn GpuBfs + 'g>> {
-    Ok(match strategy(graph) {
+    Ok(match strategy_on(gpu, graph) {
+        Strategy::PartitionLocal => Box::new(Partitioned::new(gpu, graph)?),
         Strategy::ManyLevelsPerLaunch if gpu.cooperative_launch() => {
             Box::new(SmallFrontier::with_persistent(gpu, graph.vertex_count())?)
         }

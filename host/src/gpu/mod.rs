@@ -12,15 +12,17 @@ mod direction_optimizing;
 mod global_queue;
 mod hierarchical_queue;
 mod hybrid_cpu;
+mod partitioned;
 mod persistent;
 mod queue;
 mod small_frontier;
 mod two_kernel;
 mod vertex_levels;
 
-pub use auto::{Strategy, strategy};
+pub use auto::{Strategy, strategy, strategy_on};
 pub use hierarchical_queue::HierarchicalQueue;
 pub use hybrid_cpu::CPU_FRONTIER_THRESHOLD;
+pub use partitioned::Partitioned;
 
 use std::fmt;
 use std::str::FromStr;
@@ -34,7 +36,7 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 
-use crate::error::{CudaContext, describe_cuda};
+use crate::error::{CudaContext, describe_cuda, describe_driver_result};
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
 
 /// The kernels, built from the `bfs-kernels` crate to PTX by `build.rs`.
@@ -195,6 +197,23 @@ pub struct GpuRun {
     pub elapsed: Duration,
     /// The host's level loop, step by step (for `--trace`).
     pub steps: Vec<Step>,
+    /// Barriers and work, for variants whose grid barriers are not one per level.
+    pub work: Option<Work>,
+}
+
+/// What a search that does not go level by level did: its grid-wide
+/// barriers, its partition searches and the edges it examined, which a
+/// level-synchronous search examines once each (`Bfs::edges_traversed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Work {
+    /// Grid-wide barriers the search took.
+    pub grid_barriers: u32,
+    /// Searches of one partition by one block, each of many levels.
+    pub partition_searches: u64,
+    /// Adjacency entries examined, re-expansions included.
+    pub edges_examined: u64,
+    /// Levels searched inside partitions, added up over all their searches.
+    pub levels_searched: u64,
 }
 
 /// One step of a host level loop: one level, or several levels in one launch
@@ -245,6 +264,8 @@ pub enum Variant {
     DirectionOptimizing,
     /// Every level in one cooperative launch, a grid barrier between levels.
     Persistent,
+    /// Partitions searched in shared memory, many levels at a time, no grid barrier.
+    Partitioned,
     /// The strategy the graph's degrees call for.
     Auto,
 }
@@ -261,6 +282,7 @@ impl Variant {
         Variant::HybridCpu,
         Variant::DirectionOptimizing,
         Variant::Persistent,
+        Variant::Partitioned,
         Variant::Auto,
     ];
 
@@ -276,6 +298,7 @@ impl Variant {
             Variant::HybridCpu => "hybrid-cpu",
             Variant::DirectionOptimizing => "direction-optimizing",
             Variant::Persistent => "persistent",
+            Variant::Partitioned => "partitioned",
             Variant::Auto => "auto",
         }
     }
@@ -308,8 +331,11 @@ impl Variant {
             Variant::Persistent => {
                 "every level in one cooperative launch of one block per multiprocessor, a grid barrier between levels"
             }
+            Variant::Partitioned => {
+                "vertices renumbered into BFS-grown partitions, each searched in shared memory by one block, many levels at a time; no grid barrier"
+            }
             Variant::Auto => {
-                "small-frontier on road-like graphs (low average and maximum degree), else direction-optimizing"
+                "road-like graphs (low average and maximum degree): small-frontier and persistent by frontier size, or partitioned where it wins; else direction-optimizing"
             }
         }
     }
@@ -334,6 +360,7 @@ impl Variant {
                 queue::FrontierQueues::workspace_bytes(vertex_count) + 12 * vertex_count as u64
             }
             Variant::Persistent => persistent::Persistent::workspace_bytes(vertex_count),
+            Variant::Partitioned => partitioned::Partitioned::workspace_bytes(graph),
             Variant::DirectionOptimizing => {
                 direction_optimizing::DirectionOptimizing::workspace_bytes(vertex_count)
             }
@@ -357,6 +384,7 @@ impl Variant {
                 Box::new(direction_optimizing::DirectionOptimizing::new(gpu, graph)?)
             }
             Variant::Persistent => Box::new(persistent::Persistent::new(gpu, vertex_count)?),
+            Variant::Partitioned => Box::new(partitioned::Partitioned::new(gpu, graph)?),
             Variant::Auto => auto::new(gpu, graph)?,
         })
     }
@@ -525,6 +553,102 @@ fn download(
         levels: copy(levels)?,
         parents: parents.map(copy).transpose()?,
     })
+}
+
+/// Lets `kernel` (named `name`) take `bytes` of dynamic shared memory, past
+/// the 48 KB every kernel gets, up to the device's opt-in limit.
+fn allow_shared_memory(kernel: &Function<'_>, bytes: u32, name: &str) -> Result<()> {
+    // SAFETY: sets an attribute of a loaded kernel; the driver refuses a
+    // size beyond the device's limit with an error, returned here.
+    let result = unsafe {
+        cust::sys::cuFuncSetAttribute(
+            kernel.to_raw(),
+            cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes as i32,
+        )
+    };
+    if result != cust::sys::CUresult::CUDA_SUCCESS {
+        return Err(Error::Driver {
+            context: format!("allowing {name} its shared memory"),
+            message: describe_driver_result(result),
+        });
+    }
+    Ok(())
+}
+
+/// Checks that one block of `block_size` threads and `shared_bytes` of
+/// shared memory fits on a multiprocessor, as a cooperative launch of one
+/// block per multiprocessor needs, and that the device runs such launches.
+fn check_cooperative(
+    gpu: &Gpu,
+    kernel: &Function<'_>,
+    block_size: u32,
+    shared_bytes: u32,
+    name: &str,
+) -> Result<()> {
+    if !gpu.cooperative_launch() {
+        return Err(Error::Invalid(format!(
+            "{} does not support cooperative launches",
+            gpu.name()
+        )));
+    }
+    let resident = kernel
+        .max_active_blocks_per_multiprocessor(
+            cust::function::BlockSize::x(block_size),
+            shared_bytes as usize,
+        )
+        .context(|| format!("reading {name}'s occupancy"))?;
+    if resident == 0 {
+        return Err(Error::Invalid(format!(
+            "{name} cannot fit one block on a multiprocessor"
+        )));
+    }
+    Ok(())
+}
+
+/// A kernel parameter as `cuLaunchCooperativeKernel` takes it: the address of its value.
+fn parameter<T>(value: &mut T) -> *mut std::ffi::c_void {
+    (value as *mut T).cast()
+}
+
+/// Launches `kernel` (named `name`) on `gpu`'s stream as a cooperative
+/// launch of one block of `block_size` threads per multiprocessor, all
+/// resident at once (cust has no call for it).
+///
+/// # Safety
+/// `parameters` are the addresses of values of the kernel's parameters,
+/// in its order and types, meeting its contract; [`check_cooperative`]
+/// passed for this kernel, block size and `shared_bytes`.
+unsafe fn launch_cooperative(
+    gpu: &Gpu,
+    kernel: &Function<'_>,
+    (block_size, shared_bytes): (u32, u32),
+    parameters: &mut [*mut std::ffi::c_void],
+    name: &str,
+) -> Result<()> {
+    // SAFETY: the caller's contract, and one block per multiprocessor is
+    // within the occupancy `check_cooperative` found.
+    let result = unsafe {
+        cust::sys::cuLaunchCooperativeKernel(
+            kernel.to_raw(),
+            gpu.multiprocessors(),
+            1,
+            1,
+            block_size,
+            1,
+            1,
+            shared_bytes,
+            gpu.stream().as_inner(),
+            parameters.as_mut_ptr(),
+        )
+    };
+    if result != cust::sys::CUresult::CUDA_SUCCESS {
+        return Err(Error::Driver {
+            context: format!("launching {name}"),
+            message: describe_driver_result(result),
+        });
+    }
+    Ok(())
 }
 
 /// Blocks of `block_size` threads needed to give each of `count` items a thread.

@@ -3,24 +3,23 @@
 //! launch itself, [`PersistentLevels`], also serves `auto`, which runs the
 //! large-frontier stretches of a road network this way.
 
-use std::ffi::c_void;
-
 use bfs_kernels::abi::{
     PERSISTENT_BLOCK_SIZE, PERSISTENT_SHARED_BYTES, PERSISTENT_STAGED_ROWS, persistent,
 };
-use cust::function::{BlockSize, Function};
+use cust::function::Function;
 use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::queue::FrontierQueues;
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step};
-use crate::error::{CudaContext, describe_driver_result};
-use crate::{Error, Result};
+use super::{
+    DeviceGraph, Gpu, GpuBfs, GpuRun, Step, check_cooperative, launch_cooperative, parameter,
+};
+use crate::Result;
+use crate::error::CudaContext;
 
 /// The persistent kernel, its grid size, its barrier words, the rows it
 /// stages between levels, and where it reports the level it reached.
 pub struct PersistentLevels<'g> {
     kernel: Function<'g>,
-    blocks: u32,
     level_words: DeviceBuffer<u64>,
     staged_rows: DeviceBuffer<u32>,
     staged_capacity: u32,
@@ -38,28 +37,17 @@ impl<'g> PersistentLevels<'g> {
     /// Loads the kernel and sizes the grid to one block per multiprocessor,
     /// after checking the device can keep them all resident.
     pub fn new(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
-        if !gpu.cooperative_launch() {
-            return Err(Error::Invalid(format!(
-                "{} does not support cooperative launches",
-                gpu.name()
-            )));
-        }
         let kernel = gpu.kernel(persistent::LEVELS)?;
-        let resident = kernel
-            .max_active_blocks_per_multiprocessor(
-                BlockSize::x(PERSISTENT_BLOCK_SIZE),
-                PERSISTENT_SHARED_BYTES as usize,
-            )
-            .context(|| "reading the persistent kernel's occupancy".into())?;
-        if resident == 0 {
-            return Err(Error::Invalid(
-                "the persistent kernel cannot fit one block on a multiprocessor".into(),
-            ));
-        }
+        check_cooperative(
+            gpu,
+            &kernel,
+            PERSISTENT_BLOCK_SIZE,
+            PERSISTENT_SHARED_BYTES,
+            persistent::LEVELS,
+        )?;
         let allocation = || "allocating the persistent kernel's buffers".to_string();
         Ok(PersistentLevels {
             kernel,
-            blocks: gpu.multiprocessors(),
             level_words: DeviceBuffer::zeroed(3).context(allocation)?,
             staged_rows: DeviceBuffer::zeroed(4 * staged_capacity(vertex_count).max(1) as usize)
                 .context(allocation)?,
@@ -117,29 +105,15 @@ impl<'g> PersistentLevels<'g> {
         // `persistent_levels`' parameters, in its order and types, all sized
         // for the graph's `n` (checked by `Search::run`) and initialised as
         // its contract says (the frontier in the queue at `frontier_start`,
-        // the barrier words 0); the grid is one block per multiprocessor,
-        // within the occupancy checked in `new` with this shared memory, as
-        // a cooperative launch requires.
-        let result = unsafe {
-            cust::sys::cuLaunchCooperativeKernel(
-                self.kernel.to_raw(),
-                self.blocks,
-                1,
-                1,
-                PERSISTENT_BLOCK_SIZE,
-                1,
-                1,
-                PERSISTENT_SHARED_BYTES,
-                stream.as_inner(),
-                parameters.as_mut_ptr(),
-            )
-        };
-        if result != cust::sys::CUresult::CUDA_SUCCESS {
-            let message = describe_driver_result(result);
-            return Err(Error::Driver {
-                context: "launching persistent_levels".into(),
-                message,
-            });
+        // the barrier words 0); `new` checked the launch shape.
+        unsafe {
+            launch_cooperative(
+                gpu,
+                &self.kernel,
+                (PERSISTENT_BLOCK_SIZE, PERSISTENT_SHARED_BYTES),
+                &mut parameters,
+                persistent::LEVELS,
+            )?;
         }
         stream
             .synchronize()
@@ -159,11 +133,6 @@ impl<'g> PersistentLevels<'g> {
 /// and at most [`PERSISTENT_STAGED_ROWS`].
 fn staged_capacity(vertex_count: u32) -> u32 {
     (vertex_count / 128).min(PERSISTENT_STAGED_ROWS)
-}
-
-/// A kernel parameter as `cuLaunchCooperativeKernel` takes it: the address of its value.
-fn parameter<T>(value: &mut T) -> *mut c_void {
-    (value as *mut T).cast()
 }
 
 /// The persistent kernel over the frontier queues.

@@ -230,6 +230,7 @@ impl FrontierQueues {
             result: download(source, &self.levels, Some(&self.parents))?,
             elapsed,
             steps: std::mem::take(&mut self.steps),
+            work: None,
         })
     }
 }

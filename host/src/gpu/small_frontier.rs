@@ -13,9 +13,9 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::persistent::PersistentLevels;
 use super::queue::{FrontierQueues, at_level, visited_words};
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step};
-use crate::error::{CudaContext, describe_driver_result};
-use crate::{Error, Result};
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, allow_shared_memory};
+use crate::Result;
+use crate::error::CudaContext;
 
 /// How frontiers too large for one block are expanded.
 enum LargeFrontiers<'g> {
@@ -99,22 +99,12 @@ impl<'g> SmallFrontier<'g> {
         let bitmap_fits =
             small_frontier_shared_bytes(capacity, words) <= gpu.shared_memory_per_block();
         let shared_visited_words = if bitmap_fits { words } else { 0 };
-        // SAFETY: sets an attribute of a loaded kernel to a size the device
-        // allows (`shared_queue_capacity` and `bitmap_fits` keep within its
-        // opt-in limit).
-        let result = unsafe {
-            cust::sys::cuFuncSetAttribute(
-                levels_kernel.to_raw(),
-                cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                small_frontier_shared_bytes(capacity, shared_visited_words) as i32,
-            )
-        };
-        if result != cust::sys::CUresult::CUDA_SUCCESS {
-            return Err(Error::Driver {
-                context: "allowing small_frontier_levels its shared memory".into(),
-                message: describe_driver_result(result),
-            });
-        }
+        // `shared_queue_capacity` and `bitmap_fits` keep within the opt-in limit.
+        allow_shared_memory(
+            &levels_kernel,
+            small_frontier_shared_bytes(capacity, shared_visited_words),
+            small_frontier::LEVELS,
+        )?;
         Ok(SmallFrontier {
             gpu,
             levels_kernel,

@@ -131,6 +131,7 @@ impl GpuBfs for TwoKernel<'_> {
             result: download(source, &self.levels, None)?,
             elapsed,
             steps,
+            work: None,
         })
     }
 }

@@ -89,6 +89,7 @@ impl GpuBfs for VertexLevels<'_> {
             result: download(source, &self.levels, Some(&self.parents))?,
             elapsed,
             steps,
+            work: None,
         })
     }
 }

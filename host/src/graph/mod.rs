@@ -9,6 +9,7 @@ pub mod dimacs;
 pub mod edge_list;
 pub mod generate;
 pub mod matrix_market;
+pub mod reorder;
 pub mod snap;
 
 use std::io::IsTerminal;

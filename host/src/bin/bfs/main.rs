@@ -64,6 +64,11 @@ struct SearchArgs {
     /// GPU variant (see --list-variants).
     #[arg(long, default_value = "auto")]
     variant: Variant,
+    /// Vertices per partition for `--variant partitioned`, a multiple of 32
+    /// (default: sized to the GPU); small ones make partitions staged anew
+    /// at each search even on small graphs.
+    #[arg(long)]
+    partition_size: Option<u32>,
     /// Write each vertex's distance, one per line in vertex order, -1 for unreachable.
     #[arg(long)]
     output: Option<PathBuf>,

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use bfs::gpu::{Gpu, Search, Step, Variant};
+use bfs::gpu::{Gpu, Partitioned, Search, Step, Variant, Work};
 use bfs::graph::GraphSource;
 use bfs::graph::generate::sources_with_edges;
 use bfs::report::{self, Report, Statistics};
@@ -24,6 +24,9 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
             println!("{:<14} {}", variant.name(), variant.description());
         }
         return Ok(());
+    }
+    if arguments.partition_size.is_some() && arguments.variant != Variant::Partitioned {
+        bail!("--partition-size goes with --variant partitioned");
     }
     let mut graph_source = GraphSource::parse(&arguments.graph)?;
     if let GraphSource::Generated(spec) = &mut graph_source {
@@ -69,7 +72,14 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
             Searcher::Gpu {
                 gpu,
                 variant: arguments.variant,
-                search: Search::new(gpu, &graph, arguments.variant)?,
+                search: match arguments.partition_size {
+                    Some(size) => Search::with(gpu, &graph, Variant::Partitioned, |gpu, graph| {
+                        Ok(Box::new(Partitioned::with_partition_size(
+                            gpu, graph, size,
+                        )?))
+                    })?,
+                    None => Search::new(gpu, &graph, arguments.variant)?,
+                },
             }
         }
         None => Searcher::Cpu,
@@ -90,7 +100,8 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
         outcome.elapsed,
         searcher.device_bytes(),
         &outcome.steps,
-    );
+    )
+    .with_work(outcome.work);
     print_summary(&report);
     if arguments.trace {
         print_trace(&report);
@@ -187,6 +198,7 @@ struct Outcome {
     result: Bfs,
     elapsed: Duration,
     steps: Vec<Step>,
+    work: Option<Work>,
 }
 
 impl Searcher<'_> {
@@ -199,6 +211,7 @@ impl Searcher<'_> {
                     result,
                     elapsed: started.elapsed(),
                     steps: Vec::new(),
+                    work: None,
                 })
             }
             Searcher::Gpu { search, .. } => {
@@ -207,6 +220,7 @@ impl Searcher<'_> {
                     result: run.result,
                     elapsed: run.elapsed,
                     steps: run.steps,
+                    work: run.work,
                 })
             }
         }
@@ -398,6 +412,13 @@ fn print_summary(report: &Report) {
         report.reached, report.vertices
     );
     println!("bfs time:  {:.3} ms", report.bfs_milliseconds);
+    if let (Some(work), Some(overhead)) = (report.work, report.work_overhead) {
+        println!(
+            "work:      {} grid barriers for {} levels; {} partition searches of {} levels in all; \
+             {overhead:.3}× the edges of a level-synchronous search",
+            work.grid_barriers, report.levels, work.partition_searches, work.levels_searched
+        );
+    }
     println!(
         "GTEPS:     {:.4} ({} edges traversed: out-degrees of reached vertices)",
         report.gteps, report.edges_traversed

@@ -1,0 +1,307 @@
+//! Host driver of the `partitioned` variant: renumbers the graph into
+//! BFS-grown partitions once (`graph::reorder`), keeps the renumbered CSR
+//! on the device, and runs each search as one cooperative launch of
+//! `partitioned_search`, whose blocks search partitions in shared memory,
+//! each on its own, with no grid barrier. Levels and parents come back in
+//! the renumbered ids and are mapped to the graph's own after the timer
+//! stops, as every variant's copy back is.
+//!
+//! The partition size: when every partition fits one block's shared memory
+//! with one block per multiprocessor, that (each block keeps its partition
+//! for the whole search); otherwise the largest that fits, each block
+//! staging its partitions in turn. A partition with more neighbours than
+//! the shared memory holds reads them from global memory.
+
+use bfs_kernels::abi::{PARTITIONED_BLOCK_SIZE, partitioned, partitioned_shared_bytes};
+use cust::function::Function;
+use cust::memory::{CopyDestination, DeviceBuffer};
+
+use super::queue::visited_words;
+use super::{
+    DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, Work, allow_shared_memory, check_cooperative,
+    launch_cooperative, parameter,
+};
+use crate::error::CudaContext;
+use crate::graph::reorder::Renumbering;
+use crate::{Bfs, Csr, Error, Result, UNREACHED};
+
+/// Shared memory every device gives a block, opt-in or not.
+const GUARANTEED_SHARED_BYTES: u32 = 48 * 1024;
+
+/// Room for this many times a partition's average neighbours.
+const COLUMN_SLACK: f64 = 1.25;
+
+/// Levels a search of a partition kept in shared memory goes past its
+/// lowest seed. Short windows take in the neighbours' news often, so few
+/// levels are searched twice; a kept partition's search costs little
+/// besides its levels. On Luxembourg's road network (H100, source 4000):
+/// windows of 8, 16, 32, 64, 256 took 2.07, 1.99, 2.22, 2.56, 3.79 ms,
+/// examining 1.08, 1.21, 1.90, 3.53, 7.89 times a level-synchronous
+/// search's edges.
+pub const KEPT_LEVEL_WINDOW: u32 = 16;
+
+/// The same for partitions staged anew at each search (more partitions
+/// than blocks): each search pays for its staging, so it goes far. On the
+/// 2048² grid (H100, source 5): windows of 16, 64, 256, 1024, 4096 took
+/// 14.1, 9.6, 9.1, 8.7, 9.4 ms.
+pub const STAGED_LEVEL_WINDOW: u32 = 1024;
+
+/// The renumbered graph on the device, the labels, the dirty bitmap, the
+/// count of outstanding dirty bits and the kernel's counters.
+pub struct Partitioned<'g> {
+    gpu: &'g Gpu,
+    kernel: Function<'g>,
+    renumbering: Renumbering,
+    graph: DeviceGraph,
+    labels: DeviceBuffer<u64>,
+    dirty: DeviceBuffer<u32>,
+    outstanding: DeviceBuffer<u32>,
+    counters: DeviceBuffer<u64>,
+    partition_size: u32,
+    column_capacity: u32,
+    level_window: u32,
+    timer: Timer,
+}
+
+impl<'g> Partitioned<'g> {
+    /// Device bytes besides the graph: its renumbered copy, a 64-bit label
+    /// per vertex, the dirty bitmap, the outstanding count, three counters.
+    pub fn workspace_bytes(graph: &Csr) -> u64 {
+        DeviceGraph::bytes(graph)
+            + 8 * graph.vertex_count() as u64
+            + 4 * visited_words(graph.vertex_count()) as u64
+            + 8
+            + 8 * 3
+    }
+
+    /// How many partitions `graph` gets on `gpu`.
+    pub fn partition_count(gpu: &Gpu, graph: &Csr) -> u32 {
+        graph.vertex_count().div_ceil(partition_size(graph, gpu))
+    }
+
+    /// Renumbers `graph`, uploads it and allocates the search's buffers,
+    /// with partitions sized to `gpu`.
+    pub fn new(gpu: &'g Gpu, graph: &Csr) -> Result<Self> {
+        Self::with_partition_size(gpu, graph, partition_size(graph, gpu))
+    }
+
+    /// As [`new`](Self::new), with partitions of `partition_size` vertices
+    /// (a positive multiple of 32 that fits the block's shared memory):
+    /// small ones make partitions staged anew at each search, even on a
+    /// small graph.
+    pub fn with_partition_size(gpu: &'g Gpu, graph: &Csr, partition_size: u32) -> Result<Self> {
+        let vertex_count = graph.vertex_count();
+        if vertex_count >= 1 << 30 {
+            return Err(Error::Invalid(format!(
+                "partitioned keeps levels in 30 bits; {vertex_count} vertices are too many"
+            )));
+        }
+        let shared_limit = shared_limit(gpu);
+        if partition_size == 0
+            || !partition_size.is_multiple_of(32)
+            || partitioned_shared_bytes(partition_size, 0) > shared_limit
+        {
+            return Err(Error::Invalid(format!(
+                "a partition size must be a positive multiple of 32 whose arrays fit {shared_limit} \
+                 bytes of shared memory; {partition_size} is not"
+            )));
+        }
+        let renumbering = Renumbering::grown_partitions(graph, partition_size);
+        let renumbered = renumbering.apply(graph);
+        let most_columns = (0..vertex_count.div_ceil(partition_size))
+            .map(|partition| {
+                let first = partition * partition_size;
+                let end = (first + partition_size).min(vertex_count);
+                renumbered.row_offsets()[end as usize] - renumbered.row_offsets()[first as usize]
+            })
+            .max()
+            .unwrap_or(0);
+        let column_capacity = most_columns
+            .min(shared_limit.saturating_sub(partitioned_shared_bytes(partition_size, 0)) / 4);
+        let shared_bytes = partitioned_shared_bytes(partition_size, column_capacity);
+        let kernel = gpu.kernel(partitioned::SEARCH)?;
+        allow_shared_memory(&kernel, shared_bytes, partitioned::SEARCH)?;
+        check_cooperative(
+            gpu,
+            &kernel,
+            PARTITIONED_BLOCK_SIZE,
+            shared_bytes,
+            partitioned::SEARCH,
+        )?;
+        let allocation = || "allocating the partitioned search's buffers".to_string();
+        Ok(Partitioned {
+            gpu,
+            kernel,
+            graph: DeviceGraph::upload(&renumbered)?,
+            renumbering,
+            labels: DeviceBuffer::zeroed(vertex_count.max(1) as usize).context(allocation)?,
+            dirty: DeviceBuffer::zeroed(visited_words(vertex_count)).context(allocation)?,
+            outstanding: DeviceBuffer::zeroed(2).context(allocation)?,
+            counters: DeviceBuffer::zeroed(3).context(allocation)?,
+            partition_size,
+            column_capacity,
+            level_window: if vertex_count.div_ceil(partition_size) <= gpu.multiprocessors() {
+                KEPT_LEVEL_WINDOW
+            } else {
+                STAGED_LEVEL_WINDOW
+            },
+            timer: Timer::new()?,
+        })
+    }
+
+    /// Labels every vertex unreached but `source` (level 0) and marks the
+    /// source dirty, so that its partition's block starts the search.
+    fn reset(&mut self, source: u32) -> Result<()> {
+        let stream = self.gpu.stream();
+        let context = || "initialising the search".to_string();
+        let (at, word) = (source as usize, (source / 32) as usize);
+        // SAFETY: memsets ordered on the one stream before the kernel that
+        // reads these buffers; the host does not touch them meanwhile.
+        unsafe {
+            self.labels
+                .set_32_async(UNREACHED, stream)
+                .context(context)?;
+            self.labels
+                .index(at..=at)
+                .set_32_async(0, stream)
+                .context(context)?;
+            self.dirty.set_32_async(0, stream).context(context)?;
+            self.dirty
+                .index(word..=word)
+                .set_32_async(1 << (source % 32), stream)
+                .context(context)?;
+            // `outstanding`, a 64-bit count in two words: 1, the source's bit.
+            self.outstanding.set_32_async(0, stream).context(context)?;
+            self.outstanding
+                .index(0..=0)
+                .set_32_async(1, stream)
+                .context(context)?;
+            self.counters.set_zero_async(stream).context(context)
+        }
+    }
+
+    /// Levels and parents in the graph's own ids, from the renumbered labels.
+    fn result(&self, source: u32) -> Result<Bfs> {
+        let mut labels = vec![0u64; self.labels.len()];
+        self.labels
+            .copy_to(&mut labels[..])
+            .context(|| "copying the result back".into())?;
+        let Renumbering { old_ids, new_ids } = &self.renumbering;
+        let label = |vertex: u32| labels[new_ids[vertex as usize] as usize];
+        let levels = (0..new_ids.len() as u32)
+            .map(|vertex| (label(vertex) >> 32) as u32)
+            .collect();
+        let parents = (0..new_ids.len() as u32)
+            .map(|vertex| match label(vertex) {
+                u64::MAX => UNREACHED,
+                // The source's label is (0, 0): its parent is itself.
+                _ if vertex == source => source,
+                packed => old_ids[packed as u32 as usize],
+            })
+            .collect();
+        Ok(Bfs {
+            source,
+            levels,
+            parents: Some(parents),
+        })
+    }
+}
+
+impl GpuBfs for Partitioned<'_> {
+    fn run(&mut self, _graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+        let renumbered_source = self.renumbering.new_ids[source as usize];
+        self.timer.start(self.gpu)?;
+        self.reset(renumbered_source)?;
+        let mut row_offsets = self.graph.row_offsets.as_device_ptr();
+        let mut column_indices = self.graph.column_indices.as_device_ptr();
+        let mut vertex_count = self.graph.vertex_count;
+        let mut partition_size = self.partition_size;
+        let mut column_capacity = self.column_capacity;
+        let mut level_window = self.level_window;
+        let mut labels = self.labels.as_device_ptr();
+        let mut dirty = self.dirty.as_device_ptr();
+        let mut outstanding = self.outstanding.as_device_ptr();
+        let mut counters = self.counters.as_device_ptr();
+        let mut parameters = [
+            parameter(&mut row_offsets),
+            parameter(&mut column_indices),
+            parameter(&mut vertex_count),
+            parameter(&mut partition_size),
+            parameter(&mut column_capacity),
+            parameter(&mut level_window),
+            parameter(&mut labels),
+            parameter(&mut dirty),
+            parameter(&mut outstanding),
+            parameter(&mut counters),
+        ];
+        let shared_bytes = partitioned_shared_bytes(self.partition_size, self.column_capacity);
+        // SAFETY: the parameters are the addresses of values of
+        // `partitioned_search`'s parameters, in its order and types: the
+        // renumbered CSR grown into partitions of `partition_size` (a
+        // multiple of 32, `partition_size()`), labels, dirty bitmap and
+        // outstanding count for its `n` vertices reset by `reset`; `new`
+        // checked the launch shape with this shared memory.
+        unsafe {
+            launch_cooperative(
+                self.gpu,
+                &self.kernel,
+                (PARTITIONED_BLOCK_SIZE, shared_bytes),
+                &mut parameters,
+                partitioned::SEARCH,
+            )?;
+        }
+        let elapsed = self.timer.stop(self.gpu)?;
+        let mut counters = [0u64; 3];
+        self.counters
+            .copy_to(&mut counters[..])
+            .context(|| "reading the rounds and work".into())?;
+        let result = self.result(source)?;
+        Ok(GpuRun {
+            steps: vec![Step {
+                first_level: 0,
+                levels: result.level_count(),
+                elapsed,
+                on_cpu: false,
+            }],
+            result,
+            elapsed,
+            work: Some(Work {
+                grid_barriers: 0,
+                partition_searches: counters[0],
+                edges_examined: counters[1],
+                levels_searched: counters[2],
+            }),
+        })
+    }
+}
+
+/// The most shared memory the kernel's block may take on `gpu`.
+fn shared_limit(gpu: &Gpu) -> u32 {
+    gpu.shared_memory_per_block().max(GUARANTEED_SHARED_BYTES)
+}
+
+/// Vertices per partition, a multiple of 32 (a dirty-bitmap word belongs
+/// to one partition): `n` over the multiprocessors where that fits in the
+/// block's shared memory with room for its neighbours, else the most that
+/// fits.
+fn partition_size(graph: &Csr, gpu: &Gpu) -> u32 {
+    let (multiprocessors, shared_limit) = (gpu.multiprocessors(), shared_limit(gpu));
+    let average_degree = graph.edge_count() as f64 / graph.vertex_count().max(1) as f64;
+    let fits = |size: u32| {
+        let columns = (size as f64 * average_degree * COLUMN_SLACK).ceil() as u32;
+        partitioned_shared_bytes(size, columns) <= shared_limit
+    };
+    let one_per_block = graph
+        .vertex_count()
+        .div_ceil(multiprocessors.max(1))
+        .next_multiple_of(32)
+        .max(32);
+    if fits(one_per_block) {
+        return one_per_block;
+    }
+    let mut size = 32;
+    while size + 32 < one_per_block && fits(size + 32) {
+        size += 32;
+    }
+    size
+}
