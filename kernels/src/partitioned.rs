@@ -199,11 +199,11 @@ struct Partition {
 }
 
 /// One search inside `partition`, by the whole block: stage it (as
-/// `staging` says), take its dirty bits, search from the lowest seed's level until
-/// nothing in it is pending up to `level_window` levels further (`bound`),
-/// write back the labels it lowered, keep the vertices still pending dirty,
-/// send what crossed its boundary, and only then count the dirty bits it
-/// took as done. Returns the edges this thread examined and the levels
+/// `staging` says), take its dirty bits, search from the lowest seed's
+/// level until nothing in it is pending up to `level_window` levels
+/// further (`bound`), write back the labels it lowered, keep the vertices
+/// still pending dirty, send what crossed its boundary, and only then
+/// count the dirty bits it took as done. Returns the edges this thread examined and the levels
 /// searched, or `None`, past one block barrier, when no dirty bit is set
 /// and so nothing was done.
 ///
