@@ -1,14 +1,27 @@
-//! Writing results: one value per line, in vertex order, replaced atomically.
+//! Writing results where the user points them: one value per line, in
+//! vertex order, or any text.
+//!
+//! `-` is standard output. A symbolic link is followed and the file it
+//! points to written, the link kept. A FIFO, a device or any other file that
+//! is not a regular one is written in place, as a shell's `>` would. A
+//! regular file or a new path is replaced atomically, through a temporary
+//! file renamed over it, so a failure (a full disk) never leaves a partial
+//! file or clobbers the old one.
 
 use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::{Error, Result, UNREACHED};
 
-/// Writes one value per line (`-1` for [`UNREACHED`]) to `path`, atomically
-/// (see [`write_atomically`]).
+/// The path that means standard output.
+pub const STANDARD_OUTPUT: &str = "-";
+
+/// Symbolic links followed before giving up, as the kernel's own limit.
+const MOST_LINKS: usize = 40;
+
+/// Writes one value per line (`-1` for [`UNREACHED`]) to `path` (see [`write_with`]).
 pub fn write_per_vertex(path: &Path, values: &[u32]) -> Result<()> {
-    write_atomically(path, |writer| {
+    write_with(path, |writer| {
         for &value in values {
             if value == UNREACHED {
                 writer.write_all(b"-1\n")?;
@@ -20,17 +33,78 @@ pub fn write_per_vertex(path: &Path, values: &[u32]) -> Result<()> {
     })
 }
 
-/// Writes `text` to `path`, atomically.
+/// Writes `text` to `path` (see [`write_with`]).
 pub fn write_text(path: &Path, text: &str) -> Result<()> {
-    write_atomically(path, |writer| writer.write_all(text.as_bytes()))
+    write_with(path, |writer| writer.write_all(text.as_bytes()))
+}
+
+/// Writes through `write` to `path`: standard output for `-`; the file a
+/// symbolic link points to, the link kept; a FIFO, device or other
+/// non-regular file in place; a regular file or a new path atomically.
+pub fn write_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    if path == Path::new(STANDARD_OUTPUT) {
+        let mut writer = BufWriter::new(std::io::stdout().lock());
+        return write(&mut writer)
+            .and_then(|()| writer.flush())
+            .map_err(|error| Error::Io {
+                path: "standard output".into(),
+                error,
+            });
+    }
+    let target = follow_links(path)?;
+    let io_error = |error| Error::Io {
+        path: target.clone(),
+        error,
+    };
+    match std::fs::metadata(&target) {
+        Ok(metadata) if !metadata.is_file() && !metadata.is_dir() => {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&target)
+                .map_err(io_error)?;
+            let mut writer = BufWriter::new(file);
+            write(&mut writer)
+                .and_then(|()| writer.flush())
+                .map_err(io_error)
+        }
+        _ => write_atomically(&target, write),
+    }
+}
+
+/// The file `path` names once every symbolic link on the way is followed
+/// (the path itself when it is no link, or names nothing yet).
+fn follow_links(path: &Path) -> Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MOST_LINKS {
+        match std::fs::symlink_metadata(&current) {
+            Ok(metadata) if metadata.file_type().is_symlink() => {
+                let link = std::fs::read_link(&current).map_err(|error| Error::Io {
+                    path: current.clone(),
+                    error,
+                })?;
+                current = match current.parent() {
+                    Some(directory) if link.is_relative() => directory.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(Error::Io {
+        path: path.into(),
+        error: std::io::Error::other(format!("more than {MOST_LINKS} symbolic links")),
+    })
 }
 
 /// Writes through a temporary file in the same directory, renamed over
 /// `path` at the end, so a failure never leaves a partial file or clobbers
 /// an existing one.
-pub(crate) fn write_atomically(
+fn write_atomically(
     path: &Path,
-    write: impl FnOnce(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
     let io_error = |error| Error::Io {
         path: path.into(),

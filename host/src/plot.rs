@@ -9,11 +9,13 @@ use plotters::prelude::*;
 use crate::report::Report;
 use crate::{Error, Result};
 
-/// Draws `report`'s trace to `path`.
+/// Draws `report`'s trace to `path` (written as every output is, see
+/// [`output::write_with`](crate::output::write_with)).
 pub fn frontier_sizes(report: &Report, path: &Path) -> Result<()> {
+    let mut svg = String::new();
     let draw =
-        || -> std::result::Result<(), Box<dyn std::error::Error>> {
-            let root = SVGBackend::new(path, (960, 480)).into_drawing_area();
+        |svg: &mut String| -> std::result::Result<(), Box<dyn std::error::Error>> {
+            let root = SVGBackend::with_string(svg, (960, 480)).into_drawing_area();
             root.fill(&WHITE)?;
             let levels = report.trace.len().max(1) as u32;
             let widest = report
@@ -71,8 +73,9 @@ pub fn frontier_sizes(report: &Report, path: &Path) -> Result<()> {
             root.present()?;
             Ok(())
         };
-    draw().map_err(|error| Error::Io {
+    draw(&mut svg).map_err(|error| Error::Io {
         path: path.into(),
         error: std::io::Error::other(error.to_string()),
-    })
+    })?;
+    crate::output::write_text(path, &svg)
 }

@@ -561,11 +561,11 @@ pub fn save(graph: &Csr, path: &Path) -> Result<()> {
     let binary = path
         .extension()
         .is_some_and(|extension| extension == "bcsr");
-    crate::output::write_atomically(path, |writer| {
+    crate::output::write_with(path, |mut writer| {
         if binary {
-            binary::write(graph, writer)
+            binary::write(graph, &mut writer)
         } else {
-            matrix_market::write(graph, writer)
+            matrix_market::write(graph, &mut writer)
         }
     })
 }

@@ -121,6 +121,14 @@ impl From<ReaderChoice> for bfs::graph::Reader {
 }
 
 fn main() -> ExitCode {
+    // A closed standard output (`bfs --list-variants | head -1`) ends the
+    // program quietly, as it ends other Unix tools, instead of an error on
+    // every later print: Rust ignores SIGPIPE unless told otherwise.
+    // SAFETY: sets a signal's disposition to the default, before any
+    // thread starts; no handler runs.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) if !error.use_stderr() => error.exit(),
