@@ -64,7 +64,7 @@ pub struct Row {
     pub edges: Vec<u64>,
     /// Per-source level counts.
     pub levels: Vec<u32>,
-    /// Per-source rounds and edges examined, where the variant reports them.
+    /// Per-source grid barriers, partition searches and edges examined, where the variant reports them.
     pub work: Vec<Work>,
     /// Device memory the search allocated (GPU rows).
     pub device_bytes: Option<u64>,

@@ -27,10 +27,11 @@ pub const ROAD_MAX_DEGREE: u32 = 64;
 
 /// Most partitions per multiprocessor for which a road-like graph runs
 /// `partitioned`. On an H100 (132 multiprocessors), 64 sources: the 2048²
-/// grid (546 partitions, 4.1 per multiprocessor) ran faster partitioned
-/// than level by level, the 4096² grid (2,185, 16.6 per multiprocessor)
-/// slower, its searches examining 4.3 times the edges; Luxembourg (128
-/// partitions, all kept in shared memory) slower too (BENCHMARKS.md).
+/// grid (781 partitions, 5.9 per multiprocessor) ran faster partitioned
+/// than level by level, the 4096² grid (3,121, 23.6 per multiprocessor)
+/// slower, its searches examining 3.9 times the edges; Luxembourg (128
+/// partitions, all kept in shared memory) slower too (BENCHMARKS.md). A
+/// threshold between two measured points, not a derived one.
 pub const PARTITIONS_PER_MULTIPROCESSOR: u32 = 8;
 
 /// The strategy `auto` takes for a graph.

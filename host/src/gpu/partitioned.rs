@@ -254,7 +254,7 @@ impl GpuBfs for Partitioned<'_> {
         let mut counters = [0u64; 3];
         self.counters
             .copy_to(&mut counters[..])
-            .context(|| "reading the rounds and work".into())?;
+            .context(|| "reading the search's work counters".into())?;
         let result = self.result(source)?;
         Ok(GpuRun {
             steps: vec![Step {
