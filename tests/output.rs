@@ -136,12 +136,11 @@ fn a_failed_write_keeps_the_old_file_and_leaves_no_temporary() {
         bfs_binary().display(),
         output.display()
     );
-    let run = Command::new("sh").args(["-c", &command]).output().unwrap();
-    let run = bfs_tests::Cli {
-        code: run.status.code(),
-        stdout: String::from_utf8_lossy(&run.stdout).into(),
-        stderr: String::from_utf8_lossy(&run.stderr).into(),
-    };
+    let run: bfs_tests::Cli = Command::new("sh")
+        .args(["-c", &command])
+        .output()
+        .unwrap()
+        .into();
     run.assert_one_line_error("levels.txt");
     assert_eq!(fs::read_to_string(&output).unwrap(), "old\n");
     assert_eq!(entries(&folder), ["levels.txt"]);
@@ -154,10 +153,13 @@ fn a_closed_standard_output_ends_the_program_quietly() {
         "--graph gen:path:200000 --device cpu --output -",
     ] {
         let command = format!("'{}' {arguments} | head -1", bfs_binary().display());
-        let run = Command::new("sh").args(["-c", &command]).output().unwrap();
-        let stderr = String::from_utf8_lossy(&run.stderr);
-        assert!(run.status.success(), "{arguments}: {stderr}");
-        assert_eq!(String::from_utf8_lossy(&run.stdout).lines().count(), 1);
-        assert!(stderr.trim().is_empty(), "{arguments}: {stderr}");
+        let run: bfs_tests::Cli = Command::new("sh")
+            .args(["-c", &command])
+            .output()
+            .unwrap()
+            .into();
+        assert_eq!(run.code, Some(0), "{arguments}: {}", run.stderr);
+        assert_eq!(run.stdout.lines().count(), 1, "{arguments}");
+        assert!(run.stderr.trim().is_empty(), "{arguments}: {}", run.stderr);
     }
 }

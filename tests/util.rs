@@ -126,14 +126,20 @@ pub struct Cli {
 
 /// Runs the `bfs` binary with `arguments`.
 pub fn run_bfs(arguments: &[&str]) -> Cli {
-    let output = std::process::Command::new(bfs_binary())
+    std::process::Command::new(bfs_binary())
         .args(arguments)
         .output()
-        .expect("running bfs");
-    Cli {
-        code: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into(),
-        stderr: String::from_utf8_lossy(&output.stderr).into(),
+        .expect("running bfs")
+        .into()
+}
+
+impl From<std::process::Output> for Cli {
+    fn from(output: std::process::Output) -> Cli {
+        Cli {
+            code: output.status.code(),
+            stdout: String::from_utf8_lossy(&output.stdout).into(),
+            stderr: String::from_utf8_lossy(&output.stderr).into(),
+        }
     }
 }
 
