@@ -186,16 +186,92 @@ fn the_trace_accounts_for_every_reached_vertex_and_edge() {
 }
 
 #[test]
-fn the_parallel_cpu_bfs_gives_the_reference_distances() {
-    for (name, graph) in bfs_tests::test_graphs() {
-        for source in bfs_tests::sources(&graph) {
-            let result = cpu::parallel_bfs(&graph, source);
-            same_levels(&result, &cpu::bfs(&graph, source))
-                .unwrap_or_else(|error| panic!("{name} from {source}: {error}"));
-            validate(&graph, &result)
-                .unwrap_or_else(|error| panic!("{name} from {source}: {error}"));
+fn the_parallel_cpu_engine_gives_the_reference_distances_and_a_valid_tree() {
+    // One engine per team size, reused across graphs of every size, as the
+    // CLI reuses it across sources; 5 threads oversubscribe a small machine.
+    for threads in [1, 2, 5] {
+        let mut engine = cpu::ParallelBfs::new(threads).expect("threads start");
+        for (name, graph) in bfs_tests::test_graphs() {
+            for source in bfs_tests::sources(&graph) {
+                let result = engine.search(&graph, source);
+                let context = format!("{name} from {source}, {threads} threads");
+                same_levels(&result, &cpu::bfs(&graph, source))
+                    .unwrap_or_else(|error| panic!("{context}: {error}"));
+                validate(&graph, &result).unwrap_or_else(|error| panic!("{context}: {error}"));
+            }
         }
     }
+}
+
+#[test]
+fn the_parallel_cpu_engine_runs_wide_levels_on_its_team_and_bottom_up() {
+    // Wide enough that top-down levels exceed the sequential threshold and
+    // the α/β rule turns bottom-up, so both parallel steps and both
+    // conversions between queue and bitmap run.
+    let graph = generated("kron:16:16", 13);
+    let hub = (0..graph.vertex_count())
+        .max_by_key(|&vertex| graph.degree(vertex))
+        .expect("vertices");
+    assert!(graph.degree(hub) as u64 > cpu::SEQUENTIAL_LEVEL_EDGES);
+    let mut engine = cpu::ParallelBfs::new(3).expect("threads start");
+    for source in [hub, 0, graph.vertex_count() / 2] {
+        let result = engine.search(&graph, source);
+        same_levels(&result, &cpu::bfs(&graph, source)).expect("reference distances");
+        validate(&graph, &result).expect("Graph500 rules");
+    }
+    engine.search(&graph, hub);
+    let steps = engine.steps();
+    for step in [cpu::Step::TopDown, cpu::Step::BottomUp] {
+        assert!(steps.contains(&step), "no {step:?} level in {steps:?}");
+    }
+    // A path's levels are one vertex each: top-down on one thread (only its
+    // last few, with almost nothing left unexplored, go bottom-up).
+    let path = generated("path:3000", 14);
+    let result = engine.search(&path, 0);
+    assert_eq!(result.level_count(), 3000);
+    let steps = engine.steps();
+    assert!(!steps.contains(&cpu::Step::TopDown), "{steps:?}");
+    assert!(
+        steps[..2900]
+            .iter()
+            .all(|&step| step == cpu::Step::Sequential)
+    );
+}
+
+#[test]
+fn device_cpu_runs_the_engine_with_its_threads_and_matches_the_reference() {
+    let folder = bfs_tests::temporary_folder("device-cpu");
+    let outputs = [("cpu", "3"), ("cpu-reference", "1")].map(|(device, threads)| {
+        let path = folder.join(format!("{device}.txt"));
+        let run = bfs_tests::run_bfs(&[
+            "--graph",
+            "gen:kron:12:16",
+            "--source",
+            "5",
+            "--device",
+            device,
+            "--threads",
+            threads,
+            "--verify",
+            "--output",
+            path.to_str().unwrap(),
+        ]);
+        assert_eq!(run.code, Some(0), "{device}: {}", run.stderr);
+        (run.stdout, std::fs::read_to_string(&path).unwrap())
+    });
+    let [(engine, engine_levels), (reference, reference_levels)] = outputs;
+    assert!(
+        engine.contains("CPU (direction-optimizing BFS, 3 threads)"),
+        "{engine}"
+    );
+    assert!(
+        reference.contains("CPU (reference BFS, one thread)"),
+        "{reference}"
+    );
+    assert!(engine.contains("verify:    pass"), "{engine}");
+    assert_eq!(engine_levels, reference_levels);
+    bfs_tests::run_bfs(&["--graph", "gen:path:5", "--device", "cpu", "--threads", "0"])
+        .assert_one_line_error("--threads");
 }
 
 #[test]

@@ -111,6 +111,11 @@ fn without_a_gpu_auto_falls_back_and_gpu_fails() {
         "{}",
         auto.stdout
     );
+    assert!(
+        auto.stdout.contains("CPU (direction-optimizing BFS"),
+        "the fallback is the parallel engine: {}",
+        auto.stdout
+    );
     run_bfs(&["--graph", "gen:path:10", "--device", "gpu"]).assert_one_line_error("no CUDA device");
 }
 

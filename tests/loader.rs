@@ -95,6 +95,122 @@ fn the_fast_reader_equals_nalgebra_on_generated_files() {
     }
 }
 
+/// A Matrix Market pattern file of `entries` (0-based), in their order.
+fn pattern_file(symmetry: &str, vertex_count: u32, entries: &[(u32, u32)]) -> String {
+    let mut text = format!(
+        "%%MatrixMarket matrix coordinate pattern {symmetry}\n{vertex_count} {vertex_count} {}\n",
+        entries.len()
+    );
+    for &(row, column) in entries {
+        let _ = writeln!(text, "{} {}", row + 1, column + 1);
+    }
+    text
+}
+
+#[test]
+fn every_entry_order_of_a_file_of_many_pieces_gives_the_same_graph() {
+    // Megabytes of text: the reader splits it into many pieces, each binned
+    // on its own, and the blocks of rows are built from all of them.
+    let graph = bfs_tests::generated("uniform:40000:150000", 21);
+    assert!(graph.is_symmetric());
+    let mut entries: Vec<(u32, u32)> = (0..graph.vertex_count())
+        .flat_map(|tail| graph.neighbours(tail).iter().map(move |&head| (tail, head)))
+        .collect();
+    let row_major = entries.clone();
+    entries.sort_by_key(|&(row, column)| (column, row));
+    let column_major = entries.clone();
+    // A fixed pseudo-random permutation (Fisher–Yates on a linear congruential stream).
+    let mut state = 99u64;
+    for index in (1..entries.len()).rev() {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        entries.swap(index, (state >> 33) as usize % (index + 1));
+    }
+    let shuffled = entries;
+    let n = graph.vertex_count();
+    for (order, entries) in [
+        ("row-major", &row_major),
+        ("column-major", &column_major),
+        ("shuffled", &shuffled),
+    ] {
+        let text = pattern_file("general", n, entries);
+        assert!(text.len() > 2_000_000, "{order}: too small to split");
+        assert_eq!(parse(&text), graph, "{order}, general");
+        // The lower triangle, mirrored by the reader, is the graph again.
+        let lower: Vec<(u32, u32)> = entries
+            .iter()
+            .filter(|&&(row, column)| row > column)
+            .copied()
+            .collect();
+        assert_eq!(
+            parse(&pattern_file("symmetric", n, &lower)),
+            graph,
+            "{order}, symmetric"
+        );
+    }
+    let text = pattern_file("general", n, &shuffled);
+    assert_eq!(
+        parse(&text),
+        matrix_market::parse_reference(&text).unwrap(),
+        "shuffled, against nalgebra-sparse"
+    );
+}
+
+#[test]
+fn files_written_in_any_entry_order_load_as_the_graph() {
+    use matrix_market::EntryOrder;
+    let graph = bfs_tests::generated("kron:10:8", 22);
+    let entry_lines = |path: &PathBuf| -> Vec<(u32, u32)> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .skip(3)
+            .map(|line| {
+                let (row, column) = line.split_once(' ').unwrap();
+                (row.parse().unwrap(), column.parse().unwrap())
+            })
+            .collect()
+    };
+    for order in [
+        EntryOrder::RowMajor,
+        EntryOrder::ColumnMajor,
+        EntryOrder::Shuffled(5),
+    ] {
+        let path = temporary("orders", &format!("{order:?}.mtx"));
+        graph::save_ordered(&graph, &path, order).unwrap();
+        assert_eq!(graph::load(&path).unwrap(), graph, "{order:?}");
+        let lines = entry_lines(&path);
+        let sorted_by = |key: fn(&(u32, u32)) -> (u32, u32)| lines.is_sorted_by_key(key);
+        let (by_row, by_column) = (sorted_by(|&(r, c)| (r, c)), sorted_by(|&(r, c)| (c, r)));
+        match order {
+            EntryOrder::RowMajor => assert!(by_row && !by_column),
+            EntryOrder::ColumnMajor => assert!(by_column && !by_row),
+            EntryOrder::Shuffled(_) => assert!(!by_row && !by_column),
+        }
+    }
+}
+
+#[test]
+fn an_error_deep_in_a_file_of_many_pieces_names_its_line() {
+    let entries: Vec<(u32, u32)> = (0..300_000)
+        .map(|index| (index % 1000, index % 997))
+        .collect();
+    let mut text = pattern_file("general", 1000, &entries);
+    // Line 2 is the size line; entry k (from 0) is on line k + 3.
+    let bad_line = 250_003;
+    let start = text
+        .match_indices('\n')
+        .nth(bad_line - 2)
+        .map(|(index, _)| index + 1)
+        .unwrap();
+    text.replace_range(start..start + 1, "x");
+    let Err((line, message)) = matrix_market::parse(text.as_bytes(), &|_| {}) else {
+        panic!("a bad id was accepted");
+    };
+    assert_eq!(line, Some(bad_line as u64), "{message}");
+}
+
 #[test]
 fn malformed_files_give_one_line_errors() {
     let cases: &[(&str, &str)] = &[

@@ -79,6 +79,22 @@ pub enum Error {
     /// A result failed validation.
     #[error("validation failed: {0}")]
     Invalid(String),
+    /// The CPU engine's threads could not be started.
+    #[error("starting {threads} CPU threads: {error}")]
+    Threads {
+        /// How many were asked for.
+        threads: usize,
+        /// The operating system's reason.
+        error: std::io::Error,
+    },
+    /// A peer benchmark program (gapbs) is missing or failed.
+    #[error("{program}: {message}")]
+    Peer {
+        /// The program's path.
+        program: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 /// Attaches what was being done to a CUDA driver error.

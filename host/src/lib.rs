@@ -1,7 +1,7 @@
 //! Breadth-first search on NVIDIA GPUs, with kernels written in Rust.
 //!
 //! The CPU side of the project: graph loading and generation ([`graph`]), the
-//! CPU reference search ([`cpu`]), result validation ([`validate`]), and the
+//! CPU reference search and the parallel CPU engine ([`cpu`]), result validation ([`validate`]), and the
 //! GPU driver ([`gpu`]), which loads the PTX built from the `bfs-kernels`
 //! crate and runs one of its BFS variants. Everything but [`gpu`] works
 //! without a GPU and without `cust`.

@@ -1,8 +1,8 @@
 //! The parallel reader behind every text format: the body of a file (after
 //! its header) is split at line boundaries into chunks, each parsed on its
-//! own thread, handing every `(tail, head)` entry to a visitor. The loaders
-//! run it twice through [`Csr::from_edge_passes`](crate::Csr::from_edge_passes)
-//! (count degrees, then scatter into the CSR), so no edge list is ever held.
+//! own thread into its entries, which it sorts into [`binned`](super::binned) blocks of
+//! tails at once; the blocks then become the CSR, each in cache, so the
+//! file's order does not matter.
 //!
 //! Parsing is byte-level: no `str` conversion, no `str::parse`. A line is
 //! blank, a comment (its first non-blank byte is the format's comment byte),
@@ -13,6 +13,8 @@
 
 use rayon::prelude::*;
 
+use super::binned::{BinnedPiece, Binning};
+use super::fits_in_host_memory;
 use crate::Csr;
 
 /// A format error: the 1-based line where one applies, and the message.
@@ -49,6 +51,15 @@ pub struct Summary {
     pub id_bound: u64,
 }
 
+impl Summary {
+    fn merged(self, other: Summary) -> Summary {
+        Summary {
+            entries: self.entries + other.entries,
+            id_bound: self.id_bound.max(other.id_bound),
+        }
+    }
+}
+
 /// A parse error at a byte offset of the body.
 #[derive(Debug)]
 pub struct ParseError {
@@ -58,11 +69,12 @@ pub struct ParseError {
     pub message: String,
 }
 
-/// Builds the CSR of a text `body` (whose first line is line `first_line`)
-/// in two parallel passes: count, then scatter. `declared` is the entry
-/// count the header states and the header's name for it, checked after the
-/// first pass. Without a vertex count in `rules` (SNAP), a first extra pass
-/// finds the largest id. `progress` sees every pass, each its share of the bytes.
+/// Builds the CSR of a text `body` (whose first line is line `first_line`):
+/// parses and bins it in parallel pieces, then builds the blocks' rows.
+/// `declared` is the entry count the header states and the header's name
+/// for it, checked before the build. Without a vertex count in `rules`
+/// (SNAP), a first pass finds the largest id. `progress` sees every pass,
+/// each its share of the bytes.
 pub fn build_csr(
     body: &[u8],
     rules: &LineRules,
@@ -74,62 +86,78 @@ pub fn build_csr(
     let with_line =
         |error: ParseError| (Some(line_of(body, error.offset, first_line)), error.message);
     // Every pass reports its share of the bytes, so the bar ends at 100%.
-    let passes: u64 = if rules.vertex_count.is_some() { 2 } else { 3 };
+    let passes: u64 = if rules.vertex_count.is_some() { 1 } else { 2 };
     let share = |bytes: u64| progress(bytes / passes);
     let vertex_count = match rules.vertex_count {
         Some(count) => count,
         None => {
-            for_each_entry(body, rules, &share, &|_, _| {})
+            let pieces = split_at_lines(body, rayon::current_num_threads() * 16);
+            pieces
+                .par_iter()
+                .map(|&(start, end)| {
+                    let summary = parse_piece(&body[start..end], rules, start, &mut |_, _| {});
+                    share((end - start) as u64);
+                    summary
+                })
+                .try_reduce(Summary::default, |left, right| Ok(left.merged(right)))
                 .map_err(with_line)?
                 .id_bound as u32
         }
     };
-    let pass = |visit: Visitor<'_>| {
-        let summary = for_each_entry(body, rules, &share, visit).map_err(with_line)?;
-        if let Some((entries, name)) = declared
-            && summary.entries != entries
-        {
-            return Err((
-                None,
-                format!(
-                    "the {name} declares {entries} entries, the file holds {}",
-                    summary.entries
-                ),
-            ));
-        }
-        Ok(summary.entries)
+    let binning = Binning::new(vertex_count, symmetric);
+    // An entry line takes at least 3 bytes ("1 2"), so a header's claim of
+    // more entries than that costs no memory check, only its error below.
+    let most_entries =
+        (body.len() as u64 / 3 + 1).min(declared.map_or(u64::MAX, |(entries, _)| entries));
+    let offsets_bytes = 4 * (vertex_count as u64 + 1);
+    let edges = most_entries * binning.copies();
+    fits_in_host_memory(
+        2 * offsets_bytes + (8 + 4) * edges,
+        vertex_count,
+        Some(edges),
+    )
+    .map_err(|message| (None, message))?;
+
+    let too_large = || {
+        (
+            None,
+            "the binned entries do not fit in the host's memory".to_string(),
+        )
     };
-    Csr::from_edge_passes(vertex_count, symmetric, pass, |message| (None, message))
-}
-
-/// A function given each entry `(tail, head)`, 0-based, from many threads.
-pub type Visitor<'a> = &'a (dyn Fn(u32, u32) + Sync);
-
-/// Parses `body` in parallel pieces split at line boundaries, giving each
-/// entry to `visit` and calling `progress(bytes)` as pieces finish.
-pub fn for_each_entry(
-    body: &[u8],
-    rules: &LineRules,
-    progress: &(dyn Fn(u64) + Sync),
-    visit: Visitor<'_>,
-) -> Result<Summary, ParseError> {
     let pieces = split_at_lines(body, rayon::current_num_threads() * 16);
-    pieces
+    let parsed: Vec<(Summary, BinnedPiece)> = pieces
         .par_iter()
         .map(|&(start, end)| {
-            let summary = parse_piece(&body[start..end], rules, visit).map_err(|mut error| {
-                error.offset += start;
-                error
-            });
-            progress((end - start) as u64);
-            summary
-        })
-        .try_reduce(Summary::default, |left, right| {
-            Ok(Summary {
-                entries: left.entries + right.entries,
-                id_bound: left.id_bound.max(right.id_bound),
+            let mut entries = Vec::new();
+            let summary = parse_piece(&body[start..end], rules, start, &mut |tail, head| {
+                entries.push((tail, head))
             })
+            .map_err(with_line)?;
+            let binned = binning.bin(&entries).ok_or_else(too_large)?;
+            share((end - start) as u64);
+            Ok((summary, binned))
         })
+        .collect::<Result<_, FormatError>>()?;
+    let entries: u64 = parsed.iter().map(|(summary, _)| summary.entries).sum();
+    if let Some((declared, name)) = declared
+        && entries != declared
+    {
+        return Err((
+            None,
+            format!("the {name} declares {declared} entries, the file holds {entries}"),
+        ));
+    }
+    let pieces: Vec<BinnedPiece> = parsed.into_iter().map(|(_, piece)| piece).collect();
+    binning.build(&pieces).ok_or_else(|| {
+        (
+            None,
+            format!(
+                "{} directed edges do not fit 32-bit CSR offsets (at most {})",
+                entries * binning.copies(),
+                u32::MAX
+            ),
+        )
+    })
 }
 
 /// The 1-based line number of `offset` in `body`, whose first line is line `first_line`.
@@ -158,7 +186,14 @@ fn is_blank(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\r')
 }
 
-fn parse_piece(text: &[u8], rules: &LineRules, visit: Visitor<'_>) -> Result<Summary, ParseError> {
+/// Parses one piece of the body, which starts at byte `offset` of it,
+/// giving each entry to `visit`.
+fn parse_piece(
+    text: &[u8],
+    rules: &LineRules,
+    offset: usize,
+    visit: &mut dyn FnMut(u32, u32),
+) -> Result<Summary, ParseError> {
     let mut summary = Summary::default();
     let mut position = 0;
     while position < text.len() {
@@ -166,7 +201,7 @@ fn parse_piece(text: &[u8], rules: &LineRules, visit: Visitor<'_>) -> Result<Sum
         let line_end = memchr::memchr(b'\n', &text[position..])
             .map_or(text.len(), |newline| position + newline);
         let error = |message: String| ParseError {
-            offset: line_start,
+            offset: offset + line_start,
             message,
         };
         let mut cursor = Cursor {

@@ -11,6 +11,8 @@ use nalgebra_sparse::CooMatrix;
 use nalgebra_sparse::io::{MatrixMarketError, MatrixMarketScalar, load_coo_from_matrix_market_str};
 use nalgebra_sparse::na::Complex;
 
+use rayon::prelude::*;
+
 use super::edge_list::{self, LineRules};
 use crate::Csr;
 
@@ -243,8 +245,25 @@ fn one_line(error: &MatrixMarketError) -> FormatError {
     (line, format!("{:?}: {reason}", error.kind()))
 }
 
-/// Writes `graph` as a general pattern Matrix Market file (every CSR entry, 1-based).
-pub fn write(graph: &Csr, writer: &mut impl std::io::Write) -> std::io::Result<()> {
+/// The order in which [`write`] lists a graph's entries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EntryOrder {
+    /// By row, then column: the CSR's own order.
+    #[default]
+    RowMajor,
+    /// By column, then row, as many SuiteSparse files are.
+    ColumnMajor,
+    /// A pseudo-random permutation from this seed, as shuffled exports are.
+    Shuffled(u64),
+}
+
+/// Writes `graph` as a general pattern Matrix Market file (every CSR entry,
+/// 1-based), its entries in `order`.
+pub fn write(
+    graph: &Csr,
+    order: EntryOrder,
+    writer: &mut impl std::io::Write,
+) -> std::io::Result<()> {
     let n = graph.vertex_count();
     writeln!(writer, "%%MatrixMarket matrix coordinate pattern general")?;
     writeln!(
@@ -252,10 +271,29 @@ pub fn write(graph: &Csr, writer: &mut impl std::io::Write) -> std::io::Result<(
         "% written by bfs: one line per directed edge, tail row, head column"
     )?;
     writeln!(writer, "{n} {n} {}", graph.edge_count())?;
-    for tail in 0..n {
-        for &head in graph.neighbours(tail) {
-            writeln!(writer, "{} {}", tail + 1, head + 1)?;
+    let mut rows =
+        (0..n).flat_map(|tail| graph.neighbours(tail).iter().map(move |&head| (tail, head)));
+    let mut line = |(tail, head): (u32, u32)| writeln!(writer, "{} {}", tail + 1, head + 1);
+    match order {
+        EntryOrder::RowMajor => rows.try_for_each(line),
+        EntryOrder::ColumnMajor => {
+            let mut entries: Vec<(u32, u32)> = rows.collect();
+            entries.par_sort_unstable_by_key(|&(tail, head)| (head, tail));
+            entries.into_iter().try_for_each(&mut line)
+        }
+        EntryOrder::Shuffled(seed) => {
+            let mut entries: Vec<(u32, u32)> = rows.collect();
+            // Fisher–Yates on a SplitMix64 stream.
+            let mut state = seed;
+            for index in (1..entries.len()).rev() {
+                state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                let mut mixed = state;
+                mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                mixed ^= mixed >> 31;
+                entries.swap(index, (mixed % (index as u64 + 1)) as usize);
+            }
+            entries.into_iter().try_for_each(&mut line)
         }
     }
-    Ok(())
 }

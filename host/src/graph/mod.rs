@@ -5,6 +5,7 @@
 //! both directions.
 
 pub mod binary;
+pub mod binned;
 pub mod dimacs;
 pub mod edge_list;
 pub mod generate;
@@ -19,9 +20,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use rayon::prelude::*;
 
-use self::edge_list::Visitor;
-
 use crate::{Error, Result};
+
+/// A function given each edge `(tail, head)`, 0-based, from many threads.
+pub type Visitor<'a> = &'a (dyn Fn(u32, u32) + Sync);
 
 /// A graph in CSR form: the neighbours of `v` are
 /// `column_indices[row_offsets[v]..row_offsets[v + 1]]`.
@@ -80,8 +82,8 @@ impl Csr {
     }
 
     /// Builds a CSR from a source of directed edges that can be walked twice
-    /// (a file being parsed, or edges in memory), in parallel and without
-    /// holding an edge list: the first `pass` counts each vertex's degree,
+    /// (the generators' edges in memory), in parallel and without copying
+    /// them: the first `pass` counts each vertex's degree,
     /// the degrees are prefix-summed into row offsets, and the second `pass`
     /// scatters each edge to its row through an atomic cursor; then the rows
     /// are sorted and deduplicated. Self loops are dropped; with `symmetric`
@@ -151,7 +153,7 @@ impl Csr {
 
     /// Sorts each row, drops duplicates (in parallel over ranges of rows)
     /// and compacts the rows.
-    fn sorted_and_deduplicated(mut row_offsets: Vec<u32>, mut column_indices: Vec<u32>) -> Csr {
+    fn sorted_and_deduplicated(row_offsets: Vec<u32>, mut column_indices: Vec<u32>) -> Csr {
         let vertex_count = row_offsets.len() - 1;
         let ranges = balanced_ranges(&row_offsets, rayon::current_num_threads() * 8);
         let mut kept = vec![0u32; vertex_count];
@@ -172,18 +174,16 @@ impl Csr {
                 let vertex = first + row;
                 let begin = row_offsets[vertex] as usize - base;
                 let end = row_offsets[vertex + 1] as usize - base;
-                let row = &mut columns[begin..end];
-                row.sort_unstable();
-                let mut unique = 0;
-                for index in 0..row.len() {
-                    if index == 0 || row[index] != row[unique - 1] {
-                        row[unique] = row[index];
-                        unique += 1;
-                    }
-                }
-                *kept = unique as u32;
+                *kept = sort_and_deduplicate(&mut columns[begin..end]);
             }
         });
+        Self::compacted(row_offsets, &kept, column_indices)
+    }
+
+    /// The CSR of rows that keep only their first `kept[v]` entries, moved
+    /// together.
+    fn compacted(mut row_offsets: Vec<u32>, kept: &[u32], mut column_indices: Vec<u32>) -> Csr {
+        let vertex_count = row_offsets.len() - 1;
         let mut write = 0usize;
         for vertex in 0..vertex_count {
             let begin = row_offsets[vertex] as usize;
@@ -383,6 +383,20 @@ impl SharedColumns {
     }
 }
 
+/// Sorts `row` and moves its distinct entries to its front; returns how
+/// many there are.
+fn sort_and_deduplicate(row: &mut [u32]) -> u32 {
+    row.sort_unstable();
+    let mut unique = 0;
+    for index in 0..row.len() {
+        if index == 0 || row[index] != row[unique - 1] {
+            row[unique] = row[index];
+            unique += 1;
+        }
+    }
+    unique as u32
+}
+
 /// Splits the rows into about `pieces` ranges `(first, end)` of similar
 /// edge counts, for parallel work over rows.
 fn balanced_ranges(row_offsets: &[u32], pieces: usize) -> Vec<(usize, usize)> {
@@ -558,6 +572,12 @@ pub fn load_with(path: &Path, reader: Reader) -> Result<Csr> {
 
 /// Writes `graph` to `path`: the binary CSR cache for `.bcsr`, else Matrix Market.
 pub fn save(graph: &Csr, path: &Path) -> Result<()> {
+    save_ordered(graph, path, matrix_market::EntryOrder::RowMajor)
+}
+
+/// [`save`], a Matrix Market file's entries in `order` (a binary cache is
+/// always in CSR order).
+pub fn save_ordered(graph: &Csr, path: &Path, order: matrix_market::EntryOrder) -> Result<()> {
     let binary = path
         .extension()
         .is_some_and(|extension| extension == "bcsr");
@@ -565,7 +585,7 @@ pub fn save(graph: &Csr, path: &Path) -> Result<()> {
         if binary {
             binary::write(graph, &mut writer)
         } else {
-            matrix_market::write(graph, &mut writer)
+            matrix_market::write(graph, order, &mut writer)
         }
     })
 }

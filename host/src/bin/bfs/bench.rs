@@ -1,14 +1,15 @@
 //! `bfs bench`: every variant over many sources of the default graphs and
 //! the given ones, as the Markdown table `cargo xtask bench` keeps in
-//! `BENCHMARKS.md`.
+//! `BENCHMARKS.md`; with `--device cpu`, the CPU engine beside gapbs, as
+//! that file's CPU section.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use bfs::gpu::{Gpu, Variant};
 use bfs::graph::GraphSource;
 use bfs::{bench, cpu, output};
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 /// Where `BENCHMARKS.md`'s further sections (the loader's, the sweeps')
 /// begin: the table written here replaces only what comes before.
@@ -41,11 +42,32 @@ pub struct BenchArgs {
     /// Write the table here (atomically) as well as to standard output.
     #[arg(long)]
     pub markdown: Option<PathBuf>,
+    /// What to time: the GPU variants (with the CPU rows), or the CPU alone
+    /// (no GPU needed; written as the file's CPU section).
+    #[arg(long, value_enum, default_value_t = BenchDevice::Gpu)]
+    pub device: BenchDevice,
+    /// Thread counts of the CPU engine's rows, comma-separated (default: every core).
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Vec<u32>,
+    /// gapbs's build folder (`make bfs converter` there): its BFS is timed
+    /// beside the CPU engine, on the same graphs, sources and thread counts.
+    #[arg(long)]
+    pub gapbs: Option<PathBuf>,
+}
+
+/// Where `bfs bench` times searches.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchDevice {
+    Gpu,
+    Cpu,
 }
 
 /// Runs the benchmark.
 pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
-    let gpu = Gpu::open()?;
+    let gpu = match arguments.device {
+        BenchDevice::Gpu => Some(Gpu::open()?),
+        BenchDevice::Cpu => None,
+    };
     let plan = bench::Plan {
         variants: if arguments.variants.is_empty() {
             Variant::ALL.to_vec()
@@ -56,6 +78,16 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
         seed: arguments.seed,
         sub_queue_counts: arguments.sub_queues.clone(),
         plain_loads: arguments.plain_loads,
+        threads: if arguments.threads.is_empty() {
+            vec![std::thread::available_parallelism().map_or(1, |count| count.get())]
+        } else {
+            arguments
+                .threads
+                .iter()
+                .map(|&threads| threads as usize)
+                .collect()
+        },
+        gapbs: arguments.gapbs.clone(),
     };
     let defaults = if arguments.no_default_graphs {
         &[][..]
@@ -84,7 +116,7 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     let mut summaries = Vec::new();
     for (name, graph) in &graphs {
-        rows.extend(bench::graph(&gpu, name, graph, &plan)?);
+        rows.extend(bench::graph(gpu.as_ref(), name, graph, &plan)?);
         let first = bfs::graph::generate::sources_with_edges(graph, 1, plan.seed);
         summaries.push((
             name.clone(),
@@ -92,8 +124,16 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
             cpu::bfs(graph, first.first().copied().unwrap_or(0)),
         ));
     }
-    let command: Vec<String> = std::env::args().collect();
-    let table = bench::markdown(gpu.name(), &command.join(" "), &summaries, &rows);
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let Some(gpu) = gpu else {
+        let section = bench::cpu_markdown(&bench::cpu_name(), &command, &summaries, &rows);
+        print!("{section}");
+        if let Some(path) = &arguments.markdown {
+            write_section(path, bench::CPU_SECTION, &section)?;
+        }
+        return Ok(());
+    };
+    let table = bench::markdown(gpu.name(), &command, &summaries, &rows);
     print!("{table}");
     if let Some(path) = &arguments.markdown {
         // Keep the further sections (`cargo xtask bench --loader` writes one).
@@ -109,7 +149,25 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
         } else {
             format!("{table}\n{further}")
         };
-        output::write_text(path, &text).with_context(|| "writing --markdown".to_string())?;
+        output::write_text(path, &text).context("writing --markdown")?;
     }
+    Ok(())
+}
+
+/// Replaces the section under `heading` in the Markdown file at `path`
+/// (up to the next section) with `section`, or appends it.
+fn write_section(path: &Path, heading: &str, section: &str) -> anyhow::Result<()> {
+    let existing = std::fs::read_to_string(path).unwrap_or_default();
+    let text = match existing.find(heading) {
+        Some(start) => {
+            let after = start + heading.len();
+            let end = existing[after..]
+                .find(FURTHER_SECTIONS)
+                .map_or(existing.len(), |offset| after + offset + 1);
+            format!("{}{section}\n{}", &existing[..start], &existing[end..])
+        }
+        None => format!("{}\n\n{section}", existing.trim_end()),
+    };
+    output::write_text(path, &format!("{}\n", text.trim())).context("writing --markdown")?;
     Ok(())
 }

@@ -58,9 +58,14 @@ struct SearchArgs {
     /// `3,17,42`. Reports Graph500 statistics.
     #[arg(long, conflicts_with_all = ["output", "parents", "target", "trace", "plot"])]
     sources: Option<String>,
-    /// Where to run: the GPU if there is one (auto), the GPU or fail, or the CPU.
+    /// Where to run: the GPU if there is one, else the parallel CPU engine
+    /// (auto); the GPU or fail; the parallel CPU engine; or the
+    /// single-thread CPU reference.
     #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
     device: DeviceChoice,
+    /// Threads for the CPU engine and for loading (default: every core).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    threads: Option<u32>,
     /// GPU variant (see --list-variants).
     #[arg(long, default_value = "auto")]
     variant: Variant,
@@ -103,6 +108,7 @@ enum DeviceChoice {
     Auto,
     Gpu,
     Cpu,
+    CpuReference,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -28,6 +28,12 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
     if arguments.partition_size.is_some() && arguments.variant != Variant::Partitioned {
         bail!("--partition-size goes with --variant partitioned");
     }
+    if let Some(threads) = arguments.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads as usize)
+            .build_global()
+            .context("starting the loader's threads")?;
+    }
     let mut graph_source = GraphSource::parse(&arguments.graph)?;
     if let GraphSource::Generated(spec) = &mut graph_source {
         spec.seed = arguments.seed;
@@ -50,12 +56,12 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
     let wants_parents = arguments.parents.is_some() || target.is_some();
 
     let gpu = match arguments.device {
-        DeviceChoice::Cpu => None,
+        DeviceChoice::Cpu | DeviceChoice::CpuReference => None,
         DeviceChoice::Gpu => Some(open_gpu(arguments)?),
         DeviceChoice::Auto => match open_gpu(arguments) {
             Ok(gpu) => Some(gpu),
             Err(Error::NoDevice(reason)) => {
-                eprintln!("note: no CUDA device ({reason}); running the CPU reference BFS instead");
+                eprintln!("note: no CUDA device ({reason}); running on the CPU instead");
                 None
             }
             Err(error) => return Err(error.into()),
@@ -82,7 +88,18 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
                 },
             }
         }
-        None => Searcher::Cpu,
+        None if arguments.device == DeviceChoice::CpuReference => Searcher::CpuReference,
+        None => {
+            let threads = arguments
+                .threads
+                .map_or_else(cpu_count, |threads| threads as usize);
+            let engine = cpu::ParallelBfs::new(threads)
+                .map_err(|error| Error::Threads { threads, error })?;
+            // The one-time pass that decides whether bottom-up levels are
+            // possible belongs to loading, not to the first search.
+            graph.is_symmetric();
+            Searcher::Cpu(engine)
+        }
     };
 
     if arguments.sources.is_some() {
@@ -183,9 +200,17 @@ fn open_gpu(arguments: &SearchArgs) -> bfs::Result<Gpu> {
     }
 }
 
+/// The machine's hardware threads.
+fn cpu_count() -> usize {
+    std::thread::available_parallelism().map_or(1, |count| count.get())
+}
+
 /// Where the searches run.
 enum Searcher<'g> {
-    Cpu,
+    /// The parallel CPU engine.
+    Cpu(cpu::ParallelBfs),
+    /// The single-thread reference.
+    CpuReference,
     Gpu {
         gpu: &'g Gpu,
         variant: Variant,
@@ -204,9 +229,12 @@ struct Outcome {
 impl Searcher<'_> {
     fn run(&mut self, graph: &Csr, source: u32) -> anyhow::Result<Outcome> {
         match self {
-            Searcher::Cpu => {
+            Searcher::Cpu(_) | Searcher::CpuReference => {
                 let started = Instant::now();
-                let result = cpu::bfs(graph, source);
+                let result = match self {
+                    Searcher::Cpu(engine) => engine.search(graph, source),
+                    _ => cpu::bfs(graph, source),
+                };
                 Ok(Outcome {
                     result,
                     elapsed: started.elapsed(),
@@ -228,21 +256,25 @@ impl Searcher<'_> {
 
     fn device(&self) -> String {
         match self {
-            Searcher::Cpu => "CPU (reference BFS, one thread)".into(),
+            Searcher::Cpu(engine) => format!(
+                "CPU (direction-optimizing BFS, {} threads)",
+                engine.threads()
+            ),
+            Searcher::CpuReference => "CPU (reference BFS, one thread)".into(),
             Searcher::Gpu { gpu, .. } => gpu.name().into(),
         }
     }
 
     fn variant(&self) -> Option<Variant> {
         match self {
-            Searcher::Cpu => None,
+            Searcher::Cpu(_) | Searcher::CpuReference => None,
             Searcher::Gpu { variant, .. } => Some(*variant),
         }
     }
 
     fn device_bytes(&self) -> Option<u64> {
         match self {
-            Searcher::Cpu => None,
+            Searcher::Cpu(_) | Searcher::CpuReference => None,
             Searcher::Gpu { search, .. } => Some(search.device_bytes()),
         }
     }

@@ -2,11 +2,16 @@
 //! style, each result checked against the CPU reference, as a Markdown table.
 //!
 //! Time is device time from initialisation to the last level (CUDA events),
-//! after one warm-up search; the CPU row is the single-thread reference BFS.
+//! after one warm-up search; the CPU rows are the single-thread reference
+//! BFS and the parallel engine (host time of the whole search, result
+//! vectors included), beside [`gapbs`] where it is given.
 //! Edges are the CSR entries the search examined (the out-degrees of the
 //! reached vertices): for an undirected graph, twice Graph500's count.
 
+pub mod gapbs;
+
 use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::gpu::{Gpu, GpuBfs, GpuRun, HierarchicalQueue, Search, Variant, Work, block_queue};
@@ -50,6 +55,10 @@ pub struct Plan {
     pub sub_queue_counts: Vec<u32>,
     /// Also time `block-queue` with plain loads instead of the read-only cache.
     pub plain_loads: bool,
+    /// Time the parallel CPU engine with each of these thread counts.
+    pub threads: Vec<usize>,
+    /// gapbs's build folder: time its BFS beside the engine's rows.
+    pub gapbs: Option<PathBuf>,
 }
 
 /// One row of the table.
@@ -89,6 +98,15 @@ impl Row {
         self.levels.push(result.level_count());
     }
 
+    fn print(&self) {
+        eprintln!(
+            "bench: {:<32} {:<24} median {:9.3} ms",
+            self.graph,
+            self.variant,
+            self.statistics().median_ms
+        );
+    }
+
     /// The row's time quantiles and harmonic-mean GTEPS.
     pub fn statistics(&self) -> Statistics {
         Statistics::of(&self.times, &self.edges)
@@ -121,7 +139,7 @@ impl Row {
 }
 
 /// Benchmarks one graph: returns a row per variant, the CPU reference first.
-pub fn graph(gpu: &Gpu, name: &str, graph: &Csr, plan: &Plan) -> Result<Vec<Row>> {
+pub fn graph(gpu: Option<&Gpu>, name: &str, graph: &Csr, plan: &Plan) -> Result<Vec<Row>> {
     let sources = sources_with_edges(graph, plan.sources, plan.seed);
     let mut references = Vec::with_capacity(sources.len());
     let mut cpu_row = Row::new(name, "cpu-reference".into(), None);
@@ -131,25 +149,44 @@ pub fn graph(gpu: &Gpu, name: &str, graph: &Csr, plan: &Plan) -> Result<Vec<Row>
         cpu_row.record(&reference, graph, started.elapsed());
         references.push(reference);
     }
-    let mut parallel_row = Row::new(
-        name,
-        format!("cpu-parallel ({} threads)", rayon::current_num_threads()),
-        None,
-    );
-    // Warm-up, as for the GPU: the thread pool starts, and the graph's
-    // one-time symmetry check (which picks bottom-up or not) is not timed.
-    if let Some(&first) = sources.first() {
-        cpu::parallel_bfs(graph, first);
+    let mut rows = vec![cpu_row];
+    let peer = match &plan.gapbs {
+        Some(folder) => Some(gapbs::Gapbs::convert(folder, graph)?),
+        None => None,
+    };
+    for &threads in &plan.threads {
+        let mut engine =
+            cpu::ParallelBfs::new(threads).map_err(|error| Error::Threads { threads, error })?;
+        let plural = if threads == 1 { "" } else { "s" };
+        let mut row = Row::new(name, format!("cpu ({threads} thread{plural})"), None);
+        // Warm-up, as for the GPU: the team's threads start, and the graph's
+        // one-time symmetry check (which picks bottom-up or not) is not timed.
+        if let Some(&first) = sources.first() {
+            engine.search(graph, first);
+        }
+        for reference in &references {
+            let started = Instant::now();
+            let result = engine.search(graph, reference.source);
+            let elapsed = started.elapsed();
+            same_levels(&result, reference)
+                .map_err(|error| Error::Invalid(format!("{} on {name}: {error}", row.variant)))?;
+            row.record(&result, graph, elapsed);
+        }
+        row.print();
+        rows.push(row);
+        if let Some(peer) = &peer {
+            let mut row = Row::new(name, format!("gapbs ({threads} thread{plural})"), None);
+            for reference in &references {
+                let elapsed = peer.search_time(reference.source, threads)?;
+                row.record(reference, graph, elapsed);
+            }
+            row.print();
+            rows.push(row);
+        }
     }
-    for reference in &references {
-        let started = Instant::now();
-        let result = cpu::parallel_bfs(graph, reference.source);
-        let elapsed = started.elapsed();
-        same_levels(&result, reference)
-            .map_err(|error| Error::Invalid(format!("cpu-parallel on {name}: {error}")))?;
-        parallel_row.record(&result, graph, elapsed);
-    }
-    let mut rows = vec![cpu_row, parallel_row];
+    let Some(gpu) = gpu else {
+        return Ok(rows);
+    };
     let mut time = |label: String, search: &mut Search<'_>| -> Result<()> {
         let mut row = Row::new(name, label, Some(search.device_bytes()));
         search.run(sources[0])?;
@@ -165,11 +202,7 @@ pub fn graph(gpu: &Gpu, name: &str, graph: &Csr, plan: &Plan) -> Result<Vec<Row>
             row.record(&result, graph, elapsed);
             row.work.extend(work);
         }
-        eprintln!(
-            "bench: {name:<32} {:<24} median {:9.3} ms",
-            row.variant,
-            row.statistics().median_ms
-        );
+        row.print();
         rows.push(row);
         Ok(())
     };
@@ -220,8 +253,8 @@ pub fn markdown(
         text,
         "Written by `cargo xtask bench` (on a GPU machine without Rust: `bundle/bench.sh GRAPH...`). \
          Time: device time of one search from initialisation to the last level (CUDA events), after a warm-up \
-         search; `cpu-reference` is the single-thread reference BFS, `cpu-parallel` the project's multi-threaded \
-         direction-optimizing CPU BFS (its thread count is the machine's). Sources: random vertices with at least one \
+         search; `cpu-reference` is the single-thread reference BFS, `cpu (N threads)` the project's parallel \
+         direction-optimizing CPU engine (host time of a whole search). Sources: random vertices with at least one \
          edge; every timed result is checked against the CPU reference. Edges: CSR entries examined (out-degrees \
          of the reached vertices), twice Graph500's count on undirected graphs. GTEPS: harmonic mean over sources. \
          µs per level: median time over the mean number of levels (a level-synchronous variant's grid barriers are one \
@@ -229,20 +262,7 @@ pub fn markdown(
          over the level-synchronous count. Device MB: the graph and the variant's buffers.\n"
     );
     let _ = writeln!(text, "Device: **{device}**. Command: `{command}`\n");
-    let _ = writeln!(
-        text,
-        "| graph | vertices | edges (CSR) | levels from first source |"
-    );
-    let _ = writeln!(text, "| --- | ---: | ---: | ---: |");
-    for (name, graph, first) in graphs {
-        let _ = writeln!(
-            text,
-            "| {name} | {} | {} | {} |",
-            graph.vertex_count(),
-            graph.edge_count(),
-            first.level_count()
-        );
-    }
+    graph_table(&mut text, graphs);
     let _ = writeln!(
         text,
         "\n| graph | variant | sources | min ms | 1st quartile | median ms | 3rd quartile | max ms | \
@@ -277,20 +297,113 @@ pub fn markdown(
         };
         let _ = writeln!(
             text,
-            "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.4} | {:.2} | {barriers} | {searches} | {work} | {} | {target} |",
-            row.graph,
-            row.variant,
-            statistics.searches,
-            statistics.min_ms,
-            statistics.first_quartile_ms,
-            statistics.median_ms,
-            statistics.third_quartile_ms,
-            statistics.max_ms,
-            statistics.harmonic_mean_gteps,
+            "{} {:.2} | {barriers} | {searches} | {work} | {} | {target} |",
+            timing_cells(row),
             row.microseconds_per_level(),
             row.device_bytes
                 .map_or("-".into(), |bytes| format!("{:.1}", bytes as f64 / 1e6)),
         );
     }
     text
+}
+
+/// The heading of the CPU engine's section of `BENCHMARKS.md`.
+pub const CPU_SECTION: &str = "## CPU engine";
+
+/// The CPU engine's section: the single-thread reference, the engine and
+/// gapbs, by graph and thread count.
+pub fn cpu_markdown(
+    device: &str,
+    command: &str,
+    graphs: &[(String, &Csr, Bfs)],
+    rows: &[Row],
+) -> String {
+    let mut text = format!("{CPU_SECTION}\n\n");
+    let _ = writeln!(
+        text,
+        "Written by `cargo xtask bench --device cpu` (`bundle/bench.sh -- --device cpu`). Time: host time of one \
+         search, result vectors included, after a warm-up search; `cpu (N threads)` is the parallel \
+         direction-optimizing engine that `--device cpu` runs, `gapbs (N threads)` the GAP benchmark suite's BFS \
+         (OpenMP, its own binary) on the same graph and sources, the second of two trials per source. Every \
+         engine result is checked against the reference. Edges and GTEPS as in the main table. gapbs ÷ engine: \
+         gapbs's median over the engine's at the same thread count.\n"
+    );
+    let _ = writeln!(text, "Machine: **{device}**. Command: `{command}`\n");
+    graph_table(&mut text, graphs);
+    let _ = writeln!(
+        text,
+        "\n| graph | search | sources | min ms | 1st quartile | median ms | 3rd quartile | max ms | \
+         GTEPS (harmonic mean) | gapbs ÷ engine |"
+    );
+    let _ = writeln!(
+        text,
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    );
+    for row in rows {
+        let statistics = row.statistics();
+        let peer = row
+            .variant
+            .strip_prefix("cpu ")
+            .and_then(|threads| {
+                rows.iter().find(|other| {
+                    other.graph == row.graph && other.variant == format!("gapbs {threads}")
+                })
+            })
+            .map_or(String::new(), |peer| {
+                format!("{:.2}×", peer.statistics().median_ms / statistics.median_ms)
+            });
+        let _ = writeln!(text, "{} {peer} |", timing_cells(row));
+    }
+    text
+}
+
+/// A row's first cells, which every table shares: graph, variant,
+/// sources, time quantiles and GTEPS, up to the next cell's `|`.
+fn timing_cells(row: &Row) -> String {
+    let statistics = row.statistics();
+    format!(
+        "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.4} |",
+        row.graph,
+        row.variant,
+        statistics.searches,
+        statistics.min_ms,
+        statistics.first_quartile_ms,
+        statistics.median_ms,
+        statistics.third_quartile_ms,
+        statistics.max_ms,
+        statistics.harmonic_mean_gteps,
+    )
+}
+
+/// The graphs' sizes, and the levels from each one's first source.
+fn graph_table(text: &mut String, graphs: &[(String, &Csr, Bfs)]) {
+    let _ = writeln!(
+        text,
+        "| graph | vertices | edges (CSR) | levels from first source |"
+    );
+    let _ = writeln!(text, "| --- | ---: | ---: | ---: |");
+    for (name, graph, first) in graphs {
+        let _ = writeln!(
+            text,
+            "| {name} | {} | {} | {} |",
+            graph.vertex_count(),
+            graph.edge_count(),
+            first.level_count()
+        );
+    }
+}
+
+/// The CPU's model and hardware threads, for the CPU section's heading.
+pub fn cpu_name() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find_map(|line| line.strip_prefix("model name"))
+                .and_then(|rest| rest.split_once(':'))
+                .map(|(_, model)| model.trim().to_owned())
+        })
+        .unwrap_or_else(|| "CPU".into());
+    let threads = std::thread::available_parallelism().map_or(1, |count| count.get());
+    format!("{model}, {threads} hardware threads")
 }

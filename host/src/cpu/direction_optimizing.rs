@@ -1,0 +1,458 @@
+//! The CPU engine: a parallel, direction-optimizing BFS (Beamer, Asanović
+//! and Patterson, *Direction-Optimizing Breadth-First Search*, SC 2012, as
+//! the GAP benchmark suite's `bfs.cc` runs it).
+//!
+//! Top-down levels expand the frontier, a queue: each member of the
+//! [`Team`] takes chunks of it and claims the unvisited neighbours. A claim
+//! is a load and two plain stores, not a compare-and-swap: two members that
+//! claim one vertex in the same level both store a valid parent (both are
+//! frontier vertices) and the same level, and the vertex, queued twice, is
+//! expanded twice to the same effect. Bottom-up levels turn the search
+//! around: every unvisited vertex looks for a parent in the frontier, a
+//! bitmap, and stops at the first; each member owns whole words of the next
+//! bitmap, so it is written without atomics. gapbs's α/β rule
+//! ([`DIRECTION_ALPHA`], [`DIRECTION_BETA`]) switches between them.
+//!
+//! Two things make it fast on road networks, whose thousands of levels are
+//! mostly small: a level with fewer than [`SEQUENTIAL_LEVEL_EDGES`] edges
+//! runs on the calling thread alone, and the team's workers spin between
+//! the parallel levels instead of sleeping, so a fork costs about a cache
+//! miss. Nothing is allocated per level: the queues and bitmaps are kept
+//! from search to search.
+//!
+//! Levels and parents use [`UNREACHED`] for unreached vertices; the source
+//! is its own parent. Directed graphs run top-down only (bottom-up needs
+//! the in-edges).
+
+use std::ops::Range;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+
+use bfs_kernels::abi::{DIRECTION_ALPHA, DIRECTION_BETA};
+
+use super::team::Team;
+use crate::{Bfs, Csr, UNREACHED};
+
+/// A top-down level whose frontier has fewer edges than this runs on one
+/// thread: below it, the fork and join cost more than the level.
+pub const SEQUENTIAL_LEVEL_EDGES: u64 = 1024;
+
+/// Frontier edges per member of a parallel top-down level: a level of `E`
+/// edges runs on `E / EDGES_PER_MEMBER` members (at least two).
+const EDGES_PER_MEMBER: u64 = 1024;
+
+/// Frontier vertices a member takes at a time in a top-down level.
+const TOP_DOWN_CHUNK: usize = 64;
+
+/// Bitmap words (64 vertices each) a member takes at a time in a
+/// bottom-up level or a conversion between queue and bitmap.
+const BITMAP_CHUNK_WORDS: usize = 16;
+
+/// A parallel direction-optimizing BFS with its team and its buffers, kept
+/// from one search to the next.
+pub struct ParallelBfs {
+    team: Team,
+    /// The frontier of a top-down level: the queues the members filled.
+    frontier: Frontier,
+    /// Each member's queue of the vertices it claims in this level.
+    claimed: Vec<Mutex<Vec<u32>>>,
+    /// The frontier of a bottom-up level, one bit a vertex; all zero
+    /// between bottom-up phases.
+    front: Vec<AtomicU64>,
+    /// The vertices a bottom-up level finds, one bit a vertex.
+    next: Vec<AtomicU64>,
+    /// In a bottom-up phase, the vertices no later level needs to look at:
+    /// those visited, those without edges, and the bits past the last
+    /// vertex (written by the phase's first level).
+    settled: Vec<AtomicU64>,
+    /// How each level of the last search ran.
+    steps: Vec<Step>,
+}
+
+/// How the engine ran a level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Top-down on the calling thread alone (a small frontier).
+    Sequential,
+    /// Top-down on the whole team.
+    TopDown,
+    /// Bottom-up on the whole team.
+    BottomUp,
+}
+
+/// A queue of vertices in one piece per team member: the piece it claimed.
+#[derive(Default)]
+struct Frontier {
+    pieces: Vec<Vec<u32>>,
+    /// A chunk cursor per piece, for [`Frontier::for_each_chunk`].
+    cursors: Vec<PaddedCursor>,
+}
+
+impl Frontier {
+    fn len(&self) -> usize {
+        self.pieces.iter().map(Vec::len).sum()
+    }
+
+    /// Takes the members' queues as the new frontier, leaving theirs (the
+    /// old frontier's pieces) emptied for reuse.
+    fn take(&mut self, claimed: &mut [Mutex<Vec<u32>>]) {
+        self.pieces.resize_with(claimed.len(), Vec::new);
+        self.cursors
+            .resize_with(claimed.len(), PaddedCursor::default);
+        for ((piece, queue), cursor) in self.pieces.iter_mut().zip(claimed).zip(&mut self.cursors) {
+            let queue = queue.get_mut().unwrap_or_else(|poison| poison.into_inner());
+            std::mem::swap(piece, queue);
+            queue.clear();
+            *cursor.0.get_mut() = 0;
+        }
+    }
+
+    /// Runs `work` on chunks of the frontier for `member`, which takes its
+    /// own piece's chunks first and then helps with the others': a member
+    /// expands what it claimed, whose neighbours' cache lines it holds, and
+    /// only the end of a level moves lines between cores. Once per frontier.
+    fn for_each_chunk(&self, member: usize, mut work: impl FnMut(&[u32])) {
+        let pieces = self.pieces.len();
+        for piece in (member % pieces..pieces).chain(0..member % pieces) {
+            let vertices = &self.pieces[piece];
+            for_each_chunk(
+                &self.cursors[piece].0,
+                vertices.len(),
+                TOP_DOWN_CHUNK,
+                |range| work(&vertices[range]),
+            );
+        }
+    }
+}
+
+/// What a search shares with its team: the graph and its labels.
+struct Labels<'a> {
+    graph: &'a Csr,
+    levels: &'a [AtomicU32],
+    parents: &'a [AtomicU32],
+}
+
+impl Labels<'_> {
+    /// gapbs's `TDStep` over some frontier vertices: claims their unvisited
+    /// neighbours for `level`, queues them and returns their edges (the next
+    /// `scout_count`).
+    fn top_down(&self, frontier: &[u32], level: u32, claimed: &mut Vec<u32>) -> u64 {
+        let mut scout_count = 0;
+        for &vertex in frontier {
+            for &neighbour in self.graph.neighbours(vertex) {
+                let parent = &self.parents[neighbour as usize];
+                if parent.load(Relaxed) == UNREACHED {
+                    parent.store(vertex, Relaxed);
+                    self.levels[neighbour as usize].store(level, Relaxed);
+                    claimed.push(neighbour);
+                    scout_count += self.graph.degree(neighbour) as u64;
+                }
+            }
+        }
+        scout_count
+    }
+
+    /// gapbs's `BUStep` over some words of the bitmaps: every vertex there
+    /// not yet settled that has a neighbour in `front` takes the first as
+    /// its parent and `level` as its level. Returns how many did. The first
+    /// level of a bottom-up phase finds the unsettled vertices by their
+    /// parents, as gapbs's does, and records them in `settled` (with the
+    /// vertices no level can find: those without edges, and the bits past
+    /// the last vertex); the later ones read a bit instead of a parent, and
+    /// skip a settled word whole.
+    fn bottom_up(
+        &self,
+        words: Range<usize>,
+        (level, first_of_phase): (u32, bool),
+        (front, next, settled): (&[AtomicU64], &[AtomicU64], &[AtomicU64]),
+    ) -> usize {
+        let vertex_count = self.parents.len();
+        let mut awake_count = 0;
+        for word in words {
+            let first = word * 64;
+            let mut settled_bits = if first_of_phase {
+                let mut bits = 0;
+                for bit in 0..64 {
+                    let vertex = first + bit;
+                    if vertex >= vertex_count
+                        || self.parents[vertex].load(Relaxed) != UNREACHED
+                        || self.graph.degree(vertex as u32) == 0
+                    {
+                        bits |= 1 << bit;
+                    }
+                }
+                bits
+            } else {
+                settled[word].load(Relaxed)
+            };
+            let mut found = 0u64;
+            let mut unsettled = !settled_bits;
+            while unsettled != 0 {
+                let vertex = first + unsettled.trailing_zeros() as usize;
+                unsettled &= unsettled - 1;
+                let in_front = |&&neighbour: &&u32| {
+                    front[neighbour as usize / 64].load(Relaxed) & (1 << (neighbour % 64)) != 0
+                };
+                if let Some(&parent) = self.graph.neighbours(vertex as u32).iter().find(in_front) {
+                    self.parents[vertex].store(parent, Relaxed);
+                    self.levels[vertex].store(level, Relaxed);
+                    found |= 1 << (vertex - first);
+                    awake_count += 1;
+                }
+            }
+            settled_bits |= found;
+            next[word].store(found, Relaxed);
+            settled[word].store(settled_bits, Relaxed);
+        }
+        awake_count
+    }
+}
+
+impl ParallelBfs {
+    /// An engine with a team of `threads` (the calling thread included).
+    pub fn new(threads: usize) -> std::io::Result<ParallelBfs> {
+        let team = Team::new(threads)?;
+        let claimed = (0..team.size()).map(|_| Mutex::new(Vec::new())).collect();
+        Ok(ParallelBfs {
+            team,
+            frontier: Frontier::default(),
+            claimed,
+            front: Vec::new(),
+            next: Vec::new(),
+            settled: Vec::new(),
+            steps: Vec::new(),
+        })
+    }
+
+    /// Threads that search, the calling one included.
+    pub fn threads(&self) -> usize {
+        self.team.size()
+    }
+
+    /// How each level of the last search ran, from the source's on.
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// Breadth-first search from `source` (which must be a vertex of `graph`).
+    pub fn search(&mut self, graph: &Csr, source: u32) -> Bfs {
+        let vertex_count = graph.vertex_count() as usize;
+        let words = vertex_count.div_ceil(64);
+        if self.front.len() != words {
+            self.front = (0..words).map(|_| AtomicU64::new(0)).collect();
+            self.next = (0..words).map(|_| AtomicU64::new(0)).collect();
+            self.settled = (0..words).map(|_| AtomicU64::new(0)).collect();
+        }
+        let mut levels = self.filled(vertex_count, UNREACHED);
+        let mut parents = self.filled(vertex_count, UNREACHED);
+        levels[source as usize] = 0;
+        parents[source as usize] = source;
+        let labels = Labels {
+            graph,
+            levels: as_atomic(&mut levels),
+            parents: as_atomic(&mut parents),
+        };
+        self.search_from(&labels, source);
+        Bfs {
+            source,
+            levels,
+            parents: Some(parents),
+        }
+    }
+
+    /// gapbs's `DOBFS` loop: top-down until the frontier's edges outgrow
+    /// the unexplored ones over α, then bottom-up while the frontier grows
+    /// or holds more than `n / β` vertices.
+    fn search_from(&mut self, labels: &Labels<'_>, source: u32) {
+        let graph = labels.graph;
+        let vertex_count = graph.vertex_count() as u64;
+        let bottom_up_allowed = graph.is_symmetric();
+        self.claimed[0]
+            .get_mut()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .push(source);
+        self.frontier.take(&mut self.claimed);
+        let mut edges_to_check = graph.edge_count() as u64;
+        let mut scout_count = graph.degree(source) as u64;
+        let mut level = 0;
+        self.steps.clear();
+        while self.frontier.len() > 0 {
+            if bottom_up_allowed && scout_count > edges_to_check / DIRECTION_ALPHA {
+                self.queue_to_bitmap();
+                let mut awake_count = self.frontier.len() as u64;
+                let mut first_of_phase = true;
+                loop {
+                    let previous = awake_count;
+                    level += 1;
+                    awake_count = self.bottom_up_level(labels, (level, first_of_phase)) as u64;
+                    first_of_phase = false;
+                    self.steps.push(Step::BottomUp);
+                    std::mem::swap(&mut self.front, &mut self.next);
+                    if !(awake_count >= previous || awake_count > vertex_count / DIRECTION_BETA)
+                        || awake_count == 0
+                    {
+                        break;
+                    }
+                }
+                self.bitmap_to_queue();
+                scout_count = 1;
+            } else {
+                edges_to_check = edges_to_check.saturating_sub(scout_count);
+                level += 1;
+                scout_count = self.top_down_level(labels, level, scout_count);
+            }
+        }
+    }
+
+    /// One top-down level, on the calling thread alone when it is small;
+    /// returns the new frontier's edges.
+    fn top_down_level(&mut self, labels: &Labels<'_>, level: u32, edges: u64) -> u64 {
+        let frontier = &self.frontier;
+        let total_scout_count = if edges < SEQUENTIAL_LEVEL_EDGES {
+            self.steps.push(Step::Sequential);
+            let claimed = self.claimed[0]
+                .get_mut()
+                .unwrap_or_else(|poison| poison.into_inner());
+            frontier
+                .pieces
+                .iter()
+                .map(|piece| labels.top_down(piece, level, claimed))
+                .sum()
+        } else {
+            self.steps.push(Step::TopDown);
+            // As many members as the level has work for: the others would
+            // only contend for its chunks and move its cache lines.
+            let active = (edges / EDGES_PER_MEMBER)
+                .max(2)
+                .min(self.team.size() as u64) as usize;
+            let total = AtomicU64::new(0);
+            self.team.fork_join_first(active, &|member| {
+                let mut scout_count = 0;
+                with_own_queue(&self.claimed[member], |claimed| {
+                    frontier.for_each_chunk(member, |vertices| {
+                        scout_count += labels.top_down(vertices, level, claimed);
+                    });
+                });
+                total.fetch_add(scout_count, Relaxed);
+            });
+            total.into_inner()
+        };
+        self.frontier.take(&mut self.claimed);
+        total_scout_count
+    }
+
+    /// One bottom-up level from `front` into `next`, the phase's first or a
+    /// later one; returns the vertices it found.
+    fn bottom_up_level(&self, labels: &Labels<'_>, level: (u32, bool)) -> usize {
+        let cursor = AtomicUsize::new(0);
+        let total = AtomicUsize::new(0);
+        self.team.fork_join(&|_| {
+            let mut awake_count = 0;
+            for_each_chunk(&cursor, self.front.len(), BITMAP_CHUNK_WORDS, |words| {
+                let bitmaps = (&self.front[..], &self.next[..], &self.settled[..]);
+                awake_count += labels.bottom_up(words, level, bitmaps);
+            });
+            total.fetch_add(awake_count, Relaxed);
+        });
+        total.into_inner()
+    }
+
+    /// Sets the frontier's bits in `front` (all zero before).
+    fn queue_to_bitmap(&self) {
+        let frontier = &self.frontier;
+        self.team.fork_join(&|member| {
+            frontier.for_each_chunk(member, |vertices| {
+                for &vertex in vertices {
+                    self.front[vertex as usize / 64].fetch_or(1 << (vertex % 64), Relaxed);
+                }
+            });
+        });
+    }
+
+    /// Makes `front`'s vertices the frontier queue, clearing `front`.
+    fn bitmap_to_queue(&mut self) {
+        let cursor = AtomicUsize::new(0);
+        let front = &self.front;
+        let claimed = &self.claimed;
+        self.team.fork_join(&|member| {
+            with_own_queue(&claimed[member], |queue| {
+                for_each_chunk(&cursor, front.len(), BITMAP_CHUNK_WORDS, |words| {
+                    for word in words {
+                        let mut bits = front[word].swap(0, Relaxed);
+                        while bits != 0 {
+                            queue.push((word * 64) as u32 + bits.trailing_zeros());
+                            bits &= bits - 1;
+                        }
+                    }
+                });
+            });
+        });
+        self.frontier.take(&mut self.claimed);
+    }
+
+    /// A vector of `length` copies of `value`, written by the whole team,
+    /// so that its pages are faulted in in parallel.
+    fn filled(&self, length: usize, value: u32) -> Vec<u32> {
+        let mut vector = Vec::with_capacity(length);
+        let members = self.team.size();
+        let parts: Vec<Mutex<&mut [std::mem::MaybeUninit<u32>]>> = vector
+            .spare_capacity_mut()
+            .chunks_mut(length.div_ceil(members).max(1))
+            .map(Mutex::new)
+            .collect();
+        self.team.fork_join(&|member| {
+            if let Some(part) = parts.get(member) {
+                let mut part = part.lock().unwrap_or_else(|poison| poison.into_inner());
+                part.iter_mut().for_each(|element| {
+                    element.write(value);
+                });
+            }
+        });
+        drop(parts);
+        // SAFETY: the parts cover the first `length` elements of the spare
+        // capacity, and each member wrote every element of its part.
+        unsafe { vector.set_len(length) };
+        vector
+    }
+}
+
+/// A chunk cursor alone in its cache line (two, for the adjacent-line
+/// prefetcher), so that members taking chunks of different pieces do not
+/// contend.
+#[derive(Default)]
+#[repr(align(128))]
+struct PaddedCursor(AtomicUsize);
+
+/// Hands out `0..length` in chunks of `chunk` through `cursor`, shared by
+/// the team, until none is left (OpenMP's `schedule(dynamic, chunk)`).
+fn for_each_chunk(
+    cursor: &AtomicUsize,
+    length: usize,
+    chunk: usize,
+    mut work: impl FnMut(Range<usize>),
+) {
+    loop {
+        let start = cursor.fetch_add(chunk, Relaxed);
+        if start >= length {
+            return;
+        }
+        work(start..(start + chunk).min(length));
+    }
+}
+
+/// Runs `work` on a member's queue moved out of its shared slot, and moves
+/// it back: pushing to a `Vec` that lives beside the other members' would
+/// make every push bounce the cache line of their lengths between cores.
+fn with_own_queue(slot: &Mutex<Vec<u32>>, work: impl FnOnce(&mut Vec<u32>)) {
+    let mut slot = slot.lock().unwrap_or_else(|poison| poison.into_inner());
+    let mut queue = std::mem::take(&mut *slot);
+    work(&mut queue);
+    *slot = queue;
+}
+
+/// `values` seen as atomics, for the members of a team to read and write.
+fn as_atomic(values: &mut [u32]) -> &[AtomicU32] {
+    // SAFETY: `AtomicU32` has the size and alignment of `u32`, and the
+    // exclusive borrow of `values` lasts as long as the shared one returned.
+    unsafe { &*(values as *mut [u32] as *const [AtomicU32]) }
+}
