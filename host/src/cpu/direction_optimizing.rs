@@ -3,11 +3,15 @@
 //! the GAP benchmark suite's `bfs.cc` runs it).
 //!
 //! Top-down levels expand the frontier, a queue: each member of the
-//! [`Team`] takes chunks of it and claims the unvisited neighbours. A claim
-//! is a load and two plain stores, not a compare-and-swap: two members that
-//! claim one vertex in the same level both store a valid parent (both are
-//! frontier vertices) and the same level, and the vertex, queued twice, is
-//! expanded twice to the same effect. Bottom-up levels turn the search
+//! [`Team`] takes chunks of it and claims the unvisited neighbours. A
+//! vertex's label is one 64-bit word: its level and parent once reached,
+//! and before that an unreached mark and its degree (gapbs keeps `-degree`
+//! in an unreached parent for the same reason), so that a claim touches one
+//! cache line, not three (parent, level, row offsets). A claim is a load
+//! and a plain store, not a compare-and-swap: two members that claim one
+//! vertex in the same level both store a valid label (both parents are
+//! frontier vertices), and the vertex, queued twice, is expanded twice to
+//! the same effect. Bottom-up levels turn the search
 //! around: every unvisited vertex looks for a parent in the frontier, a
 //! bitmap, and stops at the first; each member owns whole words of the next
 //! bitmap, so it is written without atomics. gapbs's α/β rule
@@ -20,13 +24,14 @@
 //! miss. Nothing is allocated per level: the queues and bitmaps are kept
 //! from search to search.
 //!
-//! Levels and parents use [`UNREACHED`] for unreached vertices; the source
-//! is its own parent. Directed graphs run top-down only (bottom-up needs
+//! The search returns levels and parents split from the labels, with
+//! [`UNREACHED`] for unreached vertices; the source is its own parent. Directed graphs run top-down only (bottom-up needs
 //! the in-edges).
 
+use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use bfs_kernels::abi::{DIRECTION_ALPHA, DIRECTION_BETA};
 
@@ -61,6 +66,8 @@ pub struct ParallelBfs {
     front: Vec<AtomicU64>,
     /// The vertices a bottom-up level finds, one bit a vertex.
     next: Vec<AtomicU64>,
+    /// Each vertex's label: [`label`] once reached, [`unreached`] before.
+    labels: Vec<AtomicU64>,
     /// In a bottom-up phase, the vertices no later level needs to look at:
     /// those visited, those without edges, and the bits past the last
     /// vertex (written by the phase's first level).
@@ -125,11 +132,26 @@ impl Frontier {
     }
 }
 
+/// The label of a vertex reached at `level` from `parent`.
+fn label(level: u32, parent: u32) -> u64 {
+    (level as u64) << 32 | parent as u64
+}
+
+/// The label of a vertex not yet reached, which has `degree` edges: the
+/// level field all ones.
+fn unreached(degree: u32) -> u64 {
+    (UNREACHED as u64) << 32 | degree as u64
+}
+
+/// Whether `label` is [`unreached`]'s.
+fn is_unreached(label: u64) -> bool {
+    label >> 32 == UNREACHED as u64
+}
+
 /// What a search shares with its team: the graph and its labels.
 struct Labels<'a> {
     graph: &'a Csr,
-    levels: &'a [AtomicU32],
-    parents: &'a [AtomicU32],
+    labels: &'a [AtomicU64],
 }
 
 impl Labels<'_> {
@@ -140,12 +162,12 @@ impl Labels<'_> {
         let mut scout_count = 0;
         for &vertex in frontier {
             for &neighbour in self.graph.neighbours(vertex) {
-                let parent = &self.parents[neighbour as usize];
-                if parent.load(Relaxed) == UNREACHED {
-                    parent.store(vertex, Relaxed);
-                    self.levels[neighbour as usize].store(level, Relaxed);
+                let neighbour_label = &self.labels[neighbour as usize];
+                let found = neighbour_label.load(Relaxed);
+                if is_unreached(found) {
+                    neighbour_label.store(label(level, vertex), Relaxed);
                     claimed.push(neighbour);
-                    scout_count += self.graph.degree(neighbour) as u64;
+                    scout_count += found as u32 as u64;
                 }
             }
         }
@@ -166,7 +188,7 @@ impl Labels<'_> {
         (level, first_of_phase): (u32, bool),
         (front, next, settled): (&[AtomicU64], &[AtomicU64], &[AtomicU64]),
     ) -> usize {
-        let vertex_count = self.parents.len();
+        let vertex_count = self.labels.len();
         let mut awake_count = 0;
         for word in words {
             let first = word * 64;
@@ -174,10 +196,9 @@ impl Labels<'_> {
                 let mut bits = 0;
                 for bit in 0..64 {
                     let vertex = first + bit;
-                    if vertex >= vertex_count
-                        || self.parents[vertex].load(Relaxed) != UNREACHED
-                        || self.graph.degree(vertex as u32) == 0
-                    {
+                    // Reached, or unreached without an edge.
+                    let settled = |found| !is_unreached(found) || found == unreached(0);
+                    if vertex >= vertex_count || settled(self.labels[vertex].load(Relaxed)) {
                         bits |= 1 << bit;
                     }
                 }
@@ -194,8 +215,7 @@ impl Labels<'_> {
                     front[neighbour as usize / 64].load(Relaxed) & (1 << (neighbour % 64)) != 0
                 };
                 if let Some(&parent) = self.graph.neighbours(vertex as u32).iter().find(in_front) {
-                    self.parents[vertex].store(parent, Relaxed);
-                    self.levels[vertex].store(level, Relaxed);
+                    self.labels[vertex].store(label(level, parent), Relaxed);
                     found |= 1 << (vertex - first);
                     awake_count += 1;
                 }
@@ -219,6 +239,7 @@ impl ParallelBfs {
             claimed,
             front: Vec::new(),
             next: Vec::new(),
+            labels: Vec::new(),
             settled: Vec::new(),
             steps: Vec::new(),
         })
@@ -243,16 +264,23 @@ impl ParallelBfs {
             self.next = (0..words).map(|_| AtomicU64::new(0)).collect();
             self.settled = (0..words).map(|_| AtomicU64::new(0)).collect();
         }
-        let mut levels = self.filled(vertex_count, UNREACHED);
-        let mut parents = self.filled(vertex_count, UNREACHED);
-        levels[source as usize] = 0;
-        parents[source as usize] = source;
-        let labels = Labels {
-            graph,
-            levels: as_atomic(&mut levels),
-            parents: as_atomic(&mut parents),
-        };
-        self.search_from(&labels, source);
+        if self.labels.len() != vertex_count {
+            self.labels = (0..vertex_count).map(|_| AtomicU64::new(0)).collect();
+        }
+        self.unreach_all(graph);
+        self.labels[source as usize].store(label(0, source), Relaxed);
+        // The search borrows the labels, and the rest of the engine
+        // mutably: the labels are taken out meanwhile.
+        let labels = std::mem::take(&mut self.labels);
+        self.search_from(
+            &Labels {
+                graph,
+                labels: &labels,
+            },
+            source,
+        );
+        self.labels = labels;
+        let (levels, parents) = self.split_labels();
         Bfs {
             source,
             levels,
@@ -274,6 +302,10 @@ impl ParallelBfs {
         self.frontier.take(&mut self.claimed);
         let mut edges_to_check = graph.edge_count() as u64;
         let mut scout_count = graph.degree(source) as u64;
+        // The frontier's edges: `scout_count`, except after a bottom-up
+        // phase, where gapbs's rule sets `scout_count` to 1 to force a
+        // top-down level, and the real count decides whether it is small.
+        let mut frontier_edges = scout_count;
         let mut level = 0;
         self.steps.clear();
         while self.frontier.len() > 0 {
@@ -294,12 +326,13 @@ impl ParallelBfs {
                         break;
                     }
                 }
-                self.bitmap_to_queue();
+                frontier_edges = self.bitmap_to_queue(graph);
                 scout_count = 1;
             } else {
                 edges_to_check = edges_to_check.saturating_sub(scout_count);
                 level += 1;
-                scout_count = self.top_down_level(labels, level, scout_count);
+                scout_count = self.top_down_level(labels, level, frontier_edges);
+                frontier_edges = scout_count;
             }
         }
     }
@@ -369,50 +402,88 @@ impl ParallelBfs {
         });
     }
 
-    /// Makes `front`'s vertices the frontier queue, clearing `front`.
-    fn bitmap_to_queue(&mut self) {
+    /// Makes `front`'s vertices the frontier queue, clearing `front`;
+    /// returns the frontier's edges.
+    fn bitmap_to_queue(&mut self, graph: &Csr) -> u64 {
         let cursor = AtomicUsize::new(0);
         let front = &self.front;
         let claimed = &self.claimed;
+        let total_edges = AtomicU64::new(0);
         self.team.fork_join(&|member| {
+            let mut edges = 0;
             with_own_queue(&claimed[member], |queue| {
                 for_each_chunk(&cursor, front.len(), BITMAP_CHUNK_WORDS, |words| {
                     for word in words {
                         let mut bits = front[word].swap(0, Relaxed);
                         while bits != 0 {
-                            queue.push((word * 64) as u32 + bits.trailing_zeros());
+                            let vertex = (word * 64) as u32 + bits.trailing_zeros();
+                            queue.push(vertex);
+                            edges += graph.degree(vertex) as u64;
                             bits &= bits - 1;
                         }
                     }
                 });
             });
+            total_edges.fetch_add(edges, Relaxed);
         });
         self.frontier.take(&mut self.claimed);
+        total_edges.into_inner()
     }
 
-    /// A vector of `length` copies of `value`, written by the whole team,
-    /// so that its pages are faulted in in parallel.
-    fn filled(&self, length: usize, value: u32) -> Vec<u32> {
-        let mut vector = Vec::with_capacity(length);
-        let members = self.team.size();
-        let parts: Vec<Mutex<&mut [std::mem::MaybeUninit<u32>]>> = vector
-            .spare_capacity_mut()
-            .chunks_mut(length.div_ceil(members).max(1))
+    /// Marks every vertex of `graph` unreached, with its degree, the team's
+    /// members a share each.
+    fn unreach_all(&self, graph: &Csr) {
+        let share = self.labels.len().div_ceil(self.team.size()).max(1);
+        let offsets = graph.row_offsets();
+        self.team.fork_join(&|member| {
+            let first = member * share;
+            let labels = self.labels.chunks(share).nth(member).unwrap_or_default();
+            let ends = offsets.get(first..).unwrap_or_default().windows(2);
+            for (label, ends) in labels.iter().zip(ends) {
+                label.store(unreached(ends[1] - ends[0]), Relaxed);
+            }
+        });
+    }
+
+    /// The levels and parents the labels hold, [`UNREACHED`] where a vertex
+    /// is unreached, written by the team's members a share each (so that
+    /// their pages are faulted in in parallel too).
+    fn split_labels(&self) -> (Vec<u32>, Vec<u32>) {
+        let length = self.labels.len();
+        let share = length.div_ceil(self.team.size()).max(1);
+        let (mut levels, mut parents) = (Vec::with_capacity(length), Vec::with_capacity(length));
+        type Share<'a> = (&'a mut [MaybeUninit<u32>], &'a mut [MaybeUninit<u32>]);
+        let shares: Vec<Mutex<Share<'_>>> = levels.spare_capacity_mut()[..length]
+            .chunks_mut(share)
+            .zip(parents.spare_capacity_mut()[..length].chunks_mut(share))
             .map(Mutex::new)
             .collect();
         self.team.fork_join(&|member| {
-            if let Some(part) = parts.get(member) {
-                let mut part = part.lock().unwrap_or_else(|poison| poison.into_inner());
-                part.iter_mut().for_each(|element| {
-                    element.write(value);
-                });
+            let Some(part) = shares.get(member) else {
+                return;
+            };
+            let mut part = part.lock().unwrap_or_else(|poison| poison.into_inner());
+            let (levels, parents) = &mut *part;
+            let labels = &self.labels[member * share..];
+            for ((level, parent), label) in levels.iter_mut().zip(parents.iter_mut()).zip(labels) {
+                let found = label.load(Relaxed);
+                let (found_level, found_parent) = if is_unreached(found) {
+                    (UNREACHED, UNREACHED)
+                } else {
+                    ((found >> 32) as u32, found as u32)
+                };
+                level.write(found_level);
+                parent.write(found_parent);
             }
         });
-        drop(parts);
-        // SAFETY: the parts cover the first `length` elements of the spare
-        // capacity, and each member wrote every element of its part.
-        unsafe { vector.set_len(length) };
-        vector
+        drop(shares);
+        // SAFETY: the shares cover the first `length` elements of both
+        // spare capacities, and each member wrote every element of its own.
+        unsafe {
+            levels.set_len(length);
+            parents.set_len(length);
+        }
+        (levels, parents)
     }
 }
 
@@ -448,11 +519,4 @@ fn with_own_queue(slot: &Mutex<Vec<u32>>, work: impl FnOnce(&mut Vec<u32>)) {
     let mut queue = std::mem::take(&mut *slot);
     work(&mut queue);
     *slot = queue;
-}
-
-/// `values` seen as atomics, for the members of a team to read and write.
-fn as_atomic(values: &mut [u32]) -> &[AtomicU32] {
-    // SAFETY: `AtomicU32` has the size and alignment of `u32`, and the
-    // exclusive borrow of `values` lasts as long as the shared one returned.
-    unsafe { &*(values as *mut [u32] as *const [AtomicU32]) }
 }
