@@ -133,6 +133,29 @@ pub const PERSISTENT_STAGED_ROWS: u32 = 16384;
 /// Dynamic shared memory of `persistent_levels`: the barrier's count.
 pub const PERSISTENT_SHARED_BYTES: u32 = 4;
 
+/// Kernel entry point of the `persistent-direction-optimizing` variant.
+pub mod persistent_direction_optimizing {
+    /// Runs a direction-optimizing search in one cooperative launch.
+    pub const SEARCH: &str = "persistent_direction_optimizing";
+}
+
+/// Threads per block of `persistent_direction_optimizing`, whose grid is
+/// as many blocks as stay resident: smaller blocks than
+/// `persistent_levels`' let more threads stay resident when a kernel's
+/// registers keep a second 1,024-thread block off a multiprocessor, and
+/// bottom-up levels hide their latency with threads.
+pub const PERSISTENT_DIRECTION_BLOCK_SIZE: u32 = 512;
+
+/// Counters of each barrier of `persistent_direction_optimizing` (three
+/// sets rotate): the barrier's word, whose high half counts the next
+/// frontier, and the next frontier's edges.
+pub const PERSISTENT_DIRECTION_COUNTERS: u32 = 2;
+
+/// Dynamic shared memory of `persistent_direction_optimizing`: the block's
+/// edge count (`u64`), the gather's elected owner and its list (4 `u32`),
+/// the barrier's count (`u32`), padded to 8 bytes.
+pub const PERSISTENT_DIRECTION_SHARED_BYTES: u32 = 8 + 4 * 4 + 4 + 4;
+
 /// Kernel entry point of the `partitioned` variant.
 pub mod partitioned {
     /// Searches partitions in shared memory, each block on its own, until
@@ -184,5 +207,6 @@ pub const KERNEL_NAMES: &[&str] = &[
     direction_optimizing::QUEUE_TO_BITMAP,
     direction_optimizing::BITMAP_TO_QUEUE,
     persistent::LEVELS,
+    persistent_direction_optimizing::SEARCH,
     partitioned::SEARCH,
 ];

@@ -10,7 +10,9 @@
 //! unexplored edges over α, back when the frontier shrinks below `n / β`.
 //!
 //! Kernels: [`direction_optimizing_top_down`] (a queue step that also sums
-//! the new frontier's degrees, gapbs's `scout_count`),
+//! the new frontier's degrees, gapbs's `scout_count`, through
+//! [`expand_top_down`], which [`crate::persistent_direction_optimizing`]
+//! shares),
 //! [`direction_optimizing_bottom_up`] (gapbs's `BUStep`, counting
 //! `awake_count`), and the conversions [`direction_optimizing_queue_to_bitmap`]
 //! and [`direction_optimizing_bitmap_to_queue`].
@@ -21,17 +23,14 @@
 //! directed graphs top-down only.
 
 use crate::gpu::{self, FULL_WARP};
-use crate::visit::{claim, is_visited, mark_visited, neighbours};
+use crate::visit::{claim, is_visited, mark_visited, neighbours, row};
 
 /// One top-down level, adding the degrees of the vertices it discovers to
 /// `*next_frontier_edges`. Load-balanced as Merrill, Garland & Grimshaw
-/// ("Scalable GPU Graph Traversal", PPoPP 2012) gather: each thread takes
-/// one frontier vertex; a list of at least a block's size of neighbours is
-/// walked by the whole block (the owner elected in shared memory, its row
-/// broadcast there), then a list of [`WARP_SIZE`](crate::gpu::WARP_SIZE) or
-/// more by the whole warp (owner found by `ballot`, row broadcast by
-/// `shuffle`), the rest by their own thread. So a hub never serializes a
-/// thread, nor a warp.
+/// ("Scalable GPU Graph Traversal", PPoPP 2012) gather
+/// ([`gather_neighbour_lists`]): each thread takes one frontier vertex, and
+/// its block, its warp or itself walks the list, by its length, so a hub
+/// never serializes a thread, nor a warp ([`claim_and_append`] claims).
 ///
 /// # Safety
 /// As [`global_queue_expand`](crate::global_queue::global_queue_expand);
@@ -62,42 +61,108 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
     let block_edges = gpu::dynamic_shared_memory::<u64>();
     // After the edge count: the elected owner, then its vertex and row.
     let owner_slot = block_edges.wrapping_add(1).cast::<u32>();
-    let lane = gpu::lane_index();
-    let thread_in_block = gpu::thread_index();
-    let threads_in_block = gpu::block_size();
     // SAFETY: the launch provides DIRECTION_TOP_DOWN_SHARED_BYTES of shared
-    // memory (a `u64` and four `u32`); global accesses follow
-    // `global_queue_expand`'s contract, edges stay within each list's row.
-    // Every thread reaches every barrier (loop exits depend only on shared
-    // values read after a barrier) and, whole warps being launched, every
-    // lane every warp-wide vote and shuffle.
+    // memory (a `u64` and four `u32`), and every thread of whole warps runs
+    // the gathering, as it requires; global accesses follow
+    // `global_queue_expand`'s contract.
     unsafe {
         if gpu::thread_index() == 0 {
             *block_edges = 0;
         }
         gpu::sync_threads();
         let index = gpu::global_thread_index();
-        let (vertex, mut first_edge, end_edge) = if index < frontier_size {
+        let entry = if index < frontier_size {
             let vertex = gpu::load_read_only(frontier.add(index as usize));
-            let first = gpu::load_read_only(row_offsets.add(vertex as usize));
-            (
-                vertex,
-                first,
-                gpu::load_read_only(row_offsets.add(vertex as usize + 1)),
-            )
+            (vertex, row(row_offsets, vertex))
         } else {
-            (0, 0, 0)
+            (0, (0, 0))
         };
-        let mut edges = 0u64;
-        let mut visit = |neighbour: u32, parent: u32| {
-            if claim(visited, levels, parents, neighbour, parent, level + 1) {
-                let tail = gpu::atomic_add(next_frontier_size, 1);
-                *next_frontier.add(tail as usize) = neighbour;
-                edges += (gpu::load_read_only(row_offsets.add(neighbour as usize + 1))
-                    - gpu::load_read_only(row_offsets.add(neighbour as usize)))
-                    as u64;
-            }
-        };
+        let labels = (visited, levels, parents);
+        let next = (next_frontier, |count| {
+            gpu::atomic_add(next_frontier_size, count)
+        });
+        let graph = (row_offsets, column_indices);
+        let edges = expand_top_down(graph, owner_slot, labels, entry, level + 1, next);
+        add_block_sum(block_edges, edges, next_frontier_edges);
+    }
+}
+
+/// Expands this thread's frontier entry, `(vertex, row)` (an empty row for
+/// a thread without one), top-down for `next_level`:
+/// [`gather_neighbour_lists`] shares out the block's lists,
+/// [`claim_and_append`] visits each edge, appending to `next_frontier` at
+/// the slots `reserve` hands out. Returns the degrees of the vertices this
+/// thread claimed.
+///
+/// # Safety
+/// As [`gather_neighbour_lists`] and [`claim_and_append`].
+#[inline(always)]
+pub unsafe fn expand_top_down(
+    (row_offsets, column_indices): (*const u32, *const u32),
+    owner_slot: *mut u32,
+    labels: (*mut u32, *mut u32, *mut u32),
+    entry: (u32, (u32, u32)),
+    next_level: u32,
+    (next_frontier, reserve): (*mut u32, impl Fn(u32) -> u32 + Copy),
+) -> u64 {
+    let mut edges = 0;
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        gather_neighbour_lists(column_indices, owner_slot, entry, |neighbour, parent| {
+            let next = (next_frontier, reserve);
+            claim_and_append(
+                row_offsets,
+                labels,
+                (neighbour, parent),
+                next_level,
+                next,
+                &mut edges,
+            );
+        });
+    }
+    edges
+}
+
+/// Walks the neighbour lists of a block's threads, Merrill, Garland &
+/// Grimshaw's way: a list of at least a block's size of neighbours by the
+/// whole block (the owner elected in shared memory, its row broadcast
+/// there), then a list of [`WARP_SIZE`](crate::gpu::WARP_SIZE) or more by
+/// the whole warp (owner found by `ballot`, row broadcast by `shuffle`),
+/// the rest by their own thread. This thread's list is `vertex`'s edges
+/// `first_edge..end_edge` (empty for a thread with no vertex); `visit` is
+/// called with each edge's `(neighbour, vertex)`, by whichever lane walks
+/// it.
+///
+/// # Safety
+/// Every thread of the block calls it, in whole warps (it has block
+/// barriers and warp votes); `owner_slot` is four words of shared memory
+/// that nothing else uses meanwhile; the edges are within
+/// `column_indices`, which nothing writes during the launch.
+#[inline(always)]
+unsafe fn gather_neighbour_lists(
+    column_indices: *const u32,
+    owner_slot: *mut u32,
+    (vertex, (mut first_edge, end_edge)): (u32, (u32, u32)),
+    mut visit: impl FnMut(u32, u32),
+) {
+    let lane = gpu::lane_index();
+    let thread_in_block = gpu::thread_index();
+    let threads_in_block = gpu::block_size();
+    // Every `step`-th edge of a list from `first + offset`: in 64 bits, as
+    // stepping past a row that ends near 2^32 must not wrap.
+    let mut walk = |(owner_vertex, first, end): (u32, u32, u32), offset: u32, step: u32| {
+        let mut edge = first as u64 + offset as u64;
+        while edge < end as u64 {
+            // SAFETY: `edge` is within the row (the contract).
+            let neighbour = unsafe { gpu::load_read_only(column_indices.add(edge as usize)) };
+            visit(neighbour, owner_vertex);
+            edge += step as u64;
+        }
+    };
+    // SAFETY: `owner_slot` is the caller's four shared words. Every thread
+    // reaches every barrier (loop exits depend only on shared values read
+    // after a barrier), and every lane every vote and shuffle.
+    unsafe {
         // Longest lists: the whole block on one list at a time.
         loop {
             if thread_in_block == 0 {
@@ -108,67 +173,100 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
                 gpu::atomic_compare_exchange(owner_slot, NO_OWNER, thread_in_block);
             }
             gpu::sync_threads();
-            let owner = *owner_slot;
-            if owner == NO_OWNER {
+            if *owner_slot == NO_OWNER {
                 break;
             }
-            if thread_in_block == owner {
+            if thread_in_block == *owner_slot {
                 *owner_slot.add(1) = vertex;
                 *owner_slot.add(2) = first_edge;
                 *owner_slot.add(3) = end_edge;
                 first_edge = end_edge;
             }
             gpu::sync_threads();
-            let (owner_vertex, owner_first, owner_end) =
-                (*owner_slot.add(1), *owner_slot.add(2), *owner_slot.add(3));
-            // In 64 bits: stepping past a row that ends near 2^32 must not wrap.
-            let mut edge = owner_first as u64 + thread_in_block as u64;
-            while edge < owner_end as u64 {
-                visit(
-                    gpu::load_read_only(column_indices.add(edge as usize)),
-                    owner_vertex,
-                );
-                edge += threads_in_block as u64;
-            }
+            let owner_list = (*owner_slot.add(1), *owner_slot.add(2), *owner_slot.add(3));
+            walk(owner_list, thread_in_block, threads_in_block);
             // Everyone has read the owner's row before the next election.
             gpu::sync_threads();
         }
-        // Long lists: the whole warp on one list at a time.
-        loop {
-            let long = gpu::ballot(FULL_WARP, end_edge - first_edge >= gpu::WARP_SIZE);
-            if long == 0 {
-                break;
-            }
-            let owner = long.trailing_zeros();
-            let owner_vertex = gpu::shuffle(FULL_WARP, vertex, owner);
-            let owner_first = gpu::shuffle(FULL_WARP, first_edge, owner);
-            let owner_end = gpu::shuffle(FULL_WARP, end_edge, owner);
-            if lane == owner {
-                first_edge = end_edge;
-            }
-            // In 64 bits: stepping past a row that ends near 2^32 must not wrap.
-            let mut edge = owner_first as u64 + lane as u64;
-            while edge < owner_end as u64 {
-                visit(
-                    gpu::load_read_only(column_indices.add(edge as usize)),
-                    owner_vertex,
-                );
-                edge += gpu::WARP_SIZE as u64;
-            }
+    }
+    // Long lists: the whole warp on one list at a time.
+    loop {
+        let long = gpu::ballot(FULL_WARP, end_edge - first_edge >= gpu::WARP_SIZE);
+        if long == 0 {
+            break;
         }
-        // Short lists: each thread its own.
-        for edge in first_edge..end_edge {
-            visit(
-                gpu::load_read_only(column_indices.add(edge as usize)),
-                vertex,
-            );
+        let owner = long.trailing_zeros();
+        let owner_list = (
+            gpu::shuffle(FULL_WARP, vertex, owner),
+            gpu::shuffle(FULL_WARP, first_edge, owner),
+            gpu::shuffle(FULL_WARP, end_edge, owner),
+        );
+        if lane == owner {
+            first_edge = end_edge;
         }
-        if edges > 0 {
-            gpu::atomic_add_u64(block_edges, edges);
+        walk(owner_list, lane, gpu::WARP_SIZE);
+    }
+    // Short lists: each thread its own.
+    for edge in first_edge..end_edge {
+        // SAFETY: `edge` is within the row (the contract).
+        visit(
+            unsafe { gpu::load_read_only(column_indices.add(edge as usize)) },
+            vertex,
+        );
+    }
+}
+
+/// Adds the threads' `value`s of a block to `*total` with one global
+/// atomic: each thread with a value adds it to `*block_sum` in shared
+/// memory, then thread 0 adds the block's sum and sets `*block_sum` back
+/// to 0.
+///
+/// # Safety
+/// Every thread of the block calls it; `*block_sum` is 0 before, and
+/// nothing else uses it until the next block barrier; `total` is valid.
+#[inline(always)]
+pub unsafe fn add_block_sum(block_sum: *mut u64, value: u64, total: *mut u64) {
+    // SAFETY: the contract; the barrier orders every shared addition
+    // before thread 0 reads the sum.
+    unsafe {
+        if value > 0 {
+            gpu::atomic_add_u64(block_sum, value);
         }
         gpu::sync_threads();
-        if gpu::thread_index() == 0 && *block_edges > 0 {
-            gpu::atomic_add_u64(next_frontier_edges, *block_edges);
+        if gpu::thread_index() == 0 && *block_sum > 0 {
+            gpu::atomic_add_u64(total, *block_sum);
+            *block_sum = 0;
+        }
+    }
+}
+
+/// A top-down visit of one edge: claims `neighbour`, found from `parent`,
+/// for `next_level` and, if this thread won it, appends it to
+/// `next_frontier` at the slot `reserve(1)` returns (an `atomicAdd` on the
+/// queue's tail; the compiler aggregates a warp's atomics on one address)
+/// and adds its degree to `edges`: the next frontier's edges (gapbs's
+/// `scout_count`).
+///
+/// # Safety
+/// The graph as in `global_queue_expand`, `labels` (visited, levels,
+/// parents) as for [`claim`], `next_frontier` with room for every slot
+/// `reserve` hands out.
+#[inline(always)]
+unsafe fn claim_and_append(
+    row_offsets: *const u32,
+    (visited, levels, parents): (*mut u32, *mut u32, *mut u32),
+    (neighbour, parent): (u32, u32),
+    next_level: u32,
+    (next_frontier, reserve): (*mut u32, impl FnOnce(u32) -> u32),
+    edges: &mut u64,
+) {
+    // SAFETY: `neighbour < n`, the labels and the queue as the contract
+    // says; the slot is this thread's alone.
+    unsafe {
+        if claim(visited, levels, parents, neighbour, parent, next_level) {
+            *next_frontier.add(reserve(1) as usize) = neighbour;
+            let (first_edge, end_edge) = row(row_offsets, neighbour);
+            *edges += (end_edge - first_edge) as u64;
         }
     }
 }

@@ -308,6 +308,30 @@ pub fn warp_reserve(count: u32, reserve: impl FnOnce(u32) -> u32) -> u32 {
     shuffle(FULL_WARP, first, 0) + before
 }
 
+/// Warp-aggregated reservation of one slot for each lane that `wants` one:
+/// one `ballot`, and for a warp with takers one `reserve(total)` by the
+/// lowest of them and one `shuffle`. Returns this lane's slot (meaningless
+/// for a lane that wants none); takers get theirs in lane order. The cheap
+/// case of [`warp_reserve`], for counts of 0 or 1: a warp with no taker pays
+/// one vote.
+///
+/// Every lane of the warp executes it.
+#[inline(always)]
+pub fn warp_reserve_one(wants: bool, reserve: impl FnOnce(u32) -> u32) -> u32 {
+    let takers = ballot(FULL_WARP, wants);
+    if takers == 0 {
+        return 0;
+    }
+    let leader = takers.trailing_zeros();
+    let first = if lane_index() == leader {
+        reserve(takers.count_ones())
+    } else {
+        0
+    };
+    let lanes_below = (1u32 << lane_index()) - 1;
+    shuffle(FULL_WARP, first, leader) + (takers & lanes_below).count_ones()
+}
+
 /// Every lane of a warp, for warp-wide votes and shuffles.
 pub const FULL_WARP: u32 = u32::MAX;
 

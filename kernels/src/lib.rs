@@ -10,8 +10,9 @@
 //! the textbook's order, each opening with the algorithm and its source:
 //! `two_kernel`, `vertex_levels`, `global_queue`, `block_queue`,
 //! `hierarchical_queue`, `small_frontier`, `hybrid_cpu`; then beyond the
-//! textbook: `direction_optimizing`, `persistent`; and past one barrier
-//! per level: `partitioned`.
+//! textbook: `direction_optimizing`, `persistent`; past one round trip per
+//! level: `persistent_direction_optimizing`; and past one barrier per
+//! level: `partitioned`.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -47,6 +48,8 @@ pub mod hybrid_cpu;
 pub mod partitioned;
 #[cfg(target_arch = "nvptx64")]
 pub mod persistent;
+#[cfg(target_arch = "nvptx64")]
+pub mod persistent_direction_optimizing;
 #[cfg(target_arch = "nvptx64")]
 pub mod small_frontier;
 #[cfg(target_arch = "nvptx64")]

@@ -10,12 +10,15 @@
 //! `partitioned` wins, which is measured, not derived: when its partitions
 //! are too many to stay in shared memory, but no more than
 //! [`PARTITIONS_PER_MULTIPROCESSOR`] per multiprocessor. Every other
-//! graph gets `direction-optimizing`, which chooses top-down or bottom-up
-//! anew at each level from the frontier's size and edges.
+//! graph gets a direction-optimizing search, which chooses top-down or
+//! bottom-up anew at each level from the frontier's size and edges: in one
+//! cooperative launch (`persistent-direction-optimizing`) where the device
+//! has them, else level by level from the host (`direction-optimizing`).
 
 use super::direction_optimizing::DirectionOptimizing;
 use super::partitioned::Partitioned;
 use super::persistent::PersistentLevels;
+use super::persistent_direction_optimizing::PersistentDirectionOptimizing;
 use super::small_frontier::SmallFrontier;
 use super::{Gpu, GpuBfs};
 use crate::{Csr, Result};
@@ -93,6 +96,9 @@ pub fn workspace_bytes(gpu: &Gpu, graph: &Csr) -> u64 {
                 + PersistentLevels::workspace_bytes(vertex_count)
         }
         Strategy::ManyLevelsPerLaunch => SmallFrontier::workspace_bytes(vertex_count),
+        Strategy::DirectionOptimizing if gpu.cooperative_launch() => {
+            PersistentDirectionOptimizing::workspace_bytes(vertex_count)
+        }
         Strategy::DirectionOptimizing => DirectionOptimizing::workspace_bytes(vertex_count),
     }
 }
@@ -105,6 +111,9 @@ pub fn new<'g>(gpu: &'g Gpu, graph: &'g Csr) -> Result<Box<dyn GpuBfs + 'g>> {
             Box::new(SmallFrontier::with_persistent(gpu, graph.vertex_count())?)
         }
         Strategy::ManyLevelsPerLaunch => Box::new(SmallFrontier::new(gpu, graph.vertex_count())?),
+        Strategy::DirectionOptimizing if gpu.cooperative_launch() => {
+            Box::new(PersistentDirectionOptimizing::new(gpu, graph)?)
+        }
         Strategy::DirectionOptimizing => Box::new(DirectionOptimizing::new(gpu, graph)?),
     })
 }

@@ -14,6 +14,7 @@ mod hierarchical_queue;
 mod hybrid_cpu;
 mod partitioned;
 mod persistent;
+mod persistent_direction_optimizing;
 mod queue;
 mod small_frontier;
 mod two_kernel;
@@ -264,6 +265,8 @@ pub enum Variant {
     DirectionOptimizing,
     /// Every level in one cooperative launch, a grid barrier between levels.
     Persistent,
+    /// Direction-optimizing in one cooperative launch, the level loop on the device.
+    PersistentDirectionOptimizing,
     /// Partitions searched in shared memory, many levels at a time, no grid barrier.
     Partitioned,
     /// The strategy the graph's degrees call for.
@@ -282,6 +285,7 @@ impl Variant {
         Variant::HybridCpu,
         Variant::DirectionOptimizing,
         Variant::Persistent,
+        Variant::PersistentDirectionOptimizing,
         Variant::Partitioned,
         Variant::Auto,
     ];
@@ -298,6 +302,7 @@ impl Variant {
             Variant::HybridCpu => "hybrid-cpu",
             Variant::DirectionOptimizing => "direction-optimizing",
             Variant::Persistent => "persistent",
+            Variant::PersistentDirectionOptimizing => "persistent-direction-optimizing",
             Variant::Partitioned => "partitioned",
             Variant::Auto => "auto",
         }
@@ -331,11 +336,14 @@ impl Variant {
             Variant::Persistent => {
                 "every level in one cooperative launch of one block per multiprocessor, a grid barrier between levels"
             }
+            Variant::PersistentDirectionOptimizing => {
+                "direction-optimizing in one cooperative launch: the level loop and the switch on the device, a grid barrier between levels"
+            }
             Variant::Partitioned => {
                 "vertices renumbered into BFS-grown partitions, each searched in shared memory by one block, many levels at a time; no grid barrier"
             }
             Variant::Auto => {
-                "road-like graphs (low average and maximum degree): small-frontier and persistent by frontier size, or partitioned where it wins; else direction-optimizing"
+                "road-like graphs (low average and maximum degree): small-frontier and persistent by frontier size, or partitioned where it wins; else persistent-direction-optimizing"
             }
         }
     }
@@ -360,6 +368,11 @@ impl Variant {
                 queue::FrontierQueues::workspace_bytes(vertex_count) + 12 * vertex_count as u64
             }
             Variant::Persistent => persistent::Persistent::workspace_bytes(vertex_count),
+            Variant::PersistentDirectionOptimizing => {
+                persistent_direction_optimizing::PersistentDirectionOptimizing::workspace_bytes(
+                    vertex_count,
+                )
+            }
             Variant::Partitioned => partitioned::Partitioned::workspace_bytes(graph),
             Variant::DirectionOptimizing => {
                 direction_optimizing::DirectionOptimizing::workspace_bytes(vertex_count)
@@ -384,6 +397,9 @@ impl Variant {
                 Box::new(direction_optimizing::DirectionOptimizing::new(gpu, graph)?)
             }
             Variant::Persistent => Box::new(persistent::Persistent::new(gpu, vertex_count)?),
+            Variant::PersistentDirectionOptimizing => Box::new(
+                persistent_direction_optimizing::PersistentDirectionOptimizing::new(gpu, graph)?,
+            ),
             Variant::Partitioned => Box::new(partitioned::Partitioned::new(gpu, graph)?),
             Variant::Auto => auto::new(gpu, graph)?,
         })
@@ -578,14 +594,15 @@ fn allow_shared_memory(kernel: &Function<'_>, bytes: u32, name: &str) -> Result<
 
 /// Checks that one block of `block_size` threads and `shared_bytes` of
 /// shared memory fits on a multiprocessor, as a cooperative launch of one
-/// block per multiprocessor needs, and that the device runs such launches.
+/// block per multiprocessor needs, and that the device runs such launches;
+/// returns how many such blocks stay resident on a multiprocessor.
 fn check_cooperative(
     gpu: &Gpu,
     kernel: &Function<'_>,
     block_size: u32,
     shared_bytes: u32,
     name: &str,
-) -> Result<()> {
+) -> Result<u32> {
     if !gpu.cooperative_launch() {
         return Err(Error::Invalid(format!(
             "{} does not support cooperative launches",
@@ -603,7 +620,7 @@ fn check_cooperative(
             "{name} cannot fit one block on a multiprocessor"
         )));
     }
-    Ok(())
+    Ok(resident)
 }
 
 /// A kernel parameter as `cuLaunchCooperativeKernel` takes it: the address of its value.
@@ -612,26 +629,27 @@ fn parameter<T>(value: &mut T) -> *mut std::ffi::c_void {
 }
 
 /// Launches `kernel` (named `name`) on `gpu`'s stream as a cooperative
-/// launch of one block of `block_size` threads per multiprocessor, all
-/// resident at once (cust has no call for it).
+/// launch of `blocks_per_multiprocessor` blocks of `block_size` threads per
+/// multiprocessor, all resident at once (cust has no call for it).
 ///
 /// # Safety
 /// `parameters` are the addresses of values of the kernel's parameters,
 /// in its order and types, meeting its contract; [`check_cooperative`]
-/// passed for this kernel, block size and `shared_bytes`.
+/// passed for this kernel, block size and `shared_bytes`, and returned at
+/// least `blocks_per_multiprocessor`.
 unsafe fn launch_cooperative(
     gpu: &Gpu,
     kernel: &Function<'_>,
-    (block_size, shared_bytes): (u32, u32),
+    (blocks_per_multiprocessor, block_size, shared_bytes): (u32, u32, u32),
     parameters: &mut [*mut std::ffi::c_void],
     name: &str,
 ) -> Result<()> {
-    // SAFETY: the caller's contract, and one block per multiprocessor is
+    // SAFETY: the caller's contract, and the blocks per multiprocessor are
     // within the occupancy `check_cooperative` found.
     let result = unsafe {
         cust::sys::cuLaunchCooperativeKernel(
             kernel.to_raw(),
-            gpu.multiprocessors(),
+            blocks_per_multiprocessor * gpu.multiprocessors(),
             1,
             1,
             block_size,

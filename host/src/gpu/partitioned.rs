@@ -245,7 +245,7 @@ impl GpuBfs for Partitioned<'_> {
             launch_cooperative(
                 self.gpu,
                 &self.kernel,
-                (PARTITIONED_BLOCK_SIZE, shared_bytes),
+                (1, PARTITIONED_BLOCK_SIZE, shared_bytes),
                 &mut parameters,
                 partitioned::SEARCH,
             )?;

@@ -110,7 +110,7 @@ impl<'g> PersistentLevels<'g> {
             launch_cooperative(
                 gpu,
                 &self.kernel,
-                (PERSISTENT_BLOCK_SIZE, PERSISTENT_SHARED_BYTES),
+                (1, PERSISTENT_BLOCK_SIZE, PERSISTENT_SHARED_BYTES),
                 &mut parameters,
                 persistent::LEVELS,
             )?;

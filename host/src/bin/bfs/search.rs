@@ -20,8 +20,13 @@ const GRAPH500_SOURCES: usize = 64;
 /// Runs the searches the options ask for.
 pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
     if arguments.list_variants {
+        let width = Variant::ALL
+            .iter()
+            .map(|variant| variant.name().len())
+            .max();
         for variant in Variant::ALL {
-            println!("{:<14} {}", variant.name(), variant.description());
+            let (name, width) = (variant.name(), width.unwrap_or(0));
+            println!("{name:<width$} {}", variant.description());
         }
         return Ok(());
     }

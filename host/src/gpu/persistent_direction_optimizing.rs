@@ -1,0 +1,140 @@
+//! Host driver of the `persistent-direction-optimizing` variant: the
+//! direction-optimizing search (Beamer et al. 2012) in one cooperative
+//! launch of as many blocks as stay resident, the level loop and the
+//! top-down/bottom-up switch on the device; the host waits once.
+
+use bfs_kernels::abi::{
+    PERSISTENT_DIRECTION_BLOCK_SIZE, PERSISTENT_DIRECTION_COUNTERS,
+    PERSISTENT_DIRECTION_SHARED_BYTES, persistent_direction_optimizing,
+};
+use cust::function::Function;
+use cust::memory::{CopyDestination, DeviceBuffer};
+
+use super::queue::{FrontierQueues, visited_words};
+use super::{
+    DeviceGraph, Gpu, GpuBfs, GpuRun, Step, check_cooperative, launch_cooperative, parameter,
+};
+use crate::error::CudaContext;
+use crate::{Csr, Result};
+
+/// The kernel and its grid, the frontier queue and labels, three rotating
+/// bitmaps, the barriers' counters and what the kernel reports.
+pub struct PersistentDirectionOptimizing<'g> {
+    gpu: &'g Gpu,
+    kernel: Function<'g>,
+    blocks_per_multiprocessor: u32,
+    symmetric: bool,
+    queues: FrontierQueues,
+    /// Clear between searches: the kernel clears them before it returns.
+    bitmaps: DeviceBuffer<u32>,
+    /// The barriers' counters, then the levels the kernel reached.
+    counters: DeviceBuffer<u64>,
+}
+
+/// Words of the barriers' counters, before the report.
+const COUNTER_WORDS: usize = 3 * PERSISTENT_DIRECTION_COUNTERS as usize;
+
+impl<'g> PersistentDirectionOptimizing<'g> {
+    /// The frontier queues, three bitmaps, the counters and the report.
+    pub fn workspace_bytes(vertex_count: u32) -> u64 {
+        FrontierQueues::workspace_bytes(vertex_count)
+            + 3 * 4 * visited_words(vertex_count) as u64
+            + 8 * (COUNTER_WORDS as u64 + 1)
+    }
+
+    /// Loads the kernel, sizes its grid to the blocks that stay resident,
+    /// and allocates the buffers for `graph`.
+    pub fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        let kernel = gpu.kernel(persistent_direction_optimizing::SEARCH)?;
+        let blocks_per_multiprocessor = check_cooperative(
+            gpu,
+            &kernel,
+            PERSISTENT_DIRECTION_BLOCK_SIZE,
+            PERSISTENT_DIRECTION_SHARED_BYTES,
+            persistent_direction_optimizing::SEARCH,
+        )?;
+        let words = visited_words(graph.vertex_count());
+        let allocation = || "allocating persistent direction-optimizing buffers".to_string();
+        Ok(PersistentDirectionOptimizing {
+            gpu,
+            kernel,
+            blocks_per_multiprocessor,
+            symmetric: graph.is_symmetric(),
+            queues: FrontierQueues::new(graph.vertex_count())?,
+            bitmaps: DeviceBuffer::zeroed(3 * words).context(allocation)?,
+            counters: DeviceBuffer::zeroed(COUNTER_WORDS + 1).context(allocation)?,
+        })
+    }
+}
+
+impl GpuBfs for PersistentDirectionOptimizing<'_> {
+    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+        let started = std::time::Instant::now();
+        let (gpu, queues) = (self.gpu, &mut self.queues);
+        queues.start(gpu, source)?;
+        // SAFETY: a memset on the stream, ordered before the launch below.
+        unsafe { self.counters.set_zero_async(gpu.stream()) }
+            .context(|| "starting the persistent direction-optimizing kernel".into())?;
+        let mut row_offsets = graph.row_offsets.as_device_ptr();
+        let mut column_indices = graph.column_indices.as_device_ptr();
+        let mut queue = queues.queue.as_device_ptr();
+        let mut visited = queues.visited.as_device_ptr();
+        let mut levels = queues.levels.as_device_ptr();
+        let mut parents = queues.parents.as_device_ptr();
+        let mut bitmaps = self.bitmaps.as_device_ptr();
+        let mut counters = self.counters.as_device_ptr();
+        let mut reached = counters.wrapping_add(COUNTER_WORDS);
+        let mut vertex_count = graph.vertex_count;
+        let mut bottom_up_allowed = self.symmetric as u32;
+        let mut parameters = [
+            parameter(&mut row_offsets),
+            parameter(&mut column_indices),
+            parameter(&mut queue),
+            parameter(&mut visited),
+            parameter(&mut levels),
+            parameter(&mut parents),
+            parameter(&mut bitmaps),
+            parameter(&mut counters),
+            parameter(&mut vertex_count),
+            parameter(&mut bottom_up_allowed),
+            parameter(&mut reached),
+        ];
+        // SAFETY: the parameters are the addresses of values of
+        // `persistent_direction_optimizing`'s parameters, in its order and
+        // types, all sized for the graph's `n` (checked by `Search::run`);
+        // `start` left the source alone in the queue, labelled and visited,
+        // the bitmaps are clear (zeroed at allocation, cleared by every
+        // search), the counters and the reached word zeroed above; bottom-up runs
+        // only on a symmetric graph; `new` found this many blocks of this
+        // shape resident on a multiprocessor.
+        unsafe {
+            launch_cooperative(
+                gpu,
+                &self.kernel,
+                (
+                    self.blocks_per_multiprocessor,
+                    PERSISTENT_DIRECTION_BLOCK_SIZE,
+                    PERSISTENT_DIRECTION_SHARED_BYTES,
+                ),
+                &mut parameters,
+                persistent_direction_optimizing::SEARCH,
+            )?;
+        }
+        // The timer stops right behind the launch, before the host waits.
+        let mut run = queues.finish(gpu, source)?;
+        let mut levels = [0u64];
+        self.counters
+            .index(COUNTER_WORDS..)
+            .copy_to(&mut levels[..])
+            .context(|| {
+                "reading the levels the persistent direction-optimizing kernel reached".into()
+            })?;
+        run.steps.push(Step {
+            first_level: 0,
+            levels: levels[0] as u32,
+            elapsed: started.elapsed(),
+            on_cpu: false,
+        });
+        Ok(run)
+    }
+}
