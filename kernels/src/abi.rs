@@ -148,8 +148,24 @@ pub const PERSISTENT_DIRECTION_BLOCK_SIZE: u32 = 512;
 
 /// Counters of each barrier of `persistent_direction_optimizing` (three
 /// sets rotate): the barrier's word, whose high half counts the next
-/// frontier, and the next frontier's edges.
-pub const PERSISTENT_DIRECTION_COUNTERS: u32 = 2;
+/// frontier, the next frontier's edges, and its hubs' chunks.
+pub const PERSISTENT_DIRECTION_COUNTERS: u32 = 3;
+
+/// Edges from which `persistent_direction_optimizing` treats a frontier
+/// vertex as a hub: its list is cut into chunks that every block shares,
+/// instead of being walked by the one block that holds the vertex.
+pub const HUB_DEGREE: u32 = 4096;
+
+/// Edges of a hub's chunk: one per thread of a block.
+pub const HUB_CHUNK_EDGES: u32 = PERSISTENT_DIRECTION_BLOCK_SIZE;
+
+/// Chunk pairs (hub, chunk) one half of `persistent_direction_optimizing`'s
+/// hub list must hold for a graph of `edge_count` CSR entries: every list
+/// of [`HUB_DEGREE`] or more edges at once, each needing at most one chunk
+/// more than its edges fill.
+pub const fn hub_chunk_capacity(edge_count: u64) -> u64 {
+    edge_count / HUB_CHUNK_EDGES as u64 + edge_count / HUB_DEGREE as u64 + 1
+}
 
 /// Dynamic shared memory of `persistent_direction_optimizing`: the block's
 /// edge count (`u64`), the gather's elected owner and its list (4 `u32`),

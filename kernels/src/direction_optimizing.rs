@@ -78,11 +78,12 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
             (0, (0, 0))
         };
         let labels = (visited, levels, parents);
-        let next = (next_frontier, |count| {
-            gpu::atomic_add(next_frontier_size, count)
-        });
+        // Each slot is handed out once, within the queue (the contract).
+        let append = |neighbour, _| {
+            *next_frontier.add(gpu::atomic_add(next_frontier_size, 1) as usize) = neighbour;
+        };
         let graph = (row_offsets, column_indices);
-        let edges = expand_top_down(graph, owner_slot, labels, entry, level + 1, next);
+        let edges = expand_top_down(graph, owner_slot, labels, entry, level + 1, append);
         add_block_sum(block_edges, edges, next_frontier_edges);
     }
 }
@@ -90,9 +91,8 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
 /// Expands this thread's frontier entry, `(vertex, row)` (an empty row for
 /// a thread without one), top-down for `next_level`:
 /// [`gather_neighbour_lists`] shares out the block's lists,
-/// [`claim_and_append`] visits each edge, appending to `next_frontier` at
-/// the slots `reserve` hands out. Returns the degrees of the vertices this
-/// thread claimed.
+/// [`claim_and_append`] visits each edge, `append` queues what this thread
+/// claims. Returns the degrees of the vertices it claimed.
 ///
 /// # Safety
 /// As [`gather_neighbour_lists`] and [`claim_and_append`].
@@ -103,19 +103,18 @@ pub unsafe fn expand_top_down(
     labels: (*mut u32, *mut u32, *mut u32),
     entry: (u32, (u32, u32)),
     next_level: u32,
-    (next_frontier, reserve): (*mut u32, impl Fn(u32) -> u32 + Copy),
+    append: impl Fn(u32, (u32, u32)) + Copy,
 ) -> u64 {
     let mut edges = 0;
     // SAFETY: forwarded from the caller.
     unsafe {
         gather_neighbour_lists(column_indices, owner_slot, entry, |neighbour, parent| {
-            let next = (next_frontier, reserve);
             claim_and_append(
                 row_offsets,
                 labels,
                 (neighbour, parent),
                 next_level,
-                next,
+                append,
                 &mut edges,
             );
         });
@@ -241,31 +240,27 @@ pub unsafe fn add_block_sum(block_sum: *mut u64, value: u64, total: *mut u64) {
 }
 
 /// A top-down visit of one edge: claims `neighbour`, found from `parent`,
-/// for `next_level` and, if this thread won it, appends it to
-/// `next_frontier` at the slot `reserve(1)` returns (an `atomicAdd` on the
-/// queue's tail; the compiler aggregates a warp's atomics on one address)
-/// and adds its degree to `edges`: the next frontier's edges (gapbs's
-/// `scout_count`).
+/// for `next_level` and, if this thread won it, calls `append(neighbour,
+/// row)` to queue it (with its row, `(first_edge, end_edge)`) and adds its
+/// degree to `edges`: the next frontier's edges (gapbs's `scout_count`).
 ///
 /// # Safety
 /// The graph as in `global_queue_expand`, `labels` (visited, levels,
-/// parents) as for [`claim`], `next_frontier` with room for every slot
-/// `reserve` hands out.
+/// parents) as for [`claim`].
 #[inline(always)]
-unsafe fn claim_and_append(
+pub unsafe fn claim_and_append(
     row_offsets: *const u32,
     (visited, levels, parents): (*mut u32, *mut u32, *mut u32),
     (neighbour, parent): (u32, u32),
     next_level: u32,
-    (next_frontier, reserve): (*mut u32, impl FnOnce(u32) -> u32),
+    append: impl FnOnce(u32, (u32, u32)),
     edges: &mut u64,
 ) {
-    // SAFETY: `neighbour < n`, the labels and the queue as the contract
-    // says; the slot is this thread's alone.
+    // SAFETY: `neighbour < n` and the labels as the contract says.
     unsafe {
         if claim(visited, levels, parents, neighbour, parent, next_level) {
-            *next_frontier.add(reserve(1) as usize) = neighbour;
             let (first_edge, end_edge) = row(row_offsets, neighbour);
+            append(neighbour, (first_edge, end_edge));
             *edges += (end_edge - first_edge) as u64;
         }
     }

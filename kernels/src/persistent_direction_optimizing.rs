@@ -43,9 +43,10 @@
 //! searched (the last one found nothing).
 
 use crate::abi::{DIRECTION_ALPHA, DIRECTION_BETA, PERSISTENT_DIRECTION_COUNTERS};
-use crate::direction_optimizing::{add_block_sum, expand_top_down};
+use crate::abi::{HUB_CHUNK_EDGES, HUB_DEGREE};
+use crate::direction_optimizing::{add_block_sum, claim_and_append, expand_top_down};
 use crate::gpu::{self, FULL_WARP};
-use crate::visit::{is_visited, neighbours, row};
+use crate::visit::{is_visited, row};
 
 /// Searches from the vertex in `queue[0]`, already labelled and visited.
 ///
@@ -57,7 +58,9 @@ use crate::visit::{is_visited, neighbours, row};
 /// `visited` and each of the three consecutive `bitmaps` of
 /// `ceil(vertex_count / 32)` words (at least one), `visited` holding the
 /// source's bit alone and the bitmaps clear; `counters` of
-/// `3 * PERSISTENT_DIRECTION_COUNTERS` words set to 0; `reached` one
+/// `3 * PERSISTENT_DIRECTION_COUNTERS` words set to 0; `hub_chunks` two
+/// halves of `hub_chunk_capacity` pairs, that capacity at least the chunks
+/// of every list of [`HUB_DEGREE`] or more edges together; `reached` one
 /// word.
 ///
 /// # Launch
@@ -83,6 +86,8 @@ pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
     counters: *mut u64,
     vertex_count: u32,
     bottom_up_allowed: u32,
+    hub_chunks: *mut u32,
+    hub_chunk_capacity: u32,
     reached: *mut u64,
 ) {
     let block_edges = gpu::dynamic_shared_memory::<u64>();
@@ -97,6 +102,8 @@ pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
     let words = vertex_count.div_ceil(32).max(1);
     let bitmap = |level: u32| bitmaps.wrapping_add((words * (level % 3)) as usize);
     let labels = (visited, levels, parents);
+    let hub_half =
+        |level: u32| hub_chunks.wrapping_add((2 * hub_chunk_capacity * (level % 2)) as usize);
     // SAFETY: the shared words are the launch's (the layout above); queue
     // slots are handed out once each by the level's count, and each vertex
     // enters the queue once, so they stay below `n`; bitmap and counter
@@ -115,6 +122,8 @@ pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
         let (mut level, mut start, mut size) = (0u32, 0u32, 1u32);
         let mut barrier = 0u32;
         let (mut bottom_up, mut bitmaps_dirty) = (false, false);
+        // The source's chunks, if it is a hub, are numbered, not listed.
+        let mut hub_chunk_count = chunks_of((first_edge, end_edge));
         while size > 0 {
             if !bottom_up
                 && bottom_up_allowed != 0
@@ -134,13 +143,28 @@ pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
             let next_frontier = queue.add((start + size) as usize);
             let reserve =
                 |total: u32| (gpu::atomic_add_u64(counter, (total as u64) << 32) >> 32) as u32;
+            // Queues a vertex of the next frontier, and its chunks if it is a hub.
+            let append = |vertex: u32, (first, end): (u32, u32), slot: u32| {
+                *next_frontier.add(slot as usize) = vertex;
+                let chunks = chunks_of((first, end));
+                if chunks > 0 {
+                    let listed = gpu::atomic_add_u64(counter.add(2), chunks as u64) as u32;
+                    let list = hub_half(level + 1).add(2 * listed as usize);
+                    for chunk in 0..chunks as usize {
+                        *list.add(2 * chunk) = vertex;
+                        *list.add(2 * chunk + 1) = chunk as u32;
+                    }
+                }
+            };
             if bottom_up {
                 let (front, next) = (bitmap(level), bitmap(level + 1));
                 grid.clear(bitmap(level + 2), words);
                 grid.for_each_in_step(vertex_count, |vertex| {
-                    let mut parent = None;
+                    let (mut parent, mut vertex_row) = (None, (0, 0));
                     if vertex < vertex_count && !is_visited(visited, vertex) {
-                        for neighbour in neighbours(row_offsets, column_indices, vertex) {
+                        vertex_row = row(row_offsets, vertex);
+                        for edge in vertex_row.0..vertex_row.1 {
+                            let neighbour = gpu::load_read_only(column_indices.add(edge as usize));
                             if *front.add((neighbour / 32) as usize) & (1 << (neighbour % 32)) != 0
                             {
                                 parent = Some(neighbour);
@@ -162,7 +186,7 @@ pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
                     if let Some(parent) = parent {
                         *levels.add(vertex as usize) = level + 1;
                         *parents.add(vertex as usize) = parent;
-                        *next_frontier.add(slot as usize) = vertex;
+                        append(vertex, vertex_row, slot);
                     }
                 });
             } else {
@@ -171,17 +195,47 @@ pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
                     bitmaps_dirty = false;
                 }
                 edges_to_check = edges_to_check.saturating_sub(scout_count);
+                let append = |vertex, vertex_row| append(vertex, vertex_row, reserve(1));
                 let mut edges = 0u64;
+                // Hubs' lists first, a chunk a block, every block taking its
+                // turn: a hub no longer holds one block for its whole list.
+                let hubs = hub_half(level);
+                let mut chunk = gpu::block_index();
+                while chunk < hub_chunk_count {
+                    let (hub, index) = if level == 0 {
+                        (source, chunk)
+                    } else {
+                        let entry = hubs.add(2 * chunk as usize);
+                        (*entry, *entry.add(1))
+                    };
+                    let (first, end) = row(row_offsets, hub);
+                    let edge =
+                        first as u64 + (index * HUB_CHUNK_EDGES + gpu::thread_index()) as u64;
+                    if edge < end as u64 {
+                        let neighbour = gpu::load_read_only(column_indices.add(edge as usize));
+                        claim_and_append(
+                            row_offsets,
+                            labels,
+                            (neighbour, hub),
+                            level + 1,
+                            append,
+                            &mut edges,
+                        );
+                    }
+                    chunk += gpu::grid_size();
+                }
+                // Then every other list, shared out by the gather.
                 grid.for_each_in_step(size, |index| {
                     let entry = if index < size {
                         let vertex = *queue.add((start + index) as usize);
-                        (vertex, row(row_offsets, vertex))
+                        let vertex_row = row(row_offsets, vertex);
+                        let is_hub = chunks_of(vertex_row) > 0;
+                        (vertex, if is_hub { (0, 0) } else { vertex_row })
                     } else {
                         (0, (0, 0))
                     };
-                    let next = (next_frontier, reserve);
                     let graph = (row_offsets, column_indices);
-                    edges += expand_top_down(graph, owner_slot, labels, entry, level + 1, next);
+                    edges += expand_top_down(graph, owner_slot, labels, entry, level + 1, append);
                 });
                 // Thread 0 adds the block's sum before it arrives at the
                 // barrier, which releases it.
@@ -189,6 +243,7 @@ pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
             }
             let next_size = gpu::grid_barrier_with_count(counter, gpu::grid_size(), barrier_size);
             barrier += 1;
+            hub_chunk_count = core::ptr::read_volatile(counter.add(2)) as u32;
             if bottom_up {
                 let growing_or_large =
                     next_size >= size || next_size as u64 > vertex_count as u64 / DIRECTION_BETA;
@@ -209,8 +264,20 @@ pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
     }
 }
 
-/// The counter set of barrier `barrier`: its barrier word, then the top-down
-/// level's frontier edges. Thread 0 clears the set two barriers ahead,
+/// Chunks of [`HUB_CHUNK_EDGES`] edges in a list of `(first, end)`, if it
+/// is a hub's ([`HUB_DEGREE`] edges or more); 0 for any other list.
+#[inline(always)]
+fn chunks_of((first, end): (u32, u32)) -> u32 {
+    let degree = end - first;
+    if degree >= HUB_DEGREE {
+        degree.div_ceil(HUB_CHUNK_EDGES)
+    } else {
+        0
+    }
+}
+
+/// The counter set of barrier `barrier`: its barrier word, the top-down
+/// level's frontier edges, the next level's hub chunks. Thread 0 clears the set two barriers ahead,
 /// which nobody reads again before this barrier has passed.
 ///
 /// # Safety

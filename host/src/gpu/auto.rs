@@ -97,7 +97,7 @@ pub fn workspace_bytes(gpu: &Gpu, graph: &Csr) -> u64 {
         }
         Strategy::ManyLevelsPerLaunch => SmallFrontier::workspace_bytes(vertex_count),
         Strategy::DirectionOptimizing if gpu.cooperative_launch() => {
-            PersistentDirectionOptimizing::workspace_bytes(vertex_count)
+            PersistentDirectionOptimizing::workspace_bytes(graph)
         }
         Strategy::DirectionOptimizing => DirectionOptimizing::workspace_bytes(vertex_count),
     }

@@ -370,7 +370,7 @@ impl Variant {
             Variant::Persistent => persistent::Persistent::workspace_bytes(vertex_count),
             Variant::PersistentDirectionOptimizing => {
                 persistent_direction_optimizing::PersistentDirectionOptimizing::workspace_bytes(
-                    vertex_count,
+                    graph,
                 )
             }
             Variant::Partitioned => partitioned::Partitioned::workspace_bytes(graph),

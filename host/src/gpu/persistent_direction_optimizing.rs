@@ -5,7 +5,7 @@
 
 use bfs_kernels::abi::{
     PERSISTENT_DIRECTION_BLOCK_SIZE, PERSISTENT_DIRECTION_COUNTERS,
-    PERSISTENT_DIRECTION_SHARED_BYTES, persistent_direction_optimizing,
+    PERSISTENT_DIRECTION_SHARED_BYTES, hub_chunk_capacity, persistent_direction_optimizing,
 };
 use cust::function::Function;
 use cust::memory::{CopyDestination, DeviceBuffer};
@@ -27,6 +27,9 @@ pub struct PersistentDirectionOptimizing<'g> {
     queues: FrontierQueues,
     /// Clear between searches: the kernel clears them before it returns.
     bitmaps: DeviceBuffer<u32>,
+    /// Two halves of (hub, chunk) pairs: the chunks of the frontier's hubs.
+    hub_chunks: DeviceBuffer<u32>,
+    hub_chunk_capacity: u32,
     /// The barriers' counters, then the levels the kernel reached.
     counters: DeviceBuffer<u64>,
 }
@@ -35,10 +38,13 @@ pub struct PersistentDirectionOptimizing<'g> {
 const COUNTER_WORDS: usize = 3 * PERSISTENT_DIRECTION_COUNTERS as usize;
 
 impl<'g> PersistentDirectionOptimizing<'g> {
-    /// The frontier queues, three bitmaps, the counters and the report.
-    pub fn workspace_bytes(vertex_count: u32) -> u64 {
+    /// The frontier queues, three bitmaps, the hubs' chunks, the counters
+    /// and the reached level.
+    pub fn workspace_bytes(graph: &Csr) -> u64 {
+        let vertex_count = graph.vertex_count();
         FrontierQueues::workspace_bytes(vertex_count)
             + 3 * 4 * visited_words(vertex_count) as u64
+            + 2 * 8 * hub_chunk_capacity(graph.edge_count() as u64)
             + 8 * (COUNTER_WORDS as u64 + 1)
     }
 
@@ -54,6 +60,7 @@ impl<'g> PersistentDirectionOptimizing<'g> {
             persistent_direction_optimizing::SEARCH,
         )?;
         let words = visited_words(graph.vertex_count());
+        let hub_chunk_capacity = hub_chunk_capacity(graph.edge_count() as u64) as u32;
         let allocation = || "allocating persistent direction-optimizing buffers".to_string();
         Ok(PersistentDirectionOptimizing {
             gpu,
@@ -62,6 +69,9 @@ impl<'g> PersistentDirectionOptimizing<'g> {
             symmetric: graph.is_symmetric(),
             queues: FrontierQueues::new(graph.vertex_count())?,
             bitmaps: DeviceBuffer::zeroed(3 * words).context(allocation)?,
+            hub_chunks: DeviceBuffer::zeroed(4 * hub_chunk_capacity as usize)
+                .context(allocation)?,
+            hub_chunk_capacity,
             counters: DeviceBuffer::zeroed(COUNTER_WORDS + 1).context(allocation)?,
         })
     }
@@ -86,6 +96,8 @@ impl GpuBfs for PersistentDirectionOptimizing<'_> {
         let mut reached = counters.wrapping_add(COUNTER_WORDS);
         let mut vertex_count = graph.vertex_count;
         let mut bottom_up_allowed = self.symmetric as u32;
+        let mut hub_chunks = self.hub_chunks.as_device_ptr();
+        let mut hub_chunk_capacity = self.hub_chunk_capacity;
         let mut parameters = [
             parameter(&mut row_offsets),
             parameter(&mut column_indices),
@@ -97,6 +109,8 @@ impl GpuBfs for PersistentDirectionOptimizing<'_> {
             parameter(&mut counters),
             parameter(&mut vertex_count),
             parameter(&mut bottom_up_allowed),
+            parameter(&mut hub_chunks),
+            parameter(&mut hub_chunk_capacity),
             parameter(&mut reached),
         ];
         // SAFETY: the parameters are the addresses of values of
@@ -104,7 +118,8 @@ impl GpuBfs for PersistentDirectionOptimizing<'_> {
         // types, all sized for the graph's `n` (checked by `Search::run`);
         // `start` left the source alone in the queue, labelled and visited,
         // the bitmaps are clear (zeroed at allocation, cleared by every
-        // search), the counters and the reached word zeroed above; bottom-up runs
+        // search), the hub chunks' halves sized by `hub_chunk_capacity`, the
+        // counters and the reached word zeroed above; bottom-up runs
         // only on a symmetric graph; `new` found this many blocks of this
         // shape resident on a multiprocessor.
         unsafe {
