@@ -15,6 +15,12 @@
 //!   gather ([`expand_top_down`]) and append what they claim with
 //!   an atomic on the barrier's word, whose high half becomes the next
 //!   frontier's size; their degrees add up to gapbs's `scout_count`.
+//!   Hubs are the exception: the gather gives a list of a block's size or
+//!   more to the one block that holds its vertex, so a vertex of
+//!   [`HUB_DEGREE`] edges or more is queued a second time, as chunks of
+//!   [`HUB_CHUNK_EDGES`] (one per thread of a block) in a list of (hub,
+//!   chunk) pairs, and the next top-down level deals the chunks out to all
+//!   blocks first. (The source's chunks are numbered, not listed.)
 //! - **Bottom-up** levels give each thread vertices `t`, `t + T`, … (`T`
 //!   threads in the grid): an unvisited one scans its neighbours for one in
 //!   the frontier bitmap and stops at the first. A warp's 32 vertices share
@@ -28,7 +34,9 @@
 //!   `n / β`.
 //!
 //! Three bitmaps rotate: level `L` reads bitmap `L % 3`, writes `(L + 1) % 3`
-//! and clears `(L + 2) % 3`, which nobody reads before the next barrier.
+//! and clears `(L + 2) % 3`, which nobody reads before the next barrier; the
+//! hub chunk lists alternate, level `L` reading half `L % 2` and filling
+//! the other.
 //! Top-down levels read no bitmap; the first after a bottom-up phase clears
 //! them all, and so does the kernel's end, so every search starts on clear
 //! bitmaps. The per-barrier counters rotate the same way (barrier `b` counts
@@ -42,8 +50,9 @@
 //! [`crate::direction_optimizing`]. On return `reached` holds the levels
 //! searched (the last one found nothing).
 
-use crate::abi::{DIRECTION_ALPHA, DIRECTION_BETA, PERSISTENT_DIRECTION_COUNTERS};
-use crate::abi::{HUB_CHUNK_EDGES, HUB_DEGREE};
+use crate::abi::{
+    DIRECTION_ALPHA, DIRECTION_BETA, HUB_CHUNK_EDGES, HUB_DEGREE, PERSISTENT_DIRECTION_COUNTERS,
+};
 use crate::direction_optimizing::{add_block_sum, claim_and_append, expand_top_down};
 use crate::gpu::{self, FULL_WARP};
 use crate::visit::{is_visited, row};
