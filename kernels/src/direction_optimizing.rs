@@ -138,7 +138,7 @@ pub unsafe fn expand_top_down(
 /// that nothing else uses meanwhile; the edges are within
 /// `column_indices`, which nothing writes during the launch.
 #[inline(always)]
-unsafe fn gather_neighbour_lists(
+pub unsafe fn gather_neighbour_lists(
     column_indices: *const u32,
     owner_slot: *mut u32,
     (vertex, (mut first_edge, end_edge)): (u32, (u32, u32)),
