@@ -168,9 +168,32 @@ fn direction_optimizing_is_exact_on_graphs_larger_than_the_grid() {
     // More vertices than a persistent grid has threads (a few hundred
     // thousand on a large GPU), so bottom-up levels take several rounds
     // and a warp's bitmap words vary by round; several sources per search,
-    // so each search starts on the bitmaps the last one cleared.
-    for (spec, seed) in [("kron:19:16", 31), ("uniform:600000:4800000", 32)] {
-        let graph = bfs_tests::generated(spec, seed);
+    // so each search starts on the bitmaps the last one cleared. Kronecker
+    // and the directed graph have hubs, whose lists the persistent kernel
+    // cuts into chunks (the source among them: the sources include the
+    // highest degree); the directed graph runs top-down only.
+    let generated = |spec: &str, seed| (spec.to_string(), bfs_tests::generated(spec, seed));
+    let (kronecker, uniform) = (
+        generated("kron:19:16", 31),
+        generated("uniform:600000:4800000", 32),
+    );
+    let vertex_count = 300_000;
+    let mut arcs: Vec<(u32, u32)> = (1..=3 * abi::HUB_DEGREE).map(|head| (0, head)).collect();
+    arcs.extend((1..vertex_count).map(|tail| (tail, (tail * 7919) % vertex_count)));
+    arcs.extend((0..=abi::HUB_DEGREE).map(|head| (vertex_count - 1, head * 11)));
+    let directed = (
+        "directed, with hubs".to_string(),
+        Csr::from_edges(vertex_count, &arcs, false).unwrap(),
+    );
+    for ((name, graph), has_hubs) in [(kronecker, true), (uniform, false), (directed, true)] {
+        let most_edges = (0..graph.vertex_count())
+            .map(|vertex| graph.degree(vertex))
+            .max();
+        assert_eq!(
+            most_edges >= Some(abi::HUB_DEGREE),
+            has_hubs,
+            "{name}'s hubs"
+        );
         let references: Vec<_> = sources(&graph)
             .into_iter()
             .map(|source| cpu::bfs(&graph, source))
@@ -179,7 +202,7 @@ fn direction_optimizing_is_exact_on_graphs_larger_than_the_grid() {
             Variant::DirectionOptimizing,
             Variant::PersistentDirectionOptimizing,
         ];
-        assert_exact(&gpu, (spec, &graph), &references, &variants);
+        assert_exact(&gpu, (&name, &graph), &references, &variants);
     }
 }
 
