@@ -18,7 +18,8 @@ use crate::error::CudaContext;
 use crate::{Csr, Result};
 
 /// The kernel and its grid, the frontier queue and labels, three rotating
-/// bitmaps, the barriers' counters and what the kernel reports.
+/// bitmaps, the hubs' chunk lists, the barriers' counters and the level
+/// the kernel reached.
 pub struct PersistentDirectionOptimizing<'g> {
     gpu: &'g Gpu,
     kernel: Function<'g>,
