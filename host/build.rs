@@ -2,8 +2,11 @@
 //! which embeds it with `include_str!` (what `cuda_builder` does for the
 //! rust-cuda toolchain, done here with the stock nightly NVPTX backend).
 //!
-//! The kernels build in their own target directory, so this nested cargo
-//! never waits on the lock of the build that runs this script.
+//! Two modules: every kernel for the oldest GPU CUDA 13 supports, and the
+//! kernels that need thread-block clusters for sm_90 (`--cfg bfs_sm90`).
+//! The kernels build in their own target directories, so this nested
+//! cargo never waits on the lock of the build that runs this script, and
+//! the two builds never invalidate each other.
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -12,6 +15,9 @@ use std::process::Command;
 /// Oldest compute capability CUDA 13 supports; the driver JIT-compiles the
 /// PTX for newer GPUs when the module loads.
 const PTX_TARGET_CPU: &str = "sm_75";
+
+/// The first with thread-block clusters (Hopper).
+const CLUSTER_TARGET_CPU: &str = "sm_90";
 
 fn main() {
     let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
@@ -26,16 +32,38 @@ fn main() {
     );
     println!("cargo:rerun-if-env-changed=CARGO_TARGET_DIR");
 
-    let target_dir = env::var_os("CARGO_TARGET_DIR")
+    let target = env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| workspace.join("target"))
-        .join("kernels");
-    let ptx = target_dir.join("bfs_kernels.ptx");
-    build_ptx(workspace, &target_dir, &ptx);
-    println!("cargo:rustc-env=BFS_KERNELS_PTX={}", ptx.display());
+        .unwrap_or_else(|| workspace.join("target"));
+    for (target_cpu, cfg, folder, file, variable) in [
+        (
+            PTX_TARGET_CPU,
+            None,
+            "kernels",
+            "bfs_kernels.ptx",
+            "BFS_KERNELS_PTX",
+        ),
+        (
+            CLUSTER_TARGET_CPU,
+            Some("bfs_sm90"),
+            "kernels-sm90",
+            "bfs_kernels_sm90.ptx",
+            "BFS_KERNELS_SM90_PTX",
+        ),
+    ] {
+        let target_dir = target.join(folder);
+        let ptx = target_dir.join(file);
+        build_ptx(workspace, (target_cpu, cfg), &target_dir, &ptx);
+        println!("cargo:rustc-env={variable}={}", ptx.display());
+    }
 }
 
-fn build_ptx(workspace: &Path, target_dir: &Path, ptx: &Path) {
+fn build_ptx(
+    workspace: &Path,
+    (target_cpu, cfg): (&str, Option<&str>),
+    target_dir: &Path,
+    ptx: &Path,
+) {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
@@ -48,10 +76,13 @@ fn build_ptx(workspace: &Path, target_dir: &Path, ptx: &Path) {
         .arg(format!("--emit=asm={}", ptx.display()))
         .args([
             "-C",
-            &format!("target-cpu={PTX_TARGET_CPU}"),
+            &format!("target-cpu={target_cpu}"),
             "-C",
             "debuginfo=0",
         ]);
+    if let Some(cfg) = cfg {
+        command.args(["--cfg", cfg]);
+    }
     // Flags and wrappers meant for the host build must not reach the kernels.
     for variable in [
         "CARGO_ENCODED_RUSTFLAGS",

@@ -2,7 +2,7 @@
 //! device memory and every result validates; distances never vary between
 //! runs (parents may, and must validate).
 
-use bfs::gpu::{Search, Variant};
+use bfs::gpu::Search;
 use bfs::graph::generate::sources_with_edges;
 use bfs::validate::validate;
 use bfs_tests::{generated, gpu};
@@ -15,7 +15,7 @@ fn a_thousand_searches_leak_nothing_and_all_validate() {
     let graph = generated("kron:13:16", 7);
     let sources = sources_with_edges(&graph, 1000, 7);
     assert_eq!(sources.len(), 1000);
-    for &variant in Variant::ALL {
+    for variant in gpu.variants() {
         let mut search = Search::new(&gpu, &graph, variant).unwrap();
         search.run(sources[0]).unwrap();
         let free_before = gpu.free_memory().unwrap();
@@ -40,7 +40,7 @@ fn distances_are_identical_across_a_hundred_runs() {
     for spec in ["kron:12:16", "grid:80x80:0.1"] {
         let graph = generated(spec, 3);
         let source = sources_with_edges(&graph, 1, 3)[0];
-        for &variant in Variant::ALL {
+        for variant in gpu.variants() {
             let mut search = Search::new(&gpu, &graph, variant).unwrap();
             let first = search.run(source).unwrap().result;
             for run in 1..100 {

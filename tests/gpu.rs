@@ -3,19 +3,27 @@
 //! Without a GPU each test prints `skip: no CUDA device` (and fails instead
 //! when `BFS_REQUIRE_GPU` is set, as the bundle's runner does).
 
-use bfs::gpu::{Gpu, HierarchicalQueue, KERNELS_PTX, Partitioned, Search, Variant};
+use bfs::gpu::{
+    CLUSTER_KERNELS_PTX, Gpu, HierarchicalQueue, KERNELS_PTX, Partitioned, Search, Variant,
+};
 use bfs::validate::{same_levels, validate};
 use bfs::{Bfs, Csr, Error, abi, cpu};
 use bfs_tests::{gpu, sources, test_graphs};
 
 #[test]
-fn every_kernel_name_has_an_entry_in_the_ptx() {
-    for name in abi::KERNEL_NAMES {
-        assert!(
-            KERNELS_PTX.contains(&format!(".entry {name}(")),
-            "no .entry {name} in the PTX"
-        );
+fn every_kernel_name_has_an_entry_in_its_module() {
+    for (ptx, names) in [
+        (KERNELS_PTX, abi::KERNEL_NAMES),
+        (CLUSTER_KERNELS_PTX, abi::SM90_KERNEL_NAMES),
+    ] {
+        for name in names {
+            assert!(
+                ptx.contains(&format!(".entry {name}(")),
+                "no .entry {name} in its PTX"
+            );
+        }
     }
+    assert!(CLUSTER_KERNELS_PTX.contains(".target sm_90"));
 }
 
 #[test]
@@ -28,7 +36,7 @@ fn every_variant_gives_the_cpu_distances_on_every_test_graph() {
             .into_iter()
             .map(|source| cpu::bfs(&graph, source))
             .collect();
-        assert_exact(&gpu, (&name, &graph), &references, Variant::ALL);
+        assert_exact(&gpu, (&name, &graph), &references, &gpu.variants());
     }
 }
 
@@ -54,7 +62,7 @@ fn repeated_searches_reuse_buffers_and_agree() {
         return;
     };
     let graph = bfs_tests::generated("grid:100x100:0.1", 21);
-    for &variant in Variant::ALL {
+    for variant in gpu.variants() {
         let mut search = Search::new(&gpu, &graph, variant).unwrap();
         let first = search.run(5).unwrap().result;
         let _other = search.run(9000).unwrap();
@@ -72,7 +80,7 @@ fn a_source_outside_the_graph_is_an_error() {
         return;
     };
     let graph = bfs_tests::generated("path:10", 1);
-    for &variant in Variant::ALL {
+    for variant in gpu.variants() {
         let mut search = Search::new(&gpu, &graph, variant).unwrap();
         let error = search
             .run(10)
@@ -130,7 +138,7 @@ fn every_variant_steps_through_each_level_once() {
         ("grid:120x120", bfs_tests::generated("grid:120x120:0.05", 3)),
         ("kron:14", bfs_tests::generated("kron:14:16", 4)),
     ] {
-        for &variant in Variant::ALL {
+        for variant in gpu.variants() {
             let run = Search::new(&gpu, &graph, variant).unwrap().run(1).unwrap();
             let mut next_level = 0;
             for step in &run.steps {
@@ -281,4 +289,32 @@ fn a_partition_size_that_is_no_multiple_of_32_is_an_error() {
             .expect("a bad partition size accepted");
         assert!(error.to_string().contains("partition size"), "{error}");
     }
+}
+
+#[test]
+fn on_chip_refuses_a_graph_too_large_for_a_cluster_with_the_bytes_it_needs() {
+    let Some(gpu) = gpu("on_chip_refuses_a_graph_too_large_for_a_cluster_with_the_bytes_it_needs")
+    else {
+        return;
+    };
+    if !gpu.runs(Variant::OnChip) {
+        let error = Search::new(&gpu, &bfs_tests::generated("path:100", 1), Variant::OnChip)
+            .err()
+            .expect("on-chip ran without thread-block clusters");
+        assert!(
+            error.to_string().contains("thread-block clusters"),
+            "{error}"
+        );
+        return;
+    }
+    // A million vertices: 12 MB of slots and rows alone, past any cluster.
+    let graph = bfs_tests::generated("grid:1000x1000:0.05", 1);
+    let error = Search::new(&gpu, &graph, Variant::OnChip)
+        .err()
+        .expect("on-chip took a graph larger than a cluster's shared memory");
+    let message = error.to_string();
+    assert!(
+        message.contains("bytes a block") && !message.contains('\n'),
+        "{message}"
+    );
 }

@@ -197,6 +197,89 @@ pub const fn partitioned_shared_bytes(partition_size: u32, column_capacity: u32)
     4 * (PARTITIONED_HEADER_WORDS + 6 * partition_size + 1 + column_capacity)
 }
 
+/// Kernel entry point of the `on-chip` variant, in the sm_90 module.
+pub mod on_chip {
+    /// Searches the whole graph in one thread-block cluster's shared memory.
+    pub const SEARCH: &str = "on_chip_search";
+}
+
+/// Threads per block of `on_chip_search` (one block per multiprocessor of
+/// the cluster).
+pub const ON_CHIP_BLOCK_SIZE: u32 = 512;
+
+/// Neighbours a thread of `on_chip_search` claims at once: their
+/// `atomicOr`s are in flight together, so a vertex of a road network (two
+/// or three neighbours) pays one round trip to the other blocks, not one
+/// per neighbour. The neighbours are padded to a whole batch.
+pub const CLAIM_BATCH: u32 = 4;
+
+/// Where `on_chip_search` keeps each array in a block's shared memory, in
+/// 32-bit words. Every block of the cluster has the same layout, so an
+/// array's offset here addresses it in any block of the cluster.
+///
+/// A block owns `slots` vertices (every `ranks`-th, from its rank) and
+/// holds their rows and neighbours: three rotating "the next frontier is
+/// not empty" flags, the visited bitmap and two frontier bitmaps over its
+/// slots, each slot's parent and level, the rows (`slots + 1` offsets into
+/// its neighbours) and up to `neighbour_capacity` neighbours, and
+/// [`CLAIM_BATCH`]` - 1` words of padding, read past the last batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OnChipLayout {
+    /// Three rotating flags: the frontier of level `l` is not empty when `flags[l % 3]` is set.
+    pub flags: u32,
+    /// The visited bitmap, one bit per slot.
+    pub visited: u32,
+    /// The two frontier bitmaps, one after the other: see [`frontier`](Self::frontier).
+    pub frontiers: u32,
+    /// Words of each bitmap.
+    pub bitmap_words: u32,
+    /// Each slot's parent.
+    pub parents: u32,
+    /// Each slot's level.
+    pub levels: u32,
+    /// Each slot's first neighbour, and one past the last slot's last.
+    pub rows: u32,
+    /// The slots' neighbours, as global vertex ids.
+    pub neighbours: u32,
+    /// Words in all.
+    pub words: u32,
+}
+
+impl OnChipLayout {
+    /// The layout for `slots` vertices a block and room for `neighbour_capacity` neighbours.
+    pub const fn new(slots: u32, neighbour_capacity: u32) -> OnChipLayout {
+        let bitmap_words = slots.div_ceil(32);
+        let flags = 0;
+        let visited = flags + 3;
+        let frontiers = visited + bitmap_words;
+        let parents = visited + 3 * bitmap_words;
+        let levels = parents + slots;
+        let rows = levels + slots;
+        let neighbours = rows + slots + 1;
+        OnChipLayout {
+            flags,
+            visited,
+            frontiers,
+            bitmap_words,
+            parents,
+            levels,
+            rows,
+            neighbours,
+            words: neighbours + neighbour_capacity + CLAIM_BATCH - 1,
+        }
+    }
+
+    /// The frontier bitmap of `level`: the two alternate.
+    pub const fn frontier(&self, level: u32) -> u32 {
+        self.frontiers + (level % 2) * self.bitmap_words
+    }
+
+    /// Dynamic shared memory of one block, in bytes.
+    pub const fn bytes(&self) -> u64 {
+        4 * self.words as u64
+    }
+}
+
 /// Dynamic shared memory of `direction_optimizing_top_down`: the block's
 /// edge count (`u64`), then the elected owner and its vertex and row (4 `u32`).
 pub const DIRECTION_TOP_DOWN_SHARED_BYTES: u32 = 8 + 4 * 4;
@@ -207,7 +290,11 @@ pub const DIRECTION_ALPHA: u64 = 15;
 /// gapbs's β: go back top-down once the frontier has fewer than `n / β` vertices and is shrinking.
 pub const DIRECTION_BETA: u64 = 18;
 
-/// Every kernel entry point, so a build check can find each one in the PTX.
+/// Every kernel entry point of the sm_90 module (thread-block clusters),
+/// loaded only on devices of compute capability 9.0 or newer.
+pub const SM90_KERNEL_NAMES: &[&str] = &[on_chip::SEARCH];
+
+/// Every kernel entry point of the main module, so a build check can find each one in the PTX.
 pub const KERNEL_NAMES: &[&str] = &[
     two_kernel::EXPAND,
     two_kernel::UPDATE,

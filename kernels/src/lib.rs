@@ -13,6 +13,12 @@
 //! textbook: `direction_optimizing`, `persistent`; past one round trip per
 //! level: `persistent_direction_optimizing`; and past one barrier per
 //! level: `partitioned`.
+//!
+//! Built a second time, for sm_90 with `--cfg bfs_sm90`, the crate holds
+//! only the kernels that need Hopper's thread-block clusters: `cluster`
+//! (their primitives: ranks, the cluster barrier, another block's shared
+//! memory) and `on_chip` (the graph in one cluster's shared memory). The
+//! host loads that module only on devices that have clusters.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -31,28 +37,33 @@
 pub mod abi;
 #[cfg(target_arch = "nvptx64")]
 pub mod gpu;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod visit;
 
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod block_queue;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod direction_optimizing;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod global_queue;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod hierarchical_queue;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod hybrid_cpu;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod partitioned;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod persistent;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod persistent_direction_optimizing;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod small_frontier;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod two_kernel;
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod vertex_levels;
+
+#[cfg(all(target_arch = "nvptx64", bfs_sm90))]
+pub mod cluster;
+#[cfg(all(target_arch = "nvptx64", bfs_sm90))]
+pub mod on_chip;

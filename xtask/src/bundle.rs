@@ -23,7 +23,7 @@ const BENCH: &str = include_str!("../scripts/bench.sh");
 
 /// Writes the bundle and returns its folder.
 pub fn write(workspace: &Workspace, environment: &Environment) -> Result<PathBuf> {
-    let ptx = crate::ptx::build_and_check(workspace, environment)?;
+    let modules = crate::ptx::build_and_check(workspace, environment)?;
     workspace.release_bfs(environment)?;
     let tests = test_executables(workspace, environment)?;
 
@@ -36,7 +36,10 @@ pub fn write(workspace: &Workspace, environment: &Environment) -> Result<PathBuf
         workspace.target().join("release").join("bfs"),
         folder.join("bfs"),
     )?;
-    std::fs::copy(&ptx, folder.join("bfs_kernels.ptx"))?;
+    for ptx in &modules {
+        let name = ptx.file_name().expect("a PTX file has a name");
+        std::fs::copy(ptx, folder.join(name))?;
+    }
     for (name, executable) in &tests {
         std::fs::copy(executable, folder.join("tests").join(name))?;
     }

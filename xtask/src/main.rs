@@ -2,7 +2,7 @@
 //!
 //! - `run [ARGS]`: runs `bfs` (release) with ARGS, forwarding its exit code.
 //! - `test [ARGS]`: checks the PTX, then runs the whole test suite.
-//! - `ptx`: builds the kernels, checks them with `ptxas`, prints the PTX path last.
+//! - `ptx`: builds the kernels, checks them with `ptxas`, prints the PTX paths last.
 //! - `lint`: `cargo fmt --check` and `cargo clippy -D warnings`, host and kernels.
 //! - `bench [--graph PATH]...`: times every variant on the default generated
 //!   graphs and the given files, writing `BENCHMARKS.md` (needs a GPU).
@@ -67,8 +67,9 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
         }
         "ptx" => {
             let environment = setup::prepare(&workspace)?;
-            let ptx = ptx::build_and_check(&workspace, &environment)?;
-            println!("{}", ptx.display());
+            for ptx in ptx::build_and_check(&workspace, &environment)? {
+                println!("{}", ptx.display());
+            }
             Ok(ExitCode::SUCCESS)
         }
         "lint" => {

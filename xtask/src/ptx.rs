@@ -1,15 +1,16 @@
-//! The kernels' PTX: built through the host crate's build script, then
-//! checked offline with `ptxas` for Hopper (sm_90): it must assemble (an
+//! The kernels' PTX, both modules (every kernel for sm_75, the cluster
+//! kernels for sm_90): built through the host crate's build script, then
+//! checked offline with `ptxas` for Hopper (sm_90): each must assemble (an
 //! unresolved `core` symbol, such as a panic path, fails here), spill
 //! nothing, use no stack (local memory: an array the compiler could not
-//! keep in registers), and hold an `.entry` for every kernel name in the
-//! shared ABI.
+//! keep in registers), and hold an `.entry` for every kernel name the
+//! shared ABI lists for it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
-use bfs_kernels::abi::KERNEL_NAMES;
+use bfs_kernels::abi::{KERNEL_NAMES, SM90_KERNEL_NAMES};
 
 use crate::Workspace;
 use crate::setup::Environment;
@@ -17,16 +18,31 @@ use crate::setup::Environment;
 /// Architecture the offline check assembles for.
 const CHECK_ARCH: &str = "sm_90";
 
-/// Builds the PTX, checks it, and returns its path.
-pub fn build_and_check(workspace: &Workspace, environment: &Environment) -> Result<PathBuf> {
+/// Builds the PTX modules, checks them, and returns their paths.
+pub fn build_and_check(workspace: &Workspace, environment: &Environment) -> Result<Vec<PathBuf>> {
     workspace.cargo_ok(
         environment,
         &["build", "--quiet", "--package", "bfs", "--lib"],
     )?;
-    let ptx = workspace.target().join("kernels").join("bfs_kernels.ptx");
+    let target = workspace.target();
+    let modules = [
+        (target.join("kernels").join("bfs_kernels.ptx"), KERNEL_NAMES),
+        (
+            target.join("kernels-sm90").join("bfs_kernels_sm90.ptx"),
+            SM90_KERNEL_NAMES,
+        ),
+    ];
+    for (ptx, names) in &modules {
+        check(environment, ptx, names)?;
+    }
+    Ok(modules.into_iter().map(|(ptx, _)| ptx).collect())
+}
+
+/// Checks one module, which must define `kernel_names`.
+fn check(environment: &Environment, ptx: &Path, kernel_names: &[&str]) -> Result<()> {
     let text =
-        std::fs::read_to_string(&ptx).with_context(|| format!("reading {}", ptx.display()))?;
-    let missing: Vec<&str> = KERNEL_NAMES
+        std::fs::read_to_string(ptx).with_context(|| format!("reading {}", ptx.display()))?;
+    let missing: Vec<&str> = kernel_names
         .iter()
         .copied()
         .filter(|name| !text.contains(&format!(".entry {name}(")))
@@ -37,7 +53,7 @@ pub fn build_and_check(workspace: &Workspace, environment: &Environment) -> Resu
 
     let output = Command::new(&environment.ptxas)
         .args([&format!("-arch={CHECK_ARCH}"), "-v", "-o", "/dev/null"])
-        .arg(&ptx)
+        .arg(ptx)
         .output()
         .with_context(|| format!("running {}", environment.ptxas.display()))?;
     let report = String::from_utf8_lossy(&output.stderr);
@@ -46,7 +62,11 @@ pub fn build_and_check(workspace: &Workspace, environment: &Environment) -> Resu
     }
     let mut using_local_memory = Vec::new();
     let mut kernel = "";
-    eprintln!("ptxas -arch={CHECK_ARCH}: {} kernels", KERNEL_NAMES.len());
+    eprintln!(
+        "ptxas -arch={CHECK_ARCH}: {} kernels of {}",
+        kernel_names.len(),
+        ptx.display()
+    );
     for line in report.lines() {
         if let Some(name) = line.split("Function properties for ").nth(1) {
             kernel = name.trim();
@@ -72,5 +92,5 @@ pub fn build_and_check(workspace: &Workspace, environment: &Environment) -> Resu
             using_local_memory.join(", ")
         );
     }
-    Ok(ptx)
+    Ok(())
 }

@@ -4,14 +4,17 @@
 //! A [`Search`] uploads a graph once and keeps every buffer of its variant
 //! allocated, so many searches from different sources reuse them. Each
 //! variant implements [`GpuBfs`] and is registered in [`Variant`]; the tests
-//! loop over [`Variant::ALL`], so a new variant is tested by adding it there.
+//! loop over [`Variant::ALL`] (those the device runs: [`Gpu::variants`]), so
+//! a new variant is tested by adding it there.
 
 mod auto;
 pub mod block_queue;
+mod cluster;
 mod direction_optimizing;
 mod global_queue;
 mod hierarchical_queue;
 mod hybrid_cpu;
+mod on_chip;
 mod partitioned;
 mod persistent;
 mod persistent_direction_optimizing;
@@ -43,9 +46,15 @@ use crate::{Bfs, Csr, Error, Result, UNREACHED};
 /// The kernels, built from the `bfs-kernels` crate to PTX by `build.rs`.
 pub const KERNELS_PTX: &str = include_str!(env!("BFS_KERNELS_PTX"));
 
+/// The kernels that need thread-block clusters, built for sm_90 by `build.rs`.
+pub const CLUSTER_KERNELS_PTX: &str = include_str!(env!("BFS_KERNELS_SM90_PTX"));
+
 /// An open CUDA device with the kernels loaded and a stream to run them on.
 pub struct Gpu {
     module: Module,
+    /// The sm_90 module, on devices with thread-block clusters.
+    cluster_module: Option<Module>,
+    compute_capability: (i32, i32),
     stream: Stream,
     name: String,
     multiprocessors: u32,
@@ -56,7 +65,8 @@ pub struct Gpu {
 }
 
 impl Gpu {
-    /// Opens the first CUDA device and loads the kernels.
+    /// Opens the first CUDA device and loads the kernels (and the cluster
+    /// kernels, where the device has thread-block clusters).
     ///
     /// Fails with [`Error::NoDevice`] when there is no driver or no GPU.
     pub fn open() -> Result<Gpu> {
@@ -65,7 +75,8 @@ impl Gpu {
 
     /// As [`open`](Self::open), loading the kernels from `ptx` instead of the
     /// embedded PTX (kernels built apart, or a broken module in tests). It
-    /// must define every entry point of [`bfs_kernels::abi`] with the same parameters.
+    /// must define every entry point of [`bfs_kernels::abi::KERNEL_NAMES`] with
+    /// the same parameters. The cluster kernels are the embedded ones.
     pub fn with_ptx(ptx: &str) -> Result<Gpu> {
         let no_device = |error: cust::error::CudaError| Error::NoDevice(describe_cuda(&error));
         cust::init(cust::CudaFlags::empty()).map_err(no_device)?;
@@ -90,11 +101,31 @@ impl Gpu {
             Attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
         )
         .max(0) as u32;
+        let compute_capability = (
+            attribute(
+                DeviceAttribute::ComputeCapabilityMajor,
+                "compute capability",
+            )?,
+            attribute(
+                DeviceAttribute::ComputeCapabilityMinor,
+                "compute capability",
+            )?,
+        );
         let module = Module::from_ptx(ptx, &[]).context(|| "loading the kernels' PTX".into())?;
+        let cluster_module = if compute_capability.0 >= 9 {
+            Some(
+                Module::from_ptx(CLUSTER_KERNELS_PTX, &[])
+                    .context(|| "loading the cluster kernels' PTX".into())?,
+            )
+        } else {
+            None
+        };
         let stream =
             Stream::new(StreamFlags::NON_BLOCKING, None).context(|| "creating a stream".into())?;
         Ok(Gpu {
             module,
+            cluster_module,
+            compute_capability,
             stream,
             name,
             multiprocessors,
@@ -141,6 +172,36 @@ impl Gpu {
         self.module
             .get_function(name)
             .context(|| format!("finding kernel {name}"))
+    }
+
+    /// A kernel of the sm_90 module, for `variant`; an error on a device
+    /// without thread-block clusters.
+    fn cluster_kernel(&self, name: &str, variant: &str) -> Result<Function<'_>> {
+        let Some(module) = &self.cluster_module else {
+            let (major, minor) = self.compute_capability;
+            return Err(Error::Invalid(format!(
+                "{variant} needs thread-block clusters (compute capability 9.0 or newer); {} has {major}.{minor}",
+                self.name
+            )));
+        };
+        module
+            .get_function(name)
+            .context(|| format!("finding kernel {name}"))
+    }
+
+    /// Whether this device runs `variant` at all: every variant but
+    /// `on-chip` runs everywhere; that one needs thread-block clusters.
+    pub fn runs(&self, variant: Variant) -> bool {
+        variant != Variant::OnChip || self.cluster_module.is_some()
+    }
+
+    /// Every variant this device runs, in [`Variant::ALL`]'s order.
+    pub fn variants(&self) -> Vec<Variant> {
+        Variant::ALL
+            .iter()
+            .copied()
+            .filter(|&variant| self.runs(variant))
+            .collect()
     }
 }
 
@@ -200,6 +261,23 @@ pub struct GpuRun {
     pub steps: Vec<Step>,
     /// Barriers and work, for variants whose grid barriers are not one per level.
     pub work: Option<Work>,
+}
+
+impl GpuRun {
+    /// A search that ran all its levels in one launch: one step of them all.
+    fn one_launch(result: Bfs, elapsed: Duration, work: Option<Work>) -> GpuRun {
+        GpuRun {
+            steps: vec![Step {
+                first_level: 0,
+                levels: result.level_count(),
+                elapsed,
+                on_cpu: false,
+            }],
+            result,
+            elapsed,
+            work,
+        }
+    }
 }
 
 /// What a search that does not go level by level did: its grid-wide
@@ -269,6 +347,8 @@ pub enum Variant {
     PersistentDirectionOptimizing,
     /// Partitions searched in shared memory, many levels at a time, no grid barrier.
     Partitioned,
+    /// The whole graph in one thread-block cluster's shared memory (sm_90).
+    OnChip,
     /// The strategy the graph's degrees call for.
     Auto,
 }
@@ -287,6 +367,7 @@ impl Variant {
         Variant::Persistent,
         Variant::PersistentDirectionOptimizing,
         Variant::Partitioned,
+        Variant::OnChip,
         Variant::Auto,
     ];
 
@@ -304,6 +385,7 @@ impl Variant {
             Variant::Persistent => "persistent",
             Variant::PersistentDirectionOptimizing => "persistent-direction-optimizing",
             Variant::Partitioned => "partitioned",
+            Variant::OnChip => "on-chip",
             Variant::Auto => "auto",
         }
     }
@@ -342,6 +424,9 @@ impl Variant {
             Variant::Partitioned => {
                 "vertices renumbered into BFS-grown partitions, each searched in shared memory by one block, many levels at a time; no grid barrier"
             }
+            Variant::OnChip => {
+                "the whole graph in one thread-block cluster's distributed shared memory (sm_90), a cluster barrier between levels; no global memory in a level"
+            }
             Variant::Auto => {
                 "road-like graphs (low average and maximum degree): small-frontier and persistent by frontier size, or partitioned where it wins; else persistent-direction-optimizing"
             }
@@ -374,6 +459,7 @@ impl Variant {
                 )
             }
             Variant::Partitioned => partitioned::Partitioned::workspace_bytes(graph),
+            Variant::OnChip => on_chip::OnChip::workspace_bytes(graph),
             Variant::DirectionOptimizing => {
                 direction_optimizing::DirectionOptimizing::workspace_bytes(vertex_count)
             }
@@ -401,6 +487,7 @@ impl Variant {
                 persistent_direction_optimizing::PersistentDirectionOptimizing::new(gpu, graph)?,
             ),
             Variant::Partitioned => Box::new(partitioned::Partitioned::new(gpu, graph)?),
+            Variant::OnChip => Box::new(on_chip::OnChip::new(gpu, graph)?),
             Variant::Auto => auto::new(gpu, graph)?,
         })
     }

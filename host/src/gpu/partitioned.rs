@@ -18,7 +18,7 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::queue::visited_words;
 use super::{
-    DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, Work, allow_shared_memory, check_cooperative,
+    DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, check_cooperative,
     launch_cooperative, parameter,
 };
 use crate::error::CudaContext;
@@ -255,23 +255,16 @@ impl GpuBfs for Partitioned<'_> {
         self.counters
             .copy_to(&mut counters[..])
             .context(|| "reading the search's work counters".into())?;
-        let result = self.result(source)?;
-        Ok(GpuRun {
-            steps: vec![Step {
-                first_level: 0,
-                levels: result.level_count(),
-                elapsed,
-                on_cpu: false,
-            }],
-            result,
+        Ok(GpuRun::one_launch(
+            self.result(source)?,
             elapsed,
-            work: Some(Work {
+            Some(Work {
                 grid_barriers: 0,
                 partition_searches: counters[0],
                 edges_examined: counters[1],
                 levels_searched: counters[2],
             }),
-        })
+        ))
     }
 }
 

@@ -1,0 +1,210 @@
+//! Host driver of the `on-chip` variant: lays the graph out for one
+//! thread-block cluster once (block `r` of `R` owns vertices `r, r + R, …`:
+//! a segment of their rows and neighbours each), keeps that copy on the
+//! device, and runs each search as one launch of one cluster of
+//! `on_chip_search` (the sm_90 module), which stages its segments in
+//! shared memory and never leaves it until the search is over. Levels and
+//! parents come back in slot order and are put in vertex order after the
+//! timer stops, as every variant's copy back is.
+//!
+//! The cluster: the largest the device schedules with the graph's
+//! segments in its blocks' shared memory, 16 blocks on Hopper (past the
+//! portable 8, by opt-in). A graph whose segments do not fit even then is
+//! refused with the bytes it would need.
+
+use bfs_kernels::abi::{ON_CHIP_BLOCK_SIZE, OnChipLayout, on_chip};
+use cust::function::Function;
+use cust::memory::{CopyDestination, DeviceBuffer};
+
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, cluster, parameter};
+use crate::error::CudaContext;
+use crate::{Bfs, Csr, Error, Result};
+
+/// The cluster a graph runs in: its blocks, each block's vertices (slots)
+/// and room for the most neighbours any block holds.
+#[derive(Clone, Copy, Debug)]
+struct ClusterShape {
+    blocks: u32,
+    slots: u32,
+    neighbour_capacity: u32,
+}
+
+impl ClusterShape {
+    /// The shape of a cluster of `blocks` blocks for `graph`.
+    fn new(graph: &Csr, blocks: u32) -> ClusterShape {
+        let vertex_count = graph.vertex_count();
+        let neighbour_capacity = (0..blocks)
+            .map(|rank| {
+                (rank..vertex_count)
+                    .step_by(blocks as usize)
+                    .map(|vertex| graph.degree(vertex))
+                    .sum::<u32>()
+            })
+            .max()
+            .unwrap_or(0);
+        ClusterShape {
+            blocks,
+            slots: vertex_count.div_ceil(blocks),
+            neighbour_capacity,
+        }
+    }
+
+    fn layout(&self) -> OnChipLayout {
+        OnChipLayout::new(self.slots, self.neighbour_capacity)
+    }
+
+    /// The segments `on_chip_search` stages: `blocks + 1` word offsets,
+    /// then each block's rows (`slots + 1`, padded) and neighbours.
+    fn segments(&self, graph: &Csr) -> Vec<u32> {
+        let (blocks, slots) = (self.blocks, self.slots);
+        let mut words = Vec::with_capacity(
+            (blocks + 1 + blocks * (slots + 1)) as usize + graph.edge_count() as usize,
+        );
+        words.resize(blocks as usize + 1, 0);
+        for rank in 0..blocks {
+            words[rank as usize] = words.len() as u32;
+            let owned: Vec<u32> = (rank..graph.vertex_count())
+                .step_by(blocks as usize)
+                .collect();
+            let mut offset = 0;
+            for slot in 0..=slots as usize {
+                words.push(offset);
+                if let Some(&vertex) = owned.get(slot) {
+                    offset += graph.degree(vertex);
+                }
+            }
+            for &vertex in &owned {
+                words.extend_from_slice(graph.neighbours(vertex));
+            }
+        }
+        words[blocks as usize] = words.len() as u32;
+        words
+    }
+}
+
+/// The graph's segments on the device, the slot-ordered levels and
+/// parents, and the cluster it runs in.
+pub struct OnChip<'g> {
+    gpu: &'g Gpu,
+    kernel: Function<'g>,
+    shape: ClusterShape,
+    segments: DeviceBuffer<u32>,
+    levels: DeviceBuffer<u32>,
+    parents: DeviceBuffer<u32>,
+    timer: Timer,
+}
+
+impl<'g> OnChip<'g> {
+    /// Device bytes besides the graph, for the largest cluster: the
+    /// segments (the CSR again, with a row offset per slot and per block)
+    /// and a level and a parent per slot.
+    pub fn workspace_bytes(graph: &Csr) -> u64 {
+        let blocks = cluster::MOST_BLOCKS as u64;
+        let slots = (graph.vertex_count() as u64).div_ceil(blocks);
+        4 * (blocks + 1 + blocks * (slots + 1) + graph.edge_count() as u64) + 8 * blocks * slots
+    }
+
+    /// Lays `graph` out for the largest cluster `gpu` runs it in, and
+    /// uploads it.
+    pub fn new(gpu: &'g Gpu, graph: &Csr) -> Result<Self> {
+        let kernel = gpu.cluster_kernel(on_chip::SEARCH, "on-chip")?;
+        cluster::allow_large_clusters(&kernel, on_chip::SEARCH)?;
+        let limit = gpu.shared_memory_per_block();
+        let mut needed = 0;
+        let mut blocks = cluster::MOST_BLOCKS;
+        let shape = loop {
+            let shape = ClusterShape::new(graph, blocks);
+            let bytes = shape.layout().bytes();
+            needed = needed.max(bytes);
+            if bytes <= limit as u64 {
+                allow_shared_memory(&kernel, bytes as u32, on_chip::SEARCH)?;
+                let launch = (blocks, ON_CHIP_BLOCK_SIZE, bytes as u32);
+                if cluster::max_active_clusters(gpu, &kernel, launch) > 0 {
+                    break shape;
+                }
+            }
+            if blocks == 1 {
+                return Err(Error::Invalid(format!(
+                    "on-chip keeps the graph in one thread-block cluster's shared memory: this \
+                     graph needs {needed} bytes a block, and {} gives a block {limit}",
+                    gpu.name()
+                )));
+            }
+            blocks /= 2;
+        };
+        let allocation = || "allocating the on-chip search's buffers".to_string();
+        let slot_count = (shape.blocks * shape.slots).max(1) as usize;
+        Ok(OnChip {
+            gpu,
+            kernel,
+            shape,
+            segments: DeviceBuffer::from_slice(&shape.segments(graph)).context(allocation)?,
+            levels: DeviceBuffer::zeroed(slot_count).context(allocation)?,
+            parents: DeviceBuffer::zeroed(slot_count).context(allocation)?,
+            timer: Timer::new()?,
+        })
+    }
+
+    /// Levels and parents in vertex order, from the slot-ordered buffers.
+    fn result(&self, source: u32, vertex_count: u32) -> Result<Bfs> {
+        let context = || "copying the result back".to_string();
+        let mut levels = vec![0; self.levels.len()];
+        let mut parents = vec![0; self.parents.len()];
+        self.levels.copy_to(&mut levels[..]).context(context)?;
+        self.parents.copy_to(&mut parents[..]).context(context)?;
+        let ClusterShape { blocks, slots, .. } = self.shape;
+        let slot_of = |vertex: u32| ((vertex % blocks) * slots + vertex / blocks) as usize;
+        Ok(Bfs {
+            source,
+            levels: (0..vertex_count)
+                .map(|vertex| levels[slot_of(vertex)])
+                .collect(),
+            parents: Some(
+                (0..vertex_count)
+                    .map(|vertex| parents[slot_of(vertex)])
+                    .collect(),
+            ),
+        })
+    }
+}
+
+impl GpuBfs for OnChip<'_> {
+    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+        let shared_bytes = self.shape.layout().bytes() as u32;
+        self.timer.start(self.gpu)?;
+        let mut segments = self.segments.as_device_ptr();
+        let mut vertex_count = graph.vertex_count;
+        let mut neighbour_capacity = self.shape.neighbour_capacity;
+        let mut source_parameter = source;
+        let mut levels = self.levels.as_device_ptr();
+        let mut parents = self.parents.as_device_ptr();
+        let mut parameters = [
+            parameter(&mut segments),
+            parameter(&mut vertex_count),
+            parameter(&mut neighbour_capacity),
+            parameter(&mut source_parameter),
+            parameter(&mut levels),
+            parameter(&mut parents),
+        ];
+        // SAFETY: the parameters are the addresses of values of
+        // `on_chip_search`'s parameters, in its order and types: the
+        // segments `ClusterShape::segments` laid out for this cluster, the
+        // graph's size, a checked source, and slot-ordered buffers of
+        // `blocks * slots` entries; `new` found room for this cluster.
+        unsafe {
+            cluster::launch(
+                self.gpu,
+                &self.kernel,
+                (self.shape.blocks, ON_CHIP_BLOCK_SIZE, shared_bytes),
+                &mut parameters,
+                on_chip::SEARCH,
+            )?;
+        }
+        let elapsed = self.timer.stop(self.gpu)?;
+        Ok(GpuRun::one_launch(
+            self.result(source, graph.vertex_count)?,
+            elapsed,
+            None,
+        ))
+    }
+}
