@@ -220,7 +220,7 @@ pub const CLAIM_BATCH: u32 = 4;
 /// A block owns `slots` vertices (every `ranks`-th, from its rank) and
 /// holds their rows and neighbours: three rotating "the next frontier is
 /// not empty" flags, the visited bitmap and two frontier bitmaps over its
-/// slots, each slot's parent and level, the rows (`slots + 1` offsets into
+/// slots (slot `s` in word `s mod W`, `W` their words), each slot's parent and level, the rows (`slots + 1` offsets into
 /// its neighbours) and up to `neighbour_capacity` neighbours, and
 /// [`CLAIM_BATCH`]` - 1` words of padding, read past the last batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,7 +231,7 @@ pub struct OnChipLayout {
     pub visited: u32,
     /// The two frontier bitmaps, one after the other: see [`frontier`](Self::frontier).
     pub frontiers: u32,
-    /// Words of each bitmap.
+    /// Words of each bitmap, a power of two: see [`word`](Self::word).
     pub bitmap_words: u32,
     /// Each slot's parent.
     pub parents: u32,
@@ -248,7 +248,7 @@ pub struct OnChipLayout {
 impl OnChipLayout {
     /// The layout for `slots` vertices a block and room for `neighbour_capacity` neighbours.
     pub const fn new(slots: u32, neighbour_capacity: u32) -> OnChipLayout {
-        let bitmap_words = slots.div_ceil(32);
+        let bitmap_words = slots.div_ceil(32).next_power_of_two();
         let flags = 0;
         let visited = flags + 3;
         let frontiers = visited + bitmap_words;
@@ -272,6 +272,23 @@ impl OnChipLayout {
     /// The frontier bitmap of `level`: the two alternate.
     pub const fn frontier(&self, level: u32) -> u32 {
         self.frontiers + (level % 2) * self.bitmap_words
+    }
+
+    /// The bitmap word of `slot`. Slots go round the words, so slots of
+    /// neighbouring vertices, which often share a frontier, fall in
+    /// different words, each a thread's, and not in one thread's word.
+    pub const fn word(&self, slot: u32) -> u32 {
+        slot & (self.bitmap_words - 1)
+    }
+
+    /// The bit of `slot` in its [`word`](Self::word).
+    pub const fn bit(&self, slot: u32) -> u32 {
+        1 << (slot >> self.bitmap_words.trailing_zeros())
+    }
+
+    /// The slot of bit `bit_index` of bitmap word `word`.
+    pub const fn slot(&self, word: u32, bit_index: u32) -> u32 {
+        bit_index << self.bitmap_words.trailing_zeros() | word
     }
 
     /// Dynamic shared memory of one block, in bytes.

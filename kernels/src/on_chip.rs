@@ -27,8 +27,11 @@
 //!    block, and the cluster barrier ends the level. The search ends at a
 //!    level whose flag nobody set.
 //!
-//! Cyclic ownership spreads each level's frontier over the blocks, so no
-//! block's threads walk a run of neighbouring vertices one after another.
+//! Cyclic ownership spreads each level's frontier over the blocks, and
+//! slots go round the bitmap words (`OnChipLayout::word`), so no thread
+//! walks a run of neighbouring vertices one after another: a bitmap word
+//! of consecutive slots would hold several vertices of one frontier, each
+//! costing its thread a round trip.
 //! Levels and parents go to global memory once, at the end, in slot order
 //! (the host maps them back to vertex ids, after the timer, as every
 //! variant's copy back is).
@@ -70,7 +73,6 @@ pub unsafe extern "ptx-kernel" fn on_chip_search(
     let (rank, ranks) = (cluster::rank(), cluster::size().max(1));
     let (thread, threads) = (gpu::thread_index(), gpu::block_size());
     let slots = vertex_count.div_ceil(ranks);
-    let owned = (vertex_count + ranks - 1 - rank) / ranks;
     let layout = OnChipLayout::new(slots, neighbour_capacity);
     let shared: *mut u32 = gpu::dynamic_shared_memory();
     let base = cluster::shared_address(shared);
@@ -112,16 +114,15 @@ pub unsafe extern "ptx-kernel" fn on_chip_search(
             *shared.add(layout.flags as usize) = 1;
             if source % ranks == rank {
                 let slot = source / ranks;
-                let bit = 1 << (slot % 32);
-                *shared.add((layout.visited + slot / 32) as usize) = bit;
-                *shared.add((layout.frontier(0) + slot / 32) as usize) = bit;
+                let (word, bit) = (layout.word(slot), layout.bit(slot));
+                *shared.add((layout.visited + word) as usize) = bit;
+                *shared.add((layout.frontier(0) + word) as usize) = bit;
                 *shared.add((layout.parents + slot) as usize) = source;
             }
         }
         // Every block staged before any touches another's shared memory.
         cluster::barrier();
 
-        let frontier_words = owned.div_ceil(32);
         let mut level = 0;
         while *shared.add((layout.flags + level % 3) as usize) != 0 {
             if thread == 0 {
@@ -132,13 +133,13 @@ pub unsafe extern "ptx-kernel" fn on_chip_search(
             let (frontier, next) = (layout.frontier(level), layout.frontier(level + 1));
             let mut claimed = false;
             let mut word = thread;
-            while word < frontier_words {
+            while word < layout.bitmap_words {
                 let mut bits = *shared.add((frontier + word) as usize);
                 if bits != 0 {
                     *shared.add((frontier + word) as usize) = 0;
                 }
                 while bits != 0 {
-                    let slot = word * 32 + bits.trailing_zeros();
+                    let slot = layout.slot(word, bits.trailing_zeros());
                     bits &= bits - 1;
                     *shared.add((layout.levels + slot) as usize) = level;
                     let vertex = slot * ranks + rank;
@@ -225,8 +226,8 @@ unsafe fn claim_batch(
         }
         let (owner, slot) = (neighbour % ranks, neighbour / ranks);
         Claim {
-            visited_word: cluster::map(base + 4 * (layout.visited + slot / 32), owner),
-            bit: 1 << (slot % 32),
+            visited_word: cluster::map(base + 4 * (layout.visited + layout.word(slot)), owner),
+            bit: layout.bit(slot),
             owner,
             slot,
         }
@@ -252,7 +253,7 @@ unsafe fn claim_batch(
         // last barrier; only the claim's winner writes the parent.
         unsafe {
             cluster::store(in_owner(layout.parents + claim.slot), vertex);
-            cluster::or(in_owner(next + claim.slot / 32), claim.bit);
+            cluster::or(in_owner(next + layout.word(claim.slot)), claim.bit);
         }
         true
     };
