@@ -79,6 +79,10 @@ pub enum Error {
     /// A result failed validation.
     #[error("validation failed: {0}")]
     Invalid(String),
+    /// The variant cannot run here: the device lacks a feature it needs,
+    /// or the graph does not fit where it keeps it (say which, and why).
+    #[error("{0}")]
+    Unsupported(String),
     /// The CPU engine's threads could not be started.
     #[error("starting {threads} CPU threads: {error}")]
     Threads {

@@ -207,10 +207,11 @@ pub fn graph(gpu: Option<&Gpu>, name: &str, graph: &Csr, plan: &Plan) -> Result<
         Ok(())
     };
     for &variant in &plan.variants {
-        // `on-chip` runs where the device has clusters, on graphs that fit
-        // one cluster's shared memory: elsewhere it is left out, and said so.
+        // A variant this device or graph cannot run (`on-chip` without
+        // clusters, or on a graph larger than a cluster holds) is left
+        // out, and said so.
         let mut search = match Search::new(gpu, graph, variant) {
-            Err(Error::Invalid(why)) if variant == Variant::OnChip => {
+            Err(Error::Unsupported(why)) => {
                 eprintln!("bench: {name:<32} {variant:<24} left out: {why}");
                 continue;
             }

@@ -179,7 +179,7 @@ impl Gpu {
     fn cluster_kernel(&self, name: &str, variant: &str) -> Result<Function<'_>> {
         let Some(module) = &self.cluster_module else {
             let (major, minor) = self.compute_capability;
-            return Err(Error::Invalid(format!(
+            return Err(Error::Unsupported(format!(
                 "{variant} needs thread-block clusters (compute capability 9.0 or newer); {} has {major}.{minor}",
                 self.name
             )));

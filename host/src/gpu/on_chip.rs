@@ -110,12 +110,12 @@ impl<'g> OnChip<'g> {
         let kernel = gpu.cluster_kernel(on_chip::SEARCH, "on-chip")?;
         cluster::allow_large_clusters(&kernel, on_chip::SEARCH)?;
         let limit = gpu.shared_memory_per_block();
-        let mut needed = 0;
+        let mut needed = u64::MAX;
         let mut blocks = cluster::MOST_BLOCKS;
         let shape = loop {
             let shape = ClusterShape::new(graph, blocks);
             let bytes = shape.layout().bytes();
-            needed = needed.max(bytes);
+            needed = needed.min(bytes);
             if bytes <= limit as u64 {
                 allow_shared_memory(&kernel, bytes as u32, on_chip::SEARCH)?;
                 let launch = (blocks, ON_CHIP_BLOCK_SIZE, bytes as u32);
@@ -124,10 +124,18 @@ impl<'g> OnChip<'g> {
                 }
             }
             if blocks == 1 {
-                return Err(Error::Invalid(format!(
-                    "on-chip keeps the graph in one thread-block cluster's shared memory: this \
-                     graph needs {needed} bytes a block, and {} gives a block {limit}",
-                    gpu.name()
+                let why = if needed > limit as u64 {
+                    format!(
+                        "this graph needs {needed} bytes a block in a cluster of {}, and {} gives \
+                         a block {limit}",
+                        cluster::MOST_BLOCKS,
+                        gpu.name()
+                    )
+                } else {
+                    format!("{} schedules no cluster that holds this graph", gpu.name())
+                };
+                return Err(Error::Unsupported(format!(
+                    "on-chip keeps the graph in one thread-block cluster's shared memory: {why}"
                 )));
             }
             blocks /= 2;
