@@ -98,6 +98,27 @@ pub unsafe fn atomic_or(address: *mut u32, value: u32) -> u32 {
     unsafe { AtomicU32::from_ptr(address) }.fetch_or(value, Ordering::Relaxed)
 }
 
+/// `atomicExch(address, value)`: returns the old value.
+///
+/// # Safety
+/// As for [`atomic_add`].
+#[inline(always)]
+pub unsafe fn atomic_exchange(address: *mut u32, value: u32) -> u32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { AtomicU32::from_ptr(address) }.swap(value, Ordering::Relaxed)
+}
+
+/// The value at `address`, read by an atomic (`atomicOr(address, 0)`):
+/// for words other threads write atomically, with no barrier between.
+///
+/// # Safety
+/// As for [`atomic_add`].
+#[inline(always)]
+pub unsafe fn atomic_read(address: *mut u32) -> u32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { atomic_or(address, 0) }
+}
+
 /// `atomicCAS(address, expected, new)`: returns the old value; the swap
 /// happened exactly when it equals `expected`.
 ///
@@ -134,6 +155,44 @@ pub unsafe fn atomic_min(address: *mut u32, value: u32) -> u32 {
 pub unsafe fn atomic_min_u64(address: *mut u64, value: u64) -> u64 {
     // SAFETY: forwarded from the caller.
     unsafe { core::sync::atomic::AtomicU64::from_ptr(address) }.fetch_min(value, Ordering::Relaxed)
+}
+
+/// `atomicAnd(address, value)`: returns the old value.
+///
+/// # Safety
+/// As for [`atomic_add`].
+#[inline(always)]
+pub unsafe fn atomic_and(address: *mut u32, value: u32) -> u32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { AtomicU32::from_ptr(address) }.fetch_and(value, Ordering::Relaxed)
+}
+
+/// `__syncwarp()`: the warp's lanes wait for each other here, and their
+/// memory accesses before it are ordered before those after it.
+///
+/// Every lane of the warp must reach it.
+#[inline(always)]
+pub fn sync_warp() {
+    // SAFETY: bar.warp.sync reads only its mask; every lane takes part (the
+    // documented contract).
+    unsafe { asm!("bar.warp.sync 0xffffffff;", options(nostack)) }
+}
+
+/// `__nanosleep(nanoseconds)`: the warp pauses for about that long (at
+/// most a microsecond), freeing the issue slots and memory pipes it would
+/// spend spinning.
+#[inline(always)]
+pub fn sleep(nanoseconds: u32) {
+    // SAFETY: nanosleep has no effect but a delay.
+    unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) nanoseconds, options(nostack)) }
+}
+
+/// `__threadfence_block()`: this thread's memory accesses before it are
+/// seen by the block before those after it (shared memory, between warps).
+#[inline(always)]
+pub fn fence_block() {
+    // SAFETY: a fence has no effect but ordering.
+    unsafe { asm!("fence.acq_rel.cta;", options(nostack)) }
 }
 
 /// `atom.release.gpu.or`: `atomicOr` that returns the old word, ordering
@@ -431,6 +490,20 @@ pub fn warp_min(value: u32) -> u32 {
         lane_mask /= 2;
     }
     least
+}
+
+/// The sum of `value` over the warp, in every lane (a butterfly of five shuffles).
+///
+/// Every lane of the warp must execute it.
+#[inline(always)]
+pub fn warp_sum(value: u32) -> u32 {
+    let mut sum = value;
+    let mut lane_mask = WARP_SIZE / 2;
+    while lane_mask > 0 {
+        sum += shuffle_xor(sum, lane_mask);
+        lane_mask /= 2;
+    }
+    sum
 }
 
 /// `extern __shared__ T memory[]`: the block's dynamic shared memory, sized

@@ -12,7 +12,8 @@
 //! `hierarchical_queue`, `small_frontier`, `hybrid_cpu`; then beyond the
 //! textbook: `direction_optimizing`, `persistent`; past one round trip per
 //! level: `persistent_direction_optimizing`; and past one barrier per
-//! level: `partitioned`.
+//! level: `partitioned`, and its partitions split between a searcher and
+//! a messenger warp: `warp_specialized`.
 //!
 //! Built a second time, for sm_90 with `--cfg bfs_sm90`, the crate holds
 //! only the kernels that need Hopper's thread-block clusters: `cluster`
@@ -62,6 +63,8 @@ pub mod small_frontier;
 pub mod two_kernel;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod vertex_levels;
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
+pub mod warp_specialized;
 
 #[cfg(all(target_arch = "nvptx64", bfs_sm90))]
 pub mod cluster;

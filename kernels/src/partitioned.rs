@@ -504,7 +504,7 @@ unsafe fn search_partition(
 /// # Safety
 /// `vertex`'s bit is in `dirty`; `outstanding` is the search's count.
 #[inline(always)]
-unsafe fn mark_dirty(dirty: *mut u32, outstanding: *mut u64, vertex: u32) {
+pub(crate) unsafe fn mark_dirty(dirty: *mut u32, outstanding: *mut u64, vertex: u32) {
     let bit = 1 << (vertex % 32);
     // SAFETY: forwarded from the caller.
     unsafe {

@@ -265,7 +265,7 @@ pub fn markdown(
          edge; every timed result is checked against the CPU reference. Edges: CSR entries examined (out-degrees \
          of the reached vertices), twice Graph500's count on undirected graphs. GTEPS: harmonic mean over sources. \
          µs per level: median time over the mean number of levels (a level-synchronous variant's grid barriers are one \
-         per level). For `partitioned`: grid barriers and partition searches, means per search; work: edges examined \
+         per level). For `partitioned` and `warp-specialized`: grid barriers and partition searches (for `warp-specialized`, dirty bits taken), means per search; work: edges examined \
          over the level-synchronous count. Device MB: the graph and the variant's buffers.\n"
     );
     let _ = writeln!(text, "Device: **{device}**. Command: `{command}`\n");

@@ -22,6 +22,7 @@ mod queue;
 mod small_frontier;
 mod two_kernel;
 mod vertex_levels;
+mod warp_specialized;
 
 pub use auto::{Strategy, strategy, strategy_on};
 pub use hierarchical_queue::HierarchicalQueue;
@@ -287,7 +288,9 @@ impl GpuRun {
 pub struct Work {
     /// Grid-wide barriers the search took.
     pub grid_barriers: u32,
-    /// Searches of one partition by one block, each of many levels.
+    /// Searches of one partition by one block, each of many levels (for
+    /// `warp-specialized`, whose searchers never stop: the dirty bits its
+    /// messengers took).
     pub partition_searches: u64,
     /// Adjacency entries examined, re-expansions included.
     pub edges_examined: u64,
@@ -347,6 +350,8 @@ pub enum Variant {
     PersistentDirectionOptimizing,
     /// Partitions searched in shared memory, many levels at a time, no grid barrier.
     Partitioned,
+    /// Partitions in shared memory, a searcher and a messenger warp each, no barrier.
+    WarpSpecialized,
     /// The whole graph in one thread-block cluster's shared memory (sm_90).
     OnChip,
     /// The strategy the graph's degrees call for.
@@ -367,6 +372,7 @@ impl Variant {
         Variant::Persistent,
         Variant::PersistentDirectionOptimizing,
         Variant::Partitioned,
+        Variant::WarpSpecialized,
         Variant::OnChip,
         Variant::Auto,
     ];
@@ -385,6 +391,7 @@ impl Variant {
             Variant::Persistent => "persistent",
             Variant::PersistentDirectionOptimizing => "persistent-direction-optimizing",
             Variant::Partitioned => "partitioned",
+            Variant::WarpSpecialized => "warp-specialized",
             Variant::OnChip => "on-chip",
             Variant::Auto => "auto",
         }
@@ -424,6 +431,9 @@ impl Variant {
             Variant::Partitioned => {
                 "vertices renumbered into BFS-grown partitions, each searched in shared memory by one block, many levels at a time; no grid barrier"
             }
+            Variant::WarpSpecialized => {
+                "BFS-grown partitions kept in shared memory, one a block: a searcher warp searches its partition without barriers, a messenger warp carries labels across partitions; asynchronous, label-correcting"
+            }
             Variant::OnChip => {
                 "the whole graph in one thread-block cluster's distributed shared memory (sm_90), a cluster barrier between levels; no global memory in a level"
             }
@@ -459,6 +469,7 @@ impl Variant {
                 )
             }
             Variant::Partitioned => partitioned::Partitioned::workspace_bytes(graph),
+            Variant::WarpSpecialized => warp_specialized::WarpSpecialized::workspace_bytes(graph),
             Variant::OnChip => on_chip::OnChip::workspace_bytes(graph),
             Variant::DirectionOptimizing => {
                 direction_optimizing::DirectionOptimizing::workspace_bytes(vertex_count)
@@ -487,6 +498,9 @@ impl Variant {
                 persistent_direction_optimizing::PersistentDirectionOptimizing::new(gpu, graph)?,
             ),
             Variant::Partitioned => Box::new(partitioned::Partitioned::new(gpu, graph)?),
+            Variant::WarpSpecialized => {
+                Box::new(warp_specialized::WarpSpecialized::new(gpu, graph)?)
+            }
             Variant::OnChip => Box::new(on_chip::OnChip::new(gpu, graph)?),
             Variant::Auto => auto::new(gpu, graph)?,
         })
@@ -716,27 +730,27 @@ fn parameter<T>(value: &mut T) -> *mut std::ffi::c_void {
 }
 
 /// Launches `kernel` (named `name`) on `gpu`'s stream as a cooperative
-/// launch of `blocks_per_multiprocessor` blocks of `block_size` threads per
-/// multiprocessor, all resident at once (cust has no call for it).
+/// launch of `blocks` blocks of `block_size` threads, all resident at once
+/// (cust has no call for it).
 ///
 /// # Safety
 /// `parameters` are the addresses of values of the kernel's parameters,
 /// in its order and types, meeting its contract; [`check_cooperative`]
-/// passed for this kernel, block size and `shared_bytes`, and returned at
-/// least `blocks_per_multiprocessor`.
+/// passed for this kernel, block size and `shared_bytes`, and its blocks
+/// per multiprocessor times the multiprocessors are at least `blocks`.
 unsafe fn launch_cooperative(
     gpu: &Gpu,
     kernel: &Function<'_>,
-    (blocks_per_multiprocessor, block_size, shared_bytes): (u32, u32, u32),
+    (blocks, block_size, shared_bytes): (u32, u32, u32),
     parameters: &mut [*mut std::ffi::c_void],
     name: &str,
 ) -> Result<()> {
-    // SAFETY: the caller's contract, and the blocks per multiprocessor are
-    // within the occupancy `check_cooperative` found.
+    // SAFETY: the caller's contract, and the blocks are within the
+    // occupancy `check_cooperative` found.
     let result = unsafe {
         cust::sys::cuLaunchCooperativeKernel(
             kernel.to_raw(),
-            blocks_per_multiprocessor * gpu.multiprocessors(),
+            blocks,
             1,
             1,
             block_size,

@@ -12,6 +12,8 @@
 //! staging its partitions in turn. A partition with more neighbours than
 //! the shared memory holds reads them from global memory.
 
+use std::time::Duration;
+
 use bfs_kernels::abi::{PARTITIONED_BLOCK_SIZE, partitioned, partitioned_shared_bytes};
 use cust::function::Function;
 use cust::memory::{CopyDestination, DeviceBuffer};
@@ -53,10 +55,7 @@ pub struct Partitioned<'g> {
     kernel: Function<'g>,
     renumbering: Renumbering,
     graph: DeviceGraph,
-    labels: DeviceBuffer<u64>,
-    dirty: DeviceBuffer<u32>,
-    outstanding: DeviceBuffer<u32>,
-    counters: DeviceBuffer<u64>,
+    labels: PartitionLabels,
     partition_size: u32,
     column_capacity: u32,
     level_window: u32,
@@ -64,14 +63,10 @@ pub struct Partitioned<'g> {
 }
 
 impl<'g> Partitioned<'g> {
-    /// Device bytes besides the graph: its renumbered copy, a 64-bit label
-    /// per vertex, the dirty bitmap, the outstanding count, three counters.
+    /// Device bytes besides the graph: its renumbered copy and the labels
+    /// ([`PartitionLabels::bytes`]).
     pub fn workspace_bytes(graph: &Csr) -> u64 {
-        DeviceGraph::bytes(graph)
-            + 8 * graph.vertex_count() as u64
-            + 4 * visited_words(graph.vertex_count()) as u64
-            + 8
-            + 8 * 3
+        DeviceGraph::bytes(graph) + PartitionLabels::bytes(graph.vertex_count())
     }
 
     /// How many partitions `graph` gets on `gpu`.
@@ -128,16 +123,12 @@ impl<'g> Partitioned<'g> {
             shared_bytes,
             partitioned::SEARCH,
         )?;
-        let allocation = || "allocating the partitioned search's buffers".to_string();
         Ok(Partitioned {
             gpu,
             kernel,
             graph: DeviceGraph::upload(&renumbered)?,
             renumbering,
-            labels: DeviceBuffer::zeroed(vertex_count.max(1) as usize).context(allocation)?,
-            dirty: DeviceBuffer::zeroed(visited_words(vertex_count)).context(allocation)?,
-            outstanding: DeviceBuffer::zeroed(2).context(allocation)?,
-            counters: DeviceBuffer::zeroed(3).context(allocation)?,
+            labels: PartitionLabels::new(vertex_count)?,
             partition_size,
             column_capacity,
             level_window: if vertex_count.div_ceil(partition_size) <= gpu.multiprocessors() {
@@ -148,11 +139,93 @@ impl<'g> Partitioned<'g> {
             timer: Timer::new()?,
         })
     }
+}
+
+impl GpuBfs for Partitioned<'_> {
+    fn run(&mut self, _graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+        self.timer.start(self.gpu)?;
+        self.labels
+            .reset(self.gpu, self.renumbering.new_ids[source as usize])?;
+        let mut row_offsets = self.graph.row_offsets.as_device_ptr();
+        let mut column_indices = self.graph.column_indices.as_device_ptr();
+        let mut vertex_count = self.graph.vertex_count;
+        let mut partition_size = self.partition_size;
+        let mut column_capacity = self.column_capacity;
+        let mut level_window = self.level_window;
+        let mut labels = self.labels.labels.as_device_ptr();
+        let mut dirty = self.labels.dirty.as_device_ptr();
+        let mut outstanding = self.labels.outstanding.as_device_ptr();
+        let mut counters = self.labels.counters.as_device_ptr();
+        let mut parameters = [
+            parameter(&mut row_offsets),
+            parameter(&mut column_indices),
+            parameter(&mut vertex_count),
+            parameter(&mut partition_size),
+            parameter(&mut column_capacity),
+            parameter(&mut level_window),
+            parameter(&mut labels),
+            parameter(&mut dirty),
+            parameter(&mut outstanding),
+            parameter(&mut counters),
+        ];
+        let shared_bytes = partitioned_shared_bytes(self.partition_size, self.column_capacity);
+        // SAFETY: the parameters are the addresses of values of
+        // `partitioned_search`'s parameters, in its order and types: the
+        // renumbered CSR grown into partitions of `partition_size` (a
+        // multiple of 32, `partition_size()`), labels, dirty bitmap and
+        // outstanding count for its `n` vertices reset by `reset`; `new`
+        // checked the launch shape with this shared memory.
+        unsafe {
+            launch_cooperative(
+                self.gpu,
+                &self.kernel,
+                (
+                    self.gpu.multiprocessors(),
+                    PARTITIONED_BLOCK_SIZE,
+                    shared_bytes,
+                ),
+                &mut parameters,
+                partitioned::SEARCH,
+            )?;
+        }
+        let elapsed = self.timer.stop(self.gpu)?;
+        self.labels.finish(&self.renumbering, source, elapsed)
+    }
+}
+
+/// What a search over renumbered partitions keeps on the device besides the
+/// graph: a 64-bit label per vertex (the level in the high half, the parent
+/// in the low half, [`UNREACHED`] in both when unreached, lowered together
+/// by one `atomicMin`), the dirty bitmap, the 64-bit count of outstanding
+/// work and three work counters. Shared by `partitioned` and
+/// `warp-specialized`, whose kernels keep the same labels.
+pub(super) struct PartitionLabels {
+    pub(super) labels: DeviceBuffer<u64>,
+    pub(super) dirty: DeviceBuffer<u32>,
+    pub(super) outstanding: DeviceBuffer<u32>,
+    pub(super) counters: DeviceBuffer<u64>,
+}
+
+impl PartitionLabels {
+    /// Device bytes for `vertex_count` vertices.
+    pub(super) fn bytes(vertex_count: u32) -> u64 {
+        8 * vertex_count as u64 + 4 * visited_words(vertex_count) as u64 + 8 + 8 * 3
+    }
+
+    pub(super) fn new(vertex_count: u32) -> Result<Self> {
+        let allocation = || "allocating the partition search's labels".to_string();
+        Ok(PartitionLabels {
+            labels: DeviceBuffer::zeroed(vertex_count.max(1) as usize).context(allocation)?,
+            dirty: DeviceBuffer::zeroed(visited_words(vertex_count)).context(allocation)?,
+            outstanding: DeviceBuffer::zeroed(2).context(allocation)?,
+            counters: DeviceBuffer::zeroed(3).context(allocation)?,
+        })
+    }
 
     /// Labels every vertex unreached but `source` (level 0) and marks the
     /// source dirty, so that its partition's block starts the search.
-    fn reset(&mut self, source: u32) -> Result<()> {
-        let stream = self.gpu.stream();
+    pub(super) fn reset(&mut self, gpu: &Gpu, source: u32) -> Result<()> {
+        let stream = gpu.stream();
         let context = || "initialising the search".to_string();
         let (at, word) = (source as usize, (source / 32) as usize);
         // SAFETY: memsets ordered on the one stream before the kernel that
@@ -180,13 +253,39 @@ impl<'g> Partitioned<'g> {
         }
     }
 
+    /// The search's result, once its kernel has run (in `elapsed`): the
+    /// levels and parents in the graph's own ids, and the work counters
+    /// the kernel added to (partition searches or dirty bits taken, edges
+    /// examined, levels searched).
+    pub(super) fn finish(
+        &self,
+        renumbering: &Renumbering,
+        source: u32,
+        elapsed: Duration,
+    ) -> Result<GpuRun> {
+        let mut counters = [0u64; 3];
+        self.counters
+            .copy_to(&mut counters[..])
+            .context(|| "reading the search's work counters".into())?;
+        Ok(GpuRun::one_launch(
+            self.result(renumbering, source)?,
+            elapsed,
+            Some(Work {
+                grid_barriers: 0,
+                partition_searches: counters[0],
+                edges_examined: counters[1],
+                levels_searched: counters[2],
+            }),
+        ))
+    }
+
     /// Levels and parents in the graph's own ids, from the renumbered labels.
-    fn result(&self, source: u32) -> Result<Bfs> {
+    fn result(&self, renumbering: &Renumbering, source: u32) -> Result<Bfs> {
         let mut labels = vec![0u64; self.labels.len()];
         self.labels
             .copy_to(&mut labels[..])
             .context(|| "copying the result back".into())?;
-        let Renumbering { old_ids, new_ids } = &self.renumbering;
+        let Renumbering { old_ids, new_ids } = renumbering;
         let label = |vertex: u32| labels[new_ids[vertex as usize] as usize];
         let levels = (0..new_ids.len() as u32)
             .map(|vertex| (label(vertex) >> 32) as u32)
@@ -207,69 +306,8 @@ impl<'g> Partitioned<'g> {
     }
 }
 
-impl GpuBfs for Partitioned<'_> {
-    fn run(&mut self, _graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
-        let renumbered_source = self.renumbering.new_ids[source as usize];
-        self.timer.start(self.gpu)?;
-        self.reset(renumbered_source)?;
-        let mut row_offsets = self.graph.row_offsets.as_device_ptr();
-        let mut column_indices = self.graph.column_indices.as_device_ptr();
-        let mut vertex_count = self.graph.vertex_count;
-        let mut partition_size = self.partition_size;
-        let mut column_capacity = self.column_capacity;
-        let mut level_window = self.level_window;
-        let mut labels = self.labels.as_device_ptr();
-        let mut dirty = self.dirty.as_device_ptr();
-        let mut outstanding = self.outstanding.as_device_ptr();
-        let mut counters = self.counters.as_device_ptr();
-        let mut parameters = [
-            parameter(&mut row_offsets),
-            parameter(&mut column_indices),
-            parameter(&mut vertex_count),
-            parameter(&mut partition_size),
-            parameter(&mut column_capacity),
-            parameter(&mut level_window),
-            parameter(&mut labels),
-            parameter(&mut dirty),
-            parameter(&mut outstanding),
-            parameter(&mut counters),
-        ];
-        let shared_bytes = partitioned_shared_bytes(self.partition_size, self.column_capacity);
-        // SAFETY: the parameters are the addresses of values of
-        // `partitioned_search`'s parameters, in its order and types: the
-        // renumbered CSR grown into partitions of `partition_size` (a
-        // multiple of 32, `partition_size()`), labels, dirty bitmap and
-        // outstanding count for its `n` vertices reset by `reset`; `new`
-        // checked the launch shape with this shared memory.
-        unsafe {
-            launch_cooperative(
-                self.gpu,
-                &self.kernel,
-                (1, PARTITIONED_BLOCK_SIZE, shared_bytes),
-                &mut parameters,
-                partitioned::SEARCH,
-            )?;
-        }
-        let elapsed = self.timer.stop(self.gpu)?;
-        let mut counters = [0u64; 3];
-        self.counters
-            .copy_to(&mut counters[..])
-            .context(|| "reading the search's work counters".into())?;
-        Ok(GpuRun::one_launch(
-            self.result(source)?,
-            elapsed,
-            Some(Work {
-                grid_barriers: 0,
-                partition_searches: counters[0],
-                edges_examined: counters[1],
-                levels_searched: counters[2],
-            }),
-        ))
-    }
-}
-
 /// The most shared memory the kernel's block may take on `gpu`.
-fn shared_limit(gpu: &Gpu) -> u32 {
+pub(super) fn shared_limit(gpu: &Gpu) -> u32 {
     gpu.shared_memory_per_block().max(GUARANTEED_SHARED_BYTES)
 }
 

@@ -110,7 +110,11 @@ impl<'g> PersistentLevels<'g> {
             launch_cooperative(
                 gpu,
                 &self.kernel,
-                (1, PERSISTENT_BLOCK_SIZE, PERSISTENT_SHARED_BYTES),
+                (
+                    gpu.multiprocessors(),
+                    PERSISTENT_BLOCK_SIZE,
+                    PERSISTENT_SHARED_BYTES,
+                ),
                 &mut parameters,
                 persistent::LEVELS,
             )?;

@@ -128,7 +128,7 @@ impl GpuBfs for PersistentDirectionOptimizing<'_> {
                 gpu,
                 &self.kernel,
                 (
-                    self.blocks_per_multiprocessor,
+                    self.blocks_per_multiprocessor * gpu.multiprocessors(),
                     PERSISTENT_DIRECTION_BLOCK_SIZE,
                     PERSISTENT_DIRECTION_SHARED_BYTES,
                 ),

@@ -1,0 +1,161 @@
+//! Host driver of the `warp-specialized` variant: renumbers the graph into
+//! BFS-grown partitions once (`graph::reorder`), one per block, with as
+//! many blocks as the multiprocessors hold at once (each block is only two
+//! warps, so several share a multiprocessor), keeps the renumbered CSR on
+//! the device, and runs each search as one cooperative launch of
+//! `warp_specialized_search`. Every partition stays in its block's shared
+//! memory for the whole search (its neighbours too where they fit; else
+//! the kernel reads them from global memory), so a graph whose partitions'
+//! per-vertex arrays do not fit is refused with the bytes they would need.
+//! Levels and parents come back in the renumbered ids and are mapped to
+//! the graph's own after the timer stops.
+
+use bfs_kernels::abi::{WARP_SPECIALIZED_BLOCK_SIZE, WarpSpecializedLayout, warp_specialized};
+use cust::function::Function;
+
+use super::partitioned::{PartitionLabels, shared_limit};
+use super::{
+    DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, check_cooperative,
+    launch_cooperative, parameter,
+};
+use crate::graph::reorder::Renumbering;
+use crate::{Csr, Error, Result};
+
+/// Partitions a multiprocessor takes. More, smaller partitions put more
+/// searchers to work at once, but the wave crosses more boundaries, each a
+/// round trip through L2: on Luxembourg (H100, an earlier version of the
+/// kernel) 64, 132, 264 and 528 partitions took 1.10, 1.05, 1.04 and 1.02
+/// ms, so one a multiprocessor stays.
+pub const PARTITIONS_PER_MULTIPROCESSOR: u32 = 1;
+
+/// The renumbered graph on the device, the labels and the launch's shape.
+pub struct WarpSpecialized<'g> {
+    gpu: &'g Gpu,
+    kernel: Function<'g>,
+    renumbering: Renumbering,
+    graph: DeviceGraph,
+    labels: PartitionLabels,
+    partition_size: u32,
+    column_capacity: u32,
+    timer: Timer,
+}
+
+impl<'g> WarpSpecialized<'g> {
+    /// Device bytes besides the graph: its renumbered copy and the labels.
+    pub fn workspace_bytes(graph: &Csr) -> u64 {
+        DeviceGraph::bytes(graph) + PartitionLabels::bytes(graph.vertex_count())
+    }
+
+    /// Renumbers `graph` into partitions sized to `gpu` and uploads it, or
+    /// says why the partitions cannot stay in shared memory.
+    pub fn new(gpu: &'g Gpu, graph: &Csr) -> Result<Self> {
+        let vertex_count = graph.vertex_count();
+        if vertex_count >= 1 << 31 {
+            return Err(Error::Unsupported(format!(
+                "warp-specialized keeps levels in 31 bits; {vertex_count} vertices are too many"
+            )));
+        }
+        let kernel = gpu.kernel(warp_specialized::SEARCH)?;
+        let blocks = gpu.multiprocessors() * PARTITIONS_PER_MULTIPROCESSOR;
+        let partition_size = vertex_count.div_ceil(blocks).next_multiple_of(32).max(32);
+        let renumbering = Renumbering::grown_partitions(graph, partition_size);
+        let renumbered = renumbering.apply(graph);
+        let partitions = vertex_count.div_ceil(partition_size).max(1);
+        let most_columns = (0..partitions)
+            .map(|partition| {
+                let first = (partition * partition_size).min(vertex_count);
+                let end = (first + partition_size).min(vertex_count);
+                renumbered.row_offsets()[end as usize] - renumbered.row_offsets()[first as usize]
+            })
+            .max()
+            .unwrap_or(0);
+        let vertex_bytes = WarpSpecializedLayout::new(partition_size, 0).bytes();
+        let shared_limit = shared_limit(gpu) as u64;
+        if vertex_bytes > shared_limit {
+            return Err(Error::Unsupported(format!(
+                "warp-specialized keeps each partition in shared memory: {partitions} partitions of \
+                 {partition_size} vertices need {vertex_bytes} bytes a block, and {} has {shared_limit}",
+                gpu.name()
+            )));
+        }
+        // Neighbours that do not fit stay in global memory (the kernel reads them there).
+        let column_capacity = most_columns.min(((shared_limit - vertex_bytes) / 4) as u32);
+        let shared_bytes = WarpSpecializedLayout::new(partition_size, column_capacity).bytes();
+        let shared_bytes = shared_bytes as u32;
+        allow_shared_memory(&kernel, shared_bytes, warp_specialized::SEARCH)?;
+        let resident = check_cooperative(
+            gpu,
+            &kernel,
+            WARP_SPECIALIZED_BLOCK_SIZE,
+            shared_bytes,
+            warp_specialized::SEARCH,
+        )?;
+        if partitions > resident * gpu.multiprocessors() {
+            return Err(Error::Unsupported(format!(
+                "warp-specialized needs its {partitions} blocks of {shared_bytes} bytes of shared \
+                 memory resident at once; {} holds {}",
+                gpu.name(),
+                resident * gpu.multiprocessors()
+            )));
+        }
+        Ok(WarpSpecialized {
+            gpu,
+            kernel,
+            graph: DeviceGraph::upload(&renumbered)?,
+            renumbering,
+            labels: PartitionLabels::new(vertex_count)?,
+            partition_size,
+            column_capacity,
+            timer: Timer::new()?,
+        })
+    }
+}
+
+impl GpuBfs for WarpSpecialized<'_> {
+    fn run(&mut self, _graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+        self.timer.start(self.gpu)?;
+        self.labels
+            .reset(self.gpu, self.renumbering.new_ids[source as usize])?;
+        let mut row_offsets = self.graph.row_offsets.as_device_ptr();
+        let mut column_indices = self.graph.column_indices.as_device_ptr();
+        let mut vertex_count = self.graph.vertex_count;
+        let mut partition_size = self.partition_size;
+        let mut column_capacity = self.column_capacity;
+        let mut labels = self.labels.labels.as_device_ptr();
+        let mut dirty = self.labels.dirty.as_device_ptr();
+        let mut outstanding = self.labels.outstanding.as_device_ptr();
+        let mut counters = self.labels.counters.as_device_ptr();
+        let mut parameters = [
+            parameter(&mut row_offsets),
+            parameter(&mut column_indices),
+            parameter(&mut vertex_count),
+            parameter(&mut partition_size),
+            parameter(&mut column_capacity),
+            parameter(&mut labels),
+            parameter(&mut dirty),
+            parameter(&mut outstanding),
+            parameter(&mut counters),
+        ];
+        let blocks = vertex_count.div_ceil(self.partition_size).max(1);
+        let shared_bytes =
+            WarpSpecializedLayout::new(self.partition_size, self.column_capacity).bytes() as u32;
+        // SAFETY: the parameters are the addresses of values of
+        // `warp_specialized_search`'s parameters, in its order and types:
+        // the renumbered CSR grown into partitions of `partition_size` (a
+        // multiple of 32) with room for `column_capacity` neighbours, labels,
+        // dirty bitmap and outstanding count for its `n` vertices reset by
+        // `reset`; one block per partition, all resident (`new` checked
+        // the occupancy with this shared memory).
+        unsafe {
+            launch_cooperative(
+                self.gpu,
+                &self.kernel,
+                (blocks, WARP_SPECIALIZED_BLOCK_SIZE, shared_bytes),
+                &mut parameters,
+                warp_specialized::SEARCH,
+            )?;
+        }
+        let elapsed = self.timer.stop(self.gpu)?;
+        self.labels.finish(&self.renumbering, source, elapsed)
+    }
+}
