@@ -101,16 +101,7 @@ impl<'g> Partitioned<'g> {
                  bytes of shared memory; {partition_size} is not"
             )));
         }
-        let renumbering = Renumbering::grown_partitions(graph, partition_size);
-        let renumbered = renumbering.apply(graph);
-        let most_columns = (0..vertex_count.div_ceil(partition_size))
-            .map(|partition| {
-                let first = partition * partition_size;
-                let end = (first + partition_size).min(vertex_count);
-                renumbered.row_offsets()[end as usize] - renumbered.row_offsets()[first as usize]
-            })
-            .max()
-            .unwrap_or(0);
+        let (renumbering, renumbered, most_columns) = grow_partitions(graph, partition_size);
         let column_capacity = most_columns
             .min(shared_limit.saturating_sub(partitioned_shared_bytes(partition_size, 0)) / 4);
         let shared_bytes = partitioned_shared_bytes(partition_size, column_capacity);
@@ -304,6 +295,25 @@ impl PartitionLabels {
             parents: Some(parents),
         })
     }
+}
+
+/// `graph` renumbered into BFS-grown partitions of `partition_size`
+/// consecutive ids: the renumbering, the renumbered graph, and the most
+/// neighbours (CSR entries) any one partition has.
+pub(super) fn grow_partitions(graph: &Csr, partition_size: u32) -> (Renumbering, Csr, u32) {
+    let renumbering = Renumbering::grown_partitions(graph, partition_size);
+    let renumbered = renumbering.apply(graph);
+    let vertex_count = graph.vertex_count();
+    let rows = renumbered.row_offsets();
+    let most_columns = (0..vertex_count.div_ceil(partition_size))
+        .map(|partition| {
+            let first = partition * partition_size;
+            let end = (first + partition_size).min(vertex_count);
+            rows[end as usize] - rows[first as usize]
+        })
+        .max()
+        .unwrap_or(0);
+    (renumbering, renumbered, most_columns)
 }
 
 /// The most shared memory the kernel's block may take on `gpu`.

@@ -13,7 +13,7 @@
 use bfs_kernels::abi::{WARP_SPECIALIZED_BLOCK_SIZE, WarpSpecializedLayout, warp_specialized};
 use cust::function::Function;
 
-use super::partitioned::{PartitionLabels, shared_limit};
+use super::partitioned::{PartitionLabels, grow_partitions, shared_limit};
 use super::{
     DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, check_cooperative,
     launch_cooperative, parameter,
@@ -58,17 +58,8 @@ impl<'g> WarpSpecialized<'g> {
         let kernel = gpu.kernel(warp_specialized::SEARCH)?;
         let blocks = gpu.multiprocessors() * PARTITIONS_PER_MULTIPROCESSOR;
         let partition_size = vertex_count.div_ceil(blocks).next_multiple_of(32).max(32);
-        let renumbering = Renumbering::grown_partitions(graph, partition_size);
-        let renumbered = renumbering.apply(graph);
+        let (renumbering, renumbered, most_columns) = grow_partitions(graph, partition_size);
         let partitions = vertex_count.div_ceil(partition_size).max(1);
-        let most_columns = (0..partitions)
-            .map(|partition| {
-                let first = (partition * partition_size).min(vertex_count);
-                let end = (first + partition_size).min(vertex_count);
-                renumbered.row_offsets()[end as usize] - renumbered.row_offsets()[first as usize]
-            })
-            .max()
-            .unwrap_or(0);
         let vertex_bytes = WarpSpecializedLayout::new(partition_size, 0).bytes();
         let shared_limit = shared_limit(gpu) as u64;
         if vertex_bytes > shared_limit {
