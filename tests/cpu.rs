@@ -1,5 +1,6 @@
 //! The CPU reference BFS and the validator on small hand-checked graphs.
 
+use bfs::graph::chains::{ChainContraction, Place};
 use bfs::validate::{same_levels, validate};
 use bfs::{Bfs, Csr, UNREACHED, cpu};
 use bfs_tests::generated;
@@ -349,4 +350,113 @@ fn grown_partitions_of_a_grid_are_compact_patches() {
         crossing < row_bands,
         "{crossing} CSR entries cross partitions; row-order bands have {row_bands}"
     );
+}
+
+/// Distances from `source` as the `chain-contracted` variant computes them,
+/// here on the CPU: shortest paths over the contracted graph's weighted arcs
+/// from the source's seeds (Dijkstra), then each chain's vertices from its ends.
+fn contracted_levels(contraction: &ChainContraction, source: u32) -> Vec<u32> {
+    let mut labels = vec![U; contraction.kept_count() as usize];
+    let mut heap = std::collections::BinaryHeap::new();
+    let mut seed = |kept: u32, distance: u32, heap: &mut std::collections::BinaryHeap<_>| {
+        if distance < labels[kept as usize] {
+            labels[kept as usize] = distance;
+            heap.push(std::cmp::Reverse((distance, kept)));
+        }
+    };
+    let source_chain = match contraction.place(source) {
+        Place::Kept(kept) => {
+            seed(kept, 0, &mut heap);
+            None
+        }
+        Place::InChain { chain, position } => {
+            let ends = contraction.chain(chain);
+            seed(ends.first_end, position, &mut heap);
+            seed(ends.second_end, ends.length - position, &mut heap);
+            Some((chain, position))
+        }
+    };
+    while let Some(std::cmp::Reverse((distance, kept))) = heap.pop() {
+        if distance > labels[kept as usize] {
+            continue;
+        }
+        for (head, weight) in contraction.arcs_of(kept) {
+            if distance + weight < labels[head as usize] {
+                labels[head as usize] = distance + weight;
+                heap.push(std::cmp::Reverse((distance + weight, head)));
+            }
+        }
+    }
+    (0..contraction.places.len() as u32 / 2)
+        .map(|vertex| match contraction.place(vertex) {
+            Place::Kept(kept) => labels[kept as usize],
+            Place::InChain { chain, position } => {
+                let ends = contraction.chain(chain);
+                let along = match source_chain {
+                    Some((on, at)) if on == chain => position.abs_diff(at),
+                    _ => U,
+                };
+                labels[ends.first_end as usize]
+                    .saturating_add(position)
+                    .min(labels[ends.second_end as usize].saturating_add(ends.length - position))
+                    .min(along)
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn contracted_chains_give_the_bfs_distances_from_every_source() {
+    let mut graphs = vec![
+        (
+            "chains and rings".to_string(),
+            bfs_tests::chains_and_rings(),
+        ),
+        (
+            "directed".to_string(),
+            bfs_tests::directed_random(300, 900, 5),
+        ),
+    ];
+    for (spec, seed) in [
+        ("path:300", 1),
+        ("grid:30x30:0.3", 2),
+        ("uniform:2000:2000", 3),
+        ("kron:9:4", 4),
+        ("star:50", 5),
+    ] {
+        graphs.push((spec.to_string(), generated(spec, seed)));
+    }
+    for (name, graph) in &graphs {
+        let contraction = ChainContraction::of(graph);
+        for source in 0..graph.vertex_count() {
+            assert_eq!(
+                contracted_levels(&contraction, source),
+                cpu::bfs(graph, source).levels,
+                "{name} from {source}"
+            );
+        }
+    }
+}
+
+#[test]
+fn contraction_keeps_junctions_and_one_vertex_a_ring() {
+    let graph = bfs_tests::chains_and_rings();
+    let contraction = ChainContraction::of(&graph);
+    let kept: Vec<u32> = (0..graph.vertex_count())
+        .filter(|&vertex| matches!(contraction.place(vertex), Place::Kept(_)))
+        .collect();
+    // The ring keeps its lowest id; 5, 12, 13 are junctions; the rest have
+    // one neighbour or none.
+    assert_eq!(kept, [0, 5, 12, 13, 17, 18, 19, 20]);
+    assert_eq!(
+        ChainContraction::kept_at_least(&graph),
+        7,
+        "every vertex but the ring's without two neighbours"
+    );
+    // Chains: the ring, the loop at 5, 5 to 12, and the two from 12 to 13.
+    assert_eq!(contraction.chain_count(), 5);
+    let directed = bfs_tests::directed_random(50, 200, 1);
+    let uncontracted = ChainContraction::of(&directed);
+    assert_eq!(uncontracted.kept_count(), 50);
+    assert_eq!(uncontracted.chain_count(), 0);
 }

@@ -4,7 +4,8 @@
 //! when `BFS_REQUIRE_GPU` is set, as the bundle's runner does).
 
 use bfs::gpu::{
-    CLUSTER_KERNELS_PTX, Gpu, HierarchicalQueue, KERNELS_PTX, Partitioned, Search, Variant,
+    CLUSTER_KERNELS_PTX, ChainContracted, Gpu, HierarchicalQueue, KERNELS_PTX, Partitioned, Search,
+    Variant,
 };
 use bfs::validate::{same_levels, validate};
 use bfs::{Bfs, Csr, Error, abi, cpu};
@@ -267,7 +268,7 @@ fn partitioned_search_is_exact_with_partitions_staged_anew() {
                     .unwrap_or_else(|error| panic!("{context}: {error}"));
                 validate(&graph, &run.result).unwrap_or_else(|error| panic!("{context}: {error}"));
                 let work = run.work.expect("partitioned reports its work");
-                assert_eq!(work.grid_barriers, 0, "{context}");
+                assert_eq!(work.barriers, 0, "{context}");
                 assert!(
                     work.edges_examined >= run.result.edges_traversed(&graph),
                     "{context}: fewer edges examined than a level-synchronous search"
@@ -319,4 +320,67 @@ fn on_chip_refuses_a_graph_too_large_for_a_cluster_with_the_bytes_it_needs() {
             && !message.contains('\n'),
         "{message}"
     );
+}
+
+#[test]
+fn chain_contracted_is_exact_from_every_source_and_with_overflowing_queues() {
+    let Some(gpu) = gpu("chain_contracted_is_exact_from_every_source_and_with_overflowing_queues")
+    else {
+        return;
+    };
+    let mut graphs = vec![(
+        "chains and rings".to_string(),
+        bfs_tests::chains_and_rings(),
+    )];
+    for (spec, seed) in [
+        ("path:3000", 41),
+        ("grid:60x60:0.3", 42),
+        ("uniform:3000:3000", 43),
+    ] {
+        graphs.push((spec.to_string(), bfs_tests::generated(spec, seed)));
+    }
+    for (name, graph) in &graphs {
+        let every_source: Vec<u32> = if graph.vertex_count() <= 64 {
+            (0..graph.vertex_count()).collect()
+        } else {
+            sources(graph)
+        };
+        // Queues as large as fit, and of 2 entries: every larger round
+        // then scans the bitmap.
+        for queue_capacity in [None, Some(2)] {
+            let mut search = Search::with(&gpu, graph, Variant::ChainContracted, |gpu, graph| {
+                Ok(Box::new(ChainContracted::with_queue_capacity(
+                    gpu,
+                    graph,
+                    queue_capacity,
+                )?))
+            })
+            .unwrap();
+            for &source in &every_source {
+                let run = search.run(source).unwrap();
+                let context = format!("{name}, queues {queue_capacity:?}, from {source}");
+                same_levels(&run.result, &cpu::bfs(graph, source))
+                    .unwrap_or_else(|error| panic!("{context}: {error}"));
+                validate(graph, &run.result).unwrap_or_else(|error| panic!("{context}: {error}"));
+                let work = run.work.expect("chain-contracted reports its work");
+                assert!(work.barriers >= 1, "{context}: no round");
+                assert!(
+                    work.edges_examined >= run.result.edges_traversed(graph),
+                    "{context}: fewer edges examined than the parents' pass alone"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn auto_contracts_chains_where_they_are_most_of_the_graph() {
+    let Some(gpu) = gpu("auto_contracts_chains_where_they_are_most_of_the_graph") else {
+        return;
+    };
+    use bfs::gpu::{Strategy, strategy_on};
+    let path = bfs_tests::generated("path:5000", 1);
+    assert_eq!(strategy_on(&gpu, &path), Strategy::ChainContracted);
+    let grid = bfs_tests::generated("grid:200x200:0.05", 1);
+    assert_ne!(strategy_on(&gpu, &grid), Strategy::ChainContracted);
 }

@@ -176,3 +176,35 @@ pub fn temporary_folder(test: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&folder).expect("a temporary folder");
     folder
 }
+
+/// A small undirected graph of every shape a chain contraction meets: a
+/// ring with no junction (0–4), a chain from a junction back to itself
+/// (5–7–8–9–5), a long chain between junctions (5–6–10–11–12), parallel
+/// chains and an edge between the same two junctions (12–14–13, 12–15–16–13,
+/// 12–13), a dead end (13–20), an isolated vertex (17) and a lone edge (18–19).
+pub fn chains_and_rings() -> Csr {
+    let edges = [
+        (0, 1),
+        (1, 2),
+        (2, 3),
+        (3, 4),
+        (4, 0),
+        (5, 6),
+        (6, 10),
+        (10, 11),
+        (5, 7),
+        (7, 8),
+        (8, 9),
+        (9, 5),
+        (11, 12),
+        (12, 14),
+        (14, 13),
+        (12, 15),
+        (15, 16),
+        (16, 13),
+        (12, 13),
+        (13, 20),
+        (18, 19),
+    ];
+    Csr::from_edges(21, &edges, true).expect("small graph")
+}

@@ -13,7 +13,9 @@
 //! textbook: `direction_optimizing`, `persistent`; past one round trip per
 //! level: `persistent_direction_optimizing`; and past one barrier per
 //! level: `partitioned`, and its partitions split between a searcher and
-//! a messenger warp: `warp_specialized`.
+//! a messenger warp: `warp_specialized`; and a road network's chains
+//! contracted into weighted edges, searched in rounds of their junctions:
+//! `chain_contracted`.
 //!
 //! Built a second time, for sm_90 with `--cfg bfs_sm90`, the crate holds
 //! only the kernels that need Hopper's thread-block clusters: `cluster`
@@ -43,6 +45,8 @@ pub mod visit;
 
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod block_queue;
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
+pub mod chain_contracted;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod direction_optimizing;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]

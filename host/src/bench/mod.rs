@@ -73,7 +73,7 @@ pub struct Row {
     pub edges: Vec<u64>,
     /// Per-source level counts.
     pub levels: Vec<u32>,
-    /// Per-source grid barriers, partition searches and edges examined, where the variant reports them.
+    /// Per-source barriers, partition searches and edges examined, where the variant reports them.
     pub work: Vec<Work>,
     /// Device memory the search allocated (GPU rows).
     pub device_bytes: Option<u64>,
@@ -119,7 +119,7 @@ impl Row {
         self.statistics().median_ms * 1e3 / mean_levels.max(1.0)
     }
 
-    /// Mean grid barriers and partition searches, and the work overhead
+    /// Mean barriers and partition searches, and the work overhead
     /// (edges examined over the level-synchronous count), for a variant
     /// that reports its work.
     pub fn barriers_searches_and_work(&self) -> Option<(f64, f64, f64)> {
@@ -131,7 +131,7 @@ impl Row {
         let examined: u64 = self.work.iter().map(|work| work.edges_examined).sum();
         let traversed: u64 = self.edges.iter().sum();
         Some((
-            mean(|work| work.grid_barriers as f64),
+            mean(|work| work.barriers as f64),
             mean(|work| work.partition_searches as f64),
             examined as f64 / traversed.max(1) as f64,
         ))
@@ -265,19 +265,21 @@ pub fn markdown(
          edge; every timed result is checked against the CPU reference. Edges: CSR entries examined (out-degrees \
          of the reached vertices), twice Graph500's count on undirected graphs. GTEPS: harmonic mean over sources. \
          µs per level: median time over the mean number of levels (a level-synchronous variant's grid barriers are one \
-         per level). For `partitioned` and `warp-specialized`: grid barriers and partition searches (for `warp-specialized`, dirty bits taken), means per search; work: edges examined \
-         over the level-synchronous count. Device MB: the graph and the variant's buffers.\n"
+         per level). For `partitioned`, `warp-specialized` and `chain-contracted`: barriers (grid-wide ones; for \
+         `chain-contracted`, its one block's, one a round) and partition searches (for `warp-specialized`, dirty bits \
+         taken), means per search, and µs per barrier (median time over mean barriers); work: edges examined over \
+         the level-synchronous count. Device MB: the graph and the variant's buffers.\n"
     );
     let _ = writeln!(text, "Device: **{device}**. Command: `{command}`\n");
     graph_table(&mut text, graphs);
     let _ = writeln!(
         text,
         "\n| graph | variant | sources | min ms | 1st quartile | median ms | 3rd quartile | max ms | \
-         GTEPS (harmonic mean) | µs per level | grid barriers | partition searches | work | device MB | target (median, issue 10) |"
+         GTEPS (harmonic mean) | µs per level | barriers | µs per barrier | partition searches | work | device MB | target (median, issue 10) |"
     );
     let _ = writeln!(
         text,
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
     );
     for row in rows {
         let statistics = row.statistics();
@@ -294,17 +296,22 @@ pub fn markdown(
             }
             _ => String::new(),
         };
-        let (barriers, searches, work) = match row.barriers_searches_and_work() {
+        let (barriers, per_barrier, searches, work) = match row.barriers_searches_and_work() {
             Some((barriers, searches, work)) => (
                 format!("{barriers:.0}"),
+                if barriers > 0.0 {
+                    format!("{:.2}", statistics.median_ms * 1e3 / barriers)
+                } else {
+                    "-".into()
+                },
                 format!("{searches:.0}"),
                 format!("{work:.3}"),
             ),
-            None => ("-".into(), "-".into(), "-".into()),
+            None => ("-".into(), "-".into(), "-".into(), "-".into()),
         };
         let _ = writeln!(
             text,
-            "{} {:.2} | {barriers} | {searches} | {work} | {} | {target} |",
+            "{} {:.2} | {barriers} | {per_barrier} | {searches} | {work} | {} | {target} |",
             timing_cells(row),
             row.microseconds_per_level(),
             row.device_bytes

@@ -9,6 +9,7 @@
 
 mod auto;
 pub mod block_queue;
+mod chain_contracted;
 mod cluster;
 mod direction_optimizing;
 mod global_queue;
@@ -25,6 +26,7 @@ mod vertex_levels;
 mod warp_specialized;
 
 pub use auto::{Strategy, strategy, strategy_on};
+pub use chain_contracted::ChainContracted;
 pub use hierarchical_queue::HierarchicalQueue;
 pub use hybrid_cpu::CPU_FRONTIER_THRESHOLD;
 pub use partitioned::Partitioned;
@@ -232,18 +234,20 @@ impl DeviceGraph {
     }
 
     fn upload(graph: &Csr) -> Result<DeviceGraph> {
-        let upload = |values: &[u32]| {
-            // An empty edge list still gets a 1-element buffer: kernels take a
-            // valid pointer, and cust rejects zero-sized allocations.
-            let values = if values.is_empty() { &[0][..] } else { values };
-            DeviceBuffer::from_slice(values).context(|| "uploading the graph".into())
-        };
         Ok(DeviceGraph {
-            row_offsets: upload(graph.row_offsets())?,
-            column_indices: upload(graph.column_indices())?,
+            row_offsets: upload_words(graph.row_offsets())?,
+            column_indices: upload_words(graph.column_indices())?,
             vertex_count: graph.vertex_count(),
         })
     }
+}
+
+/// Copies `values` to a new device buffer. An empty array still gets a
+/// 1-element buffer: kernels take a valid pointer, and cust rejects
+/// zero-sized allocations.
+fn upload_words(values: &[u32]) -> Result<DeviceBuffer<u32>> {
+    let values = if values.is_empty() { &[0][..] } else { values };
+    DeviceBuffer::from_slice(values).context(|| "uploading the graph".into())
 }
 
 /// One BFS strategy on the GPU, with its buffers allocated for a graph size.
@@ -281,13 +285,14 @@ impl GpuRun {
     }
 }
 
-/// What a search that does not go level by level did: its grid-wide
-/// barriers, its partition searches and the edges it examined, which a
-/// level-synchronous search examines once each (`Bfs::edges_traversed`).
+/// What a search that does not go level by level did: its barriers, its
+/// partition searches and the edges it examined, which a level-synchronous
+/// search examines once each (`Bfs::edges_traversed`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Work {
-    /// Grid-wide barriers the search took.
-    pub grid_barriers: u32,
+    /// Barriers between the search's rounds: grid-wide ones, or, for a
+    /// one-block search (`chain-contracted`), its block's, one a round.
+    pub barriers: u32,
     /// Searches of one partition by one block, each of many levels (for
     /// `warp-specialized`, whose searchers never stop: the dirty bits its
     /// messengers took).
@@ -348,6 +353,8 @@ pub enum Variant {
     Persistent,
     /// Direction-optimizing in one cooperative launch, the level loop on the device.
     PersistentDirectionOptimizing,
+    /// Degree-2 chains contracted into weighted edges, searched by one block in rounds.
+    ChainContracted,
     /// Partitions searched in shared memory, many levels at a time, no grid barrier.
     Partitioned,
     /// Partitions in shared memory, a searcher and a messenger warp each, no barrier.
@@ -371,6 +378,7 @@ impl Variant {
         Variant::DirectionOptimizing,
         Variant::Persistent,
         Variant::PersistentDirectionOptimizing,
+        Variant::ChainContracted,
         Variant::Partitioned,
         Variant::WarpSpecialized,
         Variant::OnChip,
@@ -390,6 +398,7 @@ impl Variant {
             Variant::DirectionOptimizing => "direction-optimizing",
             Variant::Persistent => "persistent",
             Variant::PersistentDirectionOptimizing => "persistent-direction-optimizing",
+            Variant::ChainContracted => "chain-contracted",
             Variant::Partitioned => "partitioned",
             Variant::WarpSpecialized => "warp-specialized",
             Variant::OnChip => "on-chip",
@@ -427,6 +436,9 @@ impl Variant {
             }
             Variant::PersistentDirectionOptimizing => {
                 "direction-optimizing in one cooperative launch: the level loop and the switch on the device, a grid barrier between levels"
+            }
+            Variant::ChainContracted => {
+                "degree-2 chains contracted into weighted edges; one block runs label-correcting rounds over the junctions in shared memory, then every vertex's level from its chain's ends"
             }
             Variant::Partitioned => {
                 "vertices renumbered into BFS-grown partitions, each searched in shared memory by one block, many levels at a time; no grid barrier"
@@ -468,6 +480,9 @@ impl Variant {
                     graph,
                 )
             }
+            Variant::ChainContracted => {
+                chain_contracted::ChainContracted::workspace_bytes(gpu, graph)
+            }
             Variant::Partitioned => partitioned::Partitioned::workspace_bytes(graph),
             Variant::WarpSpecialized => warp_specialized::WarpSpecialized::workspace_bytes(graph),
             Variant::OnChip => on_chip::OnChip::workspace_bytes(graph),
@@ -497,6 +512,9 @@ impl Variant {
             Variant::PersistentDirectionOptimizing => Box::new(
                 persistent_direction_optimizing::PersistentDirectionOptimizing::new(gpu, graph)?,
             ),
+            Variant::ChainContracted => {
+                Box::new(chain_contracted::ChainContracted::new(gpu, graph)?)
+            }
             Variant::Partitioned => Box::new(partitioned::Partitioned::new(gpu, graph)?),
             Variant::WarpSpecialized => {
                 Box::new(warp_specialized::WarpSpecialized::new(gpu, graph)?)

@@ -262,7 +262,7 @@ impl PartitionLabels {
             self.result(renumbering, source)?,
             elapsed,
             Some(Work {
-                grid_barriers: 0,
+                barriers: 0,
                 partition_searches: counters[0],
                 edges_examined: counters[1],
                 levels_searched: counters[2],

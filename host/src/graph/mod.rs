@@ -6,6 +6,7 @@
 
 pub mod binary;
 pub mod binned;
+pub mod chains;
 pub mod dimacs;
 pub mod edge_list;
 pub mod generate;

@@ -450,10 +450,18 @@ fn print_summary(report: &Report) {
     );
     println!("bfs time:  {:.3} ms", report.bfs_milliseconds);
     if let (Some(work), Some(overhead)) = (report.work, report.work_overhead) {
+        let partitions = if work.partition_searches > 0 {
+            format!(
+                "{} partition searches of {} levels in all; ",
+                work.partition_searches, work.levels_searched
+            )
+        } else {
+            String::new()
+        };
         println!(
-            "work:      {} grid barriers for {} levels; {} partition searches of {} levels in all; \
+            "work:      {} barriers for {} levels; {partitions}\
              {overhead:.3}× the edges of a level-synchronous search",
-            work.grid_barriers, report.levels, work.partition_searches, work.levels_searched
+            work.barriers, report.levels
         );
     }
     println!(

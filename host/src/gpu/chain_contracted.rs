@@ -1,0 +1,263 @@
+//! Host driver of the `chain-contracted` variant: contracts the graph's
+//! degree-2 chains once (`graph::chains`), uploads the contracted graph,
+//! each vertex's place and each chain, and runs a search as three launches
+//! on the stream: `chain_contracted_search` (one block, its arrays in
+//! shared memory when they fit, else in a global scratch buffer), then
+//! `chain_contracted_levels` and `chain_contracted_parents`, a thread per
+//! vertex each. The source's place, looked up on the host, gives the seeds.
+
+use bfs_kernels::abi::{
+    BLOCK_SIZE, CHAIN_CONTRACTED_BLOCK_SIZE, ChainContractedLayout, IN_CHAIN, NO_ENTRY,
+    chain_contracted,
+};
+use cust::function::Function;
+use cust::launch;
+use cust::memory::{CopyDestination, DeviceBuffer};
+
+use super::{
+    DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, blocks_for, download,
+    upload_words,
+};
+use crate::error::CudaContext;
+use crate::graph::chains::{ChainContraction, Place};
+use crate::{Csr, Error, Result};
+
+/// The fewest queue entries worth keeping the search in shared memory:
+/// with fewer, rounds that overflow the queue scan the whole bitmap.
+const FEWEST_SHARED_QUEUE_ENTRIES: u32 = 1024;
+
+/// The near pile's width: a round relaxes only vertices whose label is
+/// below the far pile's least label, when it was last refilled, plus this.
+/// Narrow piles relax fewer arcs twice but take more rounds. On Luxembourg
+/// (H100, 64 sources, medians) an unbounded pile (plain Bellman–Ford) took
+/// 1.00 ms in 216 rounds, relaxing 3.2 arcs per CSR entry; 1,024: 0.97;
+/// 512: 0.75; 256: 0.55; 192: 0.52 (300 rounds, 0.6 arcs per entry); 128:
+/// 0.54; 64: 0.64; 16: 0.93 ms (667 rounds).
+pub const NEAR_FAR_DELTA: u32 = 192;
+
+/// The contraction on both sides, the result buffers and the search's region.
+pub struct ChainContracted<'g> {
+    gpu: &'g Gpu,
+    graph: &'g Csr,
+    search_kernel: Function<'g>,
+    levels_kernel: Function<'g>,
+    parents_kernel: Function<'g>,
+    contraction: ChainContraction,
+    row_offsets: DeviceBuffer<u32>,
+    arcs: DeviceBuffer<u32>,
+    places: DeviceBuffer<u32>,
+    chains: DeviceBuffer<u32>,
+    kept_levels: DeviceBuffer<u32>,
+    /// The search's region when it does not fit in shared memory.
+    scratch: Option<DeviceBuffer<u32>>,
+    levels: DeviceBuffer<u32>,
+    parents: DeviceBuffer<u32>,
+    /// Rounds and arcs relaxed, written by the search.
+    work: DeviceBuffer<u64>,
+    queue_capacity: u32,
+    timer: Timer,
+}
+
+/// Entries of each queue, and whether the region fits in shared memory,
+/// for `kept_count` kept vertices on `gpu`.
+fn region_shape(gpu: &Gpu, kept_count: u32) -> (u32, bool) {
+    let fixed = ChainContractedLayout::new(kept_count, 0).bytes();
+    let room = (gpu.shared_memory_per_block() as u64).saturating_sub(fixed) / 16;
+    let wanted = kept_count.max(2);
+    let in_shared = room >= wanted.min(FEWEST_SHARED_QUEUE_ENTRIES) as u64;
+    if in_shared {
+        (wanted.min(room as u32), true)
+    } else {
+        (wanted, false)
+    }
+}
+
+impl<'g> ChainContracted<'g> {
+    /// Whether a graph keeping `kept_count` vertices searches in shared memory on `gpu`.
+    pub fn fits_in_shared(gpu: &Gpu, kept_count: u32) -> bool {
+        region_shape(gpu, kept_count).1
+    }
+
+    /// Device bytes besides the graph: the contraction, a level per kept
+    /// vertex, a level and a parent per vertex, the work counters, and the
+    /// scratch region where shared memory is too small for it.
+    pub fn workspace_bytes(gpu: &Gpu, graph: &Csr) -> u64 {
+        let contraction = ChainContraction::of(graph);
+        let kept_count = contraction.kept_count();
+        let (queue_capacity, in_shared) = region_shape(gpu, kept_count);
+        let scratch = if in_shared {
+            0
+        } else {
+            ChainContractedLayout::new(kept_count, queue_capacity).bytes()
+        };
+        let vertex_count = (contraction.places.len() / 2) as u64;
+        contraction.bytes() + 4 * kept_count as u64 + 8 * vertex_count + 16 + scratch
+    }
+
+    /// Contracts `graph`'s chains and uploads the contraction.
+    pub fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        Self::with_queue_capacity(gpu, graph, None)
+    }
+
+    /// As [`new`](Self::new), with queues of `queue_capacity` entries (at
+    /// least 2) instead of as many as fit: a round that queues more scans
+    /// the bitmap instead (for tests of that path).
+    pub fn with_queue_capacity(
+        gpu: &'g Gpu,
+        graph: &'g Csr,
+        queue_capacity: Option<u32>,
+    ) -> Result<Self> {
+        let vertex_count = graph.vertex_count();
+        if vertex_count >= IN_CHAIN {
+            return Err(Error::Unsupported(format!(
+                "chain-contracted numbers kept vertices and chains in 31 bits; \
+                 {vertex_count} vertices are too many"
+            )));
+        }
+        let contraction = ChainContraction::of(graph);
+        let kept_count = contraction.kept_count();
+        let (fitting_capacity, in_shared) = region_shape(gpu, kept_count);
+        let queue_capacity = queue_capacity.map_or(fitting_capacity, |capacity| {
+            capacity.clamp(2, fitting_capacity)
+        });
+        let layout = ChainContractedLayout::new(kept_count, queue_capacity);
+        let search_kernel = gpu.kernel(chain_contracted::SEARCH)?;
+        let scratch = if in_shared {
+            // `region_shape` kept the layout within the device's opt-in limit.
+            allow_shared_memory(
+                &search_kernel,
+                layout.bytes() as u32,
+                chain_contracted::SEARCH,
+            )?;
+            None
+        } else {
+            Some(
+                DeviceBuffer::zeroed(layout.words as usize)
+                    .context(|| "allocating chain-contracted's search region".into())?,
+            )
+        };
+        let allocation = || "allocating chain-contracted buffers".to_string();
+        let count = vertex_count as usize;
+        Ok(ChainContracted {
+            gpu,
+            graph,
+            search_kernel,
+            levels_kernel: gpu.kernel(chain_contracted::LEVELS)?,
+            parents_kernel: gpu.kernel(chain_contracted::PARENTS)?,
+            row_offsets: upload_words(&contraction.row_offsets)?,
+            arcs: upload_words(&contraction.arcs)?,
+            places: upload_words(&contraction.places)?,
+            chains: upload_words(&contraction.chains)?,
+            kept_levels: DeviceBuffer::zeroed(kept_count.max(1) as usize).context(allocation)?,
+            scratch,
+            levels: DeviceBuffer::zeroed(count).context(allocation)?,
+            parents: DeviceBuffer::zeroed(count).context(allocation)?,
+            work: DeviceBuffer::zeroed(2).context(allocation)?,
+            queue_capacity,
+            contraction,
+            timer: Timer::new()?,
+        })
+    }
+
+    /// The seeds for a search from `source` (kept vertices and their
+    /// distances), and the source's chain and position (`NO_ENTRY` and 0
+    /// when it is kept).
+    fn seeds(&self, source: u32) -> ([(u32, u32); 2], (u32, u32)) {
+        match self.contraction.place(source) {
+            Place::Kept(kept) => ([(kept, 0), (NO_ENTRY, 0)], (NO_ENTRY, 0)),
+            Place::InChain { chain, position } => {
+                let ends = self.contraction.chain(chain);
+                (
+                    [
+                        (ends.first_end, position),
+                        (ends.second_end, ends.length - position),
+                    ],
+                    (chain, position),
+                )
+            }
+        }
+    }
+}
+
+impl GpuBfs for ChainContracted<'_> {
+    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+        let ([(first, first_distance), (second, second_distance)], (chain, position)) =
+            self.seeds(source);
+        let stream = self.gpu.stream();
+        let kept_count = self.contraction.kept_count();
+        let vertex_count = graph.vertex_count;
+        let (scratch, shared_bytes) = match &self.scratch {
+            Some(scratch) => (scratch.as_device_ptr(), 0),
+            None => (
+                cust::memory::DevicePointer::null(),
+                ChainContractedLayout::new(kept_count, self.queue_capacity).bytes() as u32,
+            ),
+        };
+        let (search, levels, parents) = (
+            &self.search_kernel,
+            &self.levels_kernel,
+            &self.parents_kernel,
+        );
+        let blocks = blocks_for(vertex_count, BLOCK_SIZE);
+        self.timer.start(self.gpu)?;
+        // SAFETY: the contraction was built from this graph (`Search::run`
+        // checked `source < n`): its rows, arcs (heads kept indices, weights
+        // at least 1, paths shorter than 2^31), places and chains, with the
+        // seeds its place names; the region is the shared memory allowed in
+        // `new` for this layout, or the scratch buffer of its words;
+        // `kept_levels` holds `kept_count` entries, `work` two, `levels` and
+        // `parents` `n`. Each kernel's contract, arguments in its parameter
+        // order; the three launches run in order on the one stream.
+        unsafe {
+            launch!(search<<<1, CHAIN_CONTRACTED_BLOCK_SIZE, shared_bytes, stream>>>(
+                self.row_offsets.as_device_ptr(),
+                self.arcs.as_device_ptr(),
+                kept_count,
+                first,
+                first_distance,
+                second,
+                second_distance,
+                NEAR_FAR_DELTA,
+                self.queue_capacity,
+                scratch,
+                self.kept_levels.as_device_ptr(),
+                self.work.as_device_ptr()
+            ))
+            .context(|| "launching chain_contracted_search".into())?;
+            launch!(levels<<<blocks, BLOCK_SIZE, 0, stream>>>(
+                self.places.as_device_ptr(),
+                self.chains.as_device_ptr(),
+                self.kept_levels.as_device_ptr(),
+                vertex_count,
+                source,
+                chain,
+                position,
+                self.levels.as_device_ptr(),
+                self.parents.as_device_ptr()
+            ))
+            .context(|| "launching chain_contracted_levels".into())?;
+            launch!(parents<<<blocks, BLOCK_SIZE, 0, stream>>>(
+                graph.row_offsets.as_device_ptr(),
+                graph.column_indices.as_device_ptr(),
+                self.levels.as_device_ptr(),
+                vertex_count,
+                self.parents.as_device_ptr()
+            ))
+            .context(|| "launching chain_contracted_parents".into())?;
+        }
+        let elapsed = self.timer.stop(self.gpu)?;
+        let result = download(source, &self.levels, Some(&self.parents))?;
+        let mut work = [0u64; 2];
+        self.work
+            .copy_to(&mut work[..])
+            .context(|| "reading the search's work counters".into())?;
+        let work = Work {
+            barriers: work[0] as u32,
+            partition_searches: 0,
+            // The parents' pass examines every reached vertex's edges once.
+            edges_examined: work[1] + result.edges_traversed(self.graph),
+            levels_searched: 0,
+        };
+        Ok(GpuRun::one_launch(result, elapsed, Some(work)))
+    }
+}
