@@ -450,7 +450,7 @@ impl Variant {
                 "the whole graph in one thread-block cluster's distributed shared memory (sm_90), a cluster barrier between levels; no global memory in a level"
             }
             Variant::Auto => {
-                "road-like graphs (low average and maximum degree): small-frontier and persistent by frontier size, or partitioned where it wins; else persistent-direction-optimizing"
+                "road-like graphs (low average and maximum degree): chain-contracted where they are mostly degree-2 chains, else small-frontier and persistent by frontier size, or partitioned where it wins; other graphs persistent-direction-optimizing"
             }
         }
     }
