@@ -1,6 +1,7 @@
 //! The CPU reference BFS and the validator on small hand-checked graphs.
 
-use bfs::graph::chains::{ChainContraction, Place};
+use bfs::graph::chains::{ChainContraction, Place, WeightedRows};
+use bfs::graph::hierarchy::ContractionHierarchy;
 use bfs::validate::{same_levels, validate};
 use bfs::{Bfs, Csr, UNREACHED, cpu};
 use bfs_tests::generated;
@@ -352,41 +353,36 @@ fn grown_partitions_of_a_grid_are_compact_patches() {
     );
 }
 
-/// Distances from `source` as the `chain-contracted` variant computes them,
-/// here on the CPU: shortest paths over the contracted graph's weighted arcs
-/// from the source's seeds (Dijkstra), then each chain's vertices from its ends.
-fn contracted_levels(contraction: &ChainContraction, source: u32) -> Vec<u32> {
-    let mut labels = vec![U; contraction.kept_count() as usize];
-    let mut heap = std::collections::BinaryHeap::new();
-    let mut seed = |kept: u32, distance: u32, heap: &mut std::collections::BinaryHeap<_>| {
-        if distance < labels[kept as usize] {
-            labels[kept as usize] = distance;
-            heap.push(std::cmp::Reverse((distance, kept)));
-        }
-    };
-    let source_chain = match contraction.place(source) {
-        Place::Kept(kept) => {
-            seed(kept, 0, &mut heap);
-            None
-        }
+/// A kept vertex (its index) and its distance from the source.
+type Seed = (u32, u32);
+/// A chain and a position along it.
+type OnChain = (u32, u32);
+
+/// The seeds of a search from `source` over `contraction`'s kept vertices
+/// (kept index, distance), and the source's chain and position if it lies in one.
+fn seeds(contraction: &ChainContraction, source: u32) -> (Vec<Seed>, Option<OnChain>) {
+    match contraction.place(source) {
+        Place::Kept(kept) => (vec![(kept, 0)], None),
         Place::InChain { chain, position } => {
             let ends = contraction.chain(chain);
-            seed(ends.first_end, position, &mut heap);
-            seed(ends.second_end, ends.length - position, &mut heap);
-            Some((chain, position))
-        }
-    };
-    while let Some(std::cmp::Reverse((distance, kept))) = heap.pop() {
-        if distance > labels[kept as usize] {
-            continue;
-        }
-        for (head, weight) in contraction.arcs_of(kept) {
-            if distance + weight < labels[head as usize] {
-                labels[head as usize] = distance + weight;
-                heap.push(std::cmp::Reverse((distance + weight, head)));
-            }
+            (
+                vec![
+                    (ends.first_end, position),
+                    (ends.second_end, ends.length - position),
+                ],
+                Some((chain, position)),
+            )
         }
     }
+}
+
+/// Every vertex's distance from the kept vertices' `labels`: a chain's
+/// vertices from its ends (and along the source's own chain).
+fn expand_chains(
+    contraction: &ChainContraction,
+    labels: &[u32],
+    source_chain: Option<OnChain>,
+) -> Vec<u32> {
     (0..contraction.places.len() as u32 / 2)
         .map(|vertex| match contraction.place(vertex) {
             Place::Kept(kept) => labels[kept as usize],
@@ -405,8 +401,79 @@ fn contracted_levels(contraction: &ChainContraction, source: u32) -> Vec<u32> {
         .collect()
 }
 
-#[test]
-fn contracted_chains_give_the_bfs_distances_from_every_source() {
+/// Distances from `source` as the `chain-contracted` variant computes them,
+/// here on the CPU: shortest paths over the contracted graph's weighted arcs
+/// from the source's seeds (Dijkstra), then each chain's vertices from its ends.
+fn contracted_levels(contraction: &ChainContraction, source: u32) -> Vec<u32> {
+    let mut labels = vec![U; contraction.kept_count() as usize];
+    let mut heap = std::collections::BinaryHeap::new();
+    let (seeds, source_chain) = seeds(contraction, source);
+    for (kept, distance) in seeds {
+        if distance < labels[kept as usize] {
+            labels[kept as usize] = distance;
+            heap.push(std::cmp::Reverse((distance, kept)));
+        }
+    }
+    while let Some(std::cmp::Reverse((distance, kept))) = heap.pop() {
+        if distance > labels[kept as usize] {
+            continue;
+        }
+        for (head, weight) in contraction.graph.of(kept) {
+            if distance + weight < labels[head as usize] {
+                labels[head as usize] = distance + weight;
+                heap.push(std::cmp::Reverse((distance + weight, head)));
+            }
+        }
+    }
+    expand_chains(contraction, &labels, source_chain)
+}
+
+/// Distances from `source` as the `hierarchy-sweep` variant computes them,
+/// here on the CPU: the upward sweep level by level, Bellman–Ford rounds
+/// over the core, the downward sweep, then each chain's vertices.
+fn hierarchy_levels(hierarchy: &ContractionHierarchy, source: u32) -> Vec<u32> {
+    let contraction = &hierarchy.chains;
+    let mut labels = vec![U; contraction.kept_count() as usize];
+    let (seeds, source_chain) = seeds(contraction, source);
+    for (kept, distance) in seeds {
+        labels[kept as usize] = labels[kept as usize].min(distance);
+    }
+    let level = |level: usize| hierarchy.level_starts[level]..hierarchy.level_starts[level + 1];
+    let core_level = hierarchy.level_count() as usize - 1;
+    let pull = |labels: &mut [u32], rows: &WeightedRows, vertex: u32| {
+        for (head, weight) in rows.of(vertex) {
+            labels[vertex as usize] =
+                labels[vertex as usize].min(labels[head as usize].saturating_add(weight));
+        }
+    };
+    for up in 1..=core_level {
+        for vertex in level(up) {
+            pull(&mut labels, &hierarchy.lower, vertex);
+        }
+    }
+    let mut lowered = true;
+    while lowered {
+        lowered = false;
+        for vertex in hierarchy.core() {
+            for (head, weight) in hierarchy.higher.of(vertex) {
+                let through = labels[vertex as usize].saturating_add(weight);
+                if through < labels[head as usize] {
+                    labels[head as usize] = through;
+                    lowered = true;
+                }
+            }
+        }
+    }
+    for down in (0..core_level).rev() {
+        for vertex in level(down) {
+            pull(&mut labels, &hierarchy.higher, vertex);
+        }
+    }
+    expand_chains(contraction, &labels, source_chain)
+}
+
+/// Graphs with chains, rings, hubs (a core) and directed arcs (all core).
+fn contraction_test_graphs() -> Vec<(String, Csr)> {
     let mut graphs = vec![
         (
             "chains and rings".to_string(),
@@ -426,6 +493,12 @@ fn contracted_chains_give_the_bfs_distances_from_every_source() {
     ] {
         graphs.push((spec.to_string(), generated(spec, seed)));
     }
+    graphs
+}
+
+#[test]
+fn contracted_chains_give_the_bfs_distances_from_every_source() {
+    let graphs = contraction_test_graphs();
     for (name, graph) in &graphs {
         let contraction = ChainContraction::of(graph);
         for source in 0..graph.vertex_count() {
@@ -459,4 +532,68 @@ fn contraction_keeps_junctions_and_one_vertex_a_ring() {
     let uncontracted = ChainContraction::of(&directed);
     assert_eq!(uncontracted.kept_count(), 50);
     assert_eq!(uncontracted.chain_count(), 0);
+}
+
+#[test]
+fn hierarchy_sweeps_give_the_bfs_distances_from_every_source() {
+    for (name, graph) in &contraction_test_graphs() {
+        let hierarchy = ContractionHierarchy::of(graph);
+        for source in 0..graph.vertex_count() {
+            assert_eq!(
+                hierarchy_levels(&hierarchy, source),
+                cpu::bfs(graph, source).levels,
+                "{name} from {source}"
+            );
+        }
+    }
+}
+
+#[test]
+fn hierarchy_arcs_join_levels_in_order() {
+    for (name, graph) in &contraction_test_graphs() {
+        let hierarchy = ContractionHierarchy::of(graph);
+        let kept_count = hierarchy.chains.kept_count();
+        let core = hierarchy.core();
+        let level_of = |vertex: u32| {
+            hierarchy
+                .level_starts
+                .partition_point(|&start| start <= vertex)
+                - 1
+        };
+        for vertex in 0..kept_count {
+            for (head, _) in hierarchy.lower.of(vertex) {
+                assert!(
+                    level_of(head) < level_of(vertex),
+                    "{name}: lower arc {vertex} → {head}"
+                );
+            }
+            for (head, _) in hierarchy.higher.of(vertex) {
+                let peers = core.contains(&vertex) && core.contains(&head);
+                assert!(
+                    peers || level_of(head) > level_of(vertex),
+                    "{name}: higher arc {vertex} → {head}"
+                );
+            }
+        }
+        if graph.is_symmetric() {
+            assert_eq!(
+                hierarchy.lower.arc_count()
+                    + core
+                        .clone()
+                        .map(|v| hierarchy.higher.of(v).count() as u32)
+                        .sum::<u32>(),
+                hierarchy.higher.arc_count(),
+                "{name}: every lower arc has its higher one"
+            );
+        } else {
+            assert_eq!(core, 0..kept_count, "{name}: a directed graph is all core");
+        }
+    }
+    let hubs = generated("kron:9:4", 4);
+    assert!(
+        !ContractionHierarchy::of(&hubs).core().is_empty(),
+        "hubs stay in the core"
+    );
+    let path = ContractionHierarchy::of(&generated("path:300", 1));
+    assert!(path.core().is_empty(), "a path contracts completely");
 }

@@ -4,8 +4,8 @@
 //! when `BFS_REQUIRE_GPU` is set, as the bundle's runner does).
 
 use bfs::gpu::{
-    CLUSTER_KERNELS_PTX, ChainContracted, Gpu, HierarchicalQueue, KERNELS_PTX, Partitioned, Search,
-    Variant,
+    CLUSTER_KERNELS_PTX, ChainContracted, Gpu, HierarchicalQueue, HierarchySweep, KERNELS_PTX,
+    Partitioned, Search, Variant,
 };
 use bfs::validate::{same_levels, validate};
 use bfs::{Bfs, Csr, Error, abi, cpu};
@@ -322,29 +322,49 @@ fn on_chip_refuses_a_graph_too_large_for_a_cluster_with_the_bytes_it_needs() {
     );
 }
 
+/// Graphs for the variants that contract chains, with their sources (every
+/// vertex of a small one): chains and rings; a directed graph (nothing
+/// contracted); a path (one chain); a sparse grid and a sparse random graph
+/// (chains between junctions); a Kronecker graph (hubs).
+fn chain_test_graphs() -> Vec<(String, Csr, Vec<u32>)> {
+    let mut graphs = vec![
+        (
+            "chains and rings".to_string(),
+            bfs_tests::chains_and_rings(),
+        ),
+        (
+            "directed".to_string(),
+            bfs_tests::directed_random(2000, 6000, 44),
+        ),
+    ];
+    for (spec, seed) in [
+        ("path:3000", 41),
+        ("grid:60x60:0.3", 42),
+        ("uniform:3000:3000", 43),
+        ("kron:12:16", 45),
+    ] {
+        graphs.push((spec.to_string(), bfs_tests::generated(spec, seed)));
+    }
+    graphs
+        .into_iter()
+        .map(|(name, graph)| {
+            let every_source = if graph.vertex_count() <= 64 {
+                (0..graph.vertex_count()).collect()
+            } else {
+                sources(&graph)
+            };
+            (name, graph, every_source)
+        })
+        .collect()
+}
+
 #[test]
 fn chain_contracted_is_exact_from_every_source_and_with_overflowing_queues() {
     let Some(gpu) = gpu("chain_contracted_is_exact_from_every_source_and_with_overflowing_queues")
     else {
         return;
     };
-    let mut graphs = vec![(
-        "chains and rings".to_string(),
-        bfs_tests::chains_and_rings(),
-    )];
-    for (spec, seed) in [
-        ("path:3000", 41),
-        ("grid:60x60:0.3", 42),
-        ("uniform:3000:3000", 43),
-    ] {
-        graphs.push((spec.to_string(), bfs_tests::generated(spec, seed)));
-    }
-    for (name, graph) in &graphs {
-        let every_source: Vec<u32> = if graph.vertex_count() <= 64 {
-            (0..graph.vertex_count()).collect()
-        } else {
-            sources(graph)
-        };
+    for (name, graph, every_source) in &chain_test_graphs() {
         // Queues as large as fit, and of 2 entries: every larger round
         // then scans the bitmap.
         for queue_capacity in [None, Some(2)] {
@@ -356,7 +376,7 @@ fn chain_contracted_is_exact_from_every_source_and_with_overflowing_queues() {
                 )?))
             })
             .unwrap();
-            for &source in &every_source {
+            for &source in every_source {
                 let run = search.run(source).unwrap();
                 let context = format!("{name}, queues {queue_capacity:?}, from {source}");
                 same_levels(&run.result, &cpu::bfs(graph, source))
@@ -374,13 +394,52 @@ fn chain_contracted_is_exact_from_every_source_and_with_overflowing_queues() {
 }
 
 #[test]
-fn auto_contracts_chains_where_they_are_most_of_the_graph() {
-    let Some(gpu) = gpu("auto_contracts_chains_where_they_are_most_of_the_graph") else {
+fn hierarchy_sweep_is_exact_from_every_source_with_distances_in_either_memory() {
+    let Some(gpu) =
+        gpu("hierarchy_sweep_is_exact_from_every_source_with_distances_in_either_memory")
+    else {
+        return;
+    };
+    for (name, graph, every_source) in &chain_test_graphs() {
+        for shared in [true, false] {
+            let mut search = Search::with(&gpu, graph, Variant::HierarchySweep, |gpu, graph| {
+                Ok(Box::new(HierarchySweep::with_shared_distances(
+                    gpu, graph, shared,
+                )?))
+            })
+            .unwrap();
+            for &source in every_source {
+                let run = search.run(source).unwrap();
+                let context = format!("{name}, shared {shared}, from {source}");
+                same_levels(&run.result, &cpu::bfs(graph, source))
+                    .unwrap_or_else(|error| panic!("{context}: {error}"));
+                validate(graph, &run.result).unwrap_or_else(|error| panic!("{context}: {error}"));
+                let work = run.work.expect("hierarchy-sweep reports its work");
+                assert!(
+                    work.edges_examined >= run.result.edges_traversed(graph),
+                    "{context}: fewer edges examined than the parents' pass alone"
+                );
+                if name.starts_with("path") {
+                    assert!(
+                        work.barriers * 100 < run.result.level_count(),
+                        "{context}: {} barriers for {} levels",
+                        work.barriers,
+                        run.result.level_count()
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn auto_sweeps_a_hierarchy_where_chains_are_most_of_the_graph() {
+    let Some(gpu) = gpu("auto_sweeps_a_hierarchy_where_chains_are_most_of_the_graph") else {
         return;
     };
     use bfs::gpu::{Strategy, strategy_on};
     let path = bfs_tests::generated("path:5000", 1);
-    assert_eq!(strategy_on(&gpu, &path), Strategy::ChainContracted);
+    assert_eq!(strategy_on(&gpu, &path), Strategy::HierarchySweep);
     let grid = bfs_tests::generated("grid:200x200:0.05", 1);
-    assert_ne!(strategy_on(&gpu, &grid), Strategy::ChainContracted);
+    assert_ne!(strategy_on(&gpu, &grid), Strategy::HierarchySweep);
 }

@@ -375,6 +375,28 @@ impl ChainContractedLayout {
     }
 }
 
+/// Kernel entry point of the `hierarchy-sweep` variant (its levels and
+/// parents come from `chain_contracted`'s kernels).
+pub mod hierarchy_sweep {
+    /// Sweeps a contraction hierarchy over the kept vertices up and down,
+    /// level by level, in one block.
+    pub const SEARCH: &str = "hierarchy_sweep_search";
+}
+
+/// Threads of the single block of `hierarchy_sweep_search`.
+pub const HIERARCHY_SWEEP_BLOCK_SIZE: u32 = 1024;
+
+/// Words of `hierarchy_sweep_search`'s shared memory before its distances:
+/// three rotating flags, set by a core round that lowered a distance.
+pub const HIERARCHY_SWEEP_HEADER_WORDS: u32 = 3;
+
+/// Shared memory of `hierarchy_sweep_search`, in bytes: the header, and a
+/// distance per kept vertex when they are kept there.
+pub const fn hierarchy_sweep_shared_bytes(kept_count: u32, distances_in_shared: bool) -> u64 {
+    let distances = if distances_in_shared { kept_count } else { 0 };
+    4 * (HIERARCHY_SWEEP_HEADER_WORDS + distances) as u64
+}
+
 /// Kernel entry point of the `on-chip` variant, in the sm_90 module.
 pub mod on_chip {
     /// Searches the whole graph in one thread-block cluster's shared memory.
@@ -511,4 +533,5 @@ pub const KERNEL_NAMES: &[&str] = &[
     chain_contracted::SEARCH,
     chain_contracted::LEVELS,
     chain_contracted::PARENTS,
+    hierarchy_sweep::SEARCH,
 ];

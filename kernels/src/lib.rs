@@ -15,7 +15,8 @@
 //! level: `partitioned`, and its partitions split between a searcher and
 //! a messenger warp: `warp_specialized`; and a road network's chains
 //! contracted into weighted edges, searched in rounds of their junctions:
-//! `chain_contracted`.
+//! `chain_contracted`; and the junctions' contraction hierarchy, swept
+//! level by level: `hierarchy_sweep`.
 //!
 //! Built a second time, for sm_90 with `--cfg bfs_sm90`, the crate holds
 //! only the kernels that need Hopper's thread-block clusters: `cluster`
@@ -53,6 +54,8 @@ pub mod direction_optimizing;
 pub mod global_queue;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod hierarchical_queue;
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
+pub mod hierarchy_sweep;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod hybrid_cpu;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]

@@ -2,8 +2,9 @@
 # Runs compute-sanitizer's memcheck, racecheck, synccheck and initcheck over
 # every GPU variant on a small graph and two medium ones (scale-free, and
 # high-diameter), each run with --verify; `partitioned` also with small
-# partitions, staged anew at each search; `chain-contracted` also on a
-# graph that is mostly chains, its search in shared memory.
+# partitions, staged anew at each search; `chain-contracted` and
+# `hierarchy-sweep` also on a graph that is mostly chains, its search in
+# shared memory (the 256² grid keeps too many vertices for that).
 # Fails on any sanitizer error. Usage: sanitize.sh [VARIANT...]
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -18,7 +19,9 @@ for tool in memcheck racecheck synccheck initcheck; do
     for variant in "${variants[@]}"; do
         runs=("${graphs[@]}")
         [ "$variant" = partitioned ] && runs+=("gen:grid:256x256:0.05 --partition-size 64")
-        [ "$variant" = chain-contracted ] && runs+=("gen:uniform:3000:3000")
+        case "$variant" in
+            chain-contracted | hierarchy-sweep) runs+=("gen:uniform:3000:3000") ;;
+        esac
         for graph in "${runs[@]}"; do
             run_log=$(mktemp)
             if compute-sanitizer --tool "$tool" --error-exitcode 99 \

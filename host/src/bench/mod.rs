@@ -265,8 +265,9 @@ pub fn markdown(
          edge; every timed result is checked against the CPU reference. Edges: CSR entries examined (out-degrees \
          of the reached vertices), twice Graph500's count on undirected graphs. GTEPS: harmonic mean over sources. \
          µs per level: median time over the mean number of levels (a level-synchronous variant's grid barriers are one \
-         per level). For `partitioned`, `warp-specialized` and `chain-contracted`: barriers (grid-wide ones; for \
-         `chain-contracted`, its one block's, one a round) and partition searches (for `warp-specialized`, dirty bits \
+         per level). For `partitioned`, `warp-specialized`, `chain-contracted` and `hierarchy-sweep`: barriers \
+         (grid-wide ones; for `chain-contracted`, its one block's, one a round; for `hierarchy-sweep`, its one \
+         block's, one a hierarchy level in each sweep and one a core round) and partition searches (for `warp-specialized`, dirty bits \
          taken), means per search, and µs per barrier (median time over mean barriers); work: edges examined over \
          the level-synchronous count. Device MB: the graph and the variant's buffers.\n"
     );

@@ -10,16 +10,18 @@
 //! `partitioned` wins, which is measured, not derived: when its partitions
 //! are too many to stay in shared memory, but no more than
 //! [`PARTITIONS_PER_MULTIPROCESSOR`] per multiprocessor. A road-like graph
-//! that is mostly degree-2 chains, and whose junctions fit one block's
-//! shared memory, runs `chain-contracted` instead: rounds over the
-//! junctions rather than levels over every vertex. Every other
+//! that is mostly degree-2 chains, and whose junctions' distances fit one
+//! block's shared memory, runs `hierarchy-sweep` instead: a contraction
+//! hierarchy over the junctions, swept level by level, its levels a few
+//! dozen where the search's are a thousand (it replaced `chain-contracted`'s
+//! rounds here: Luxembourg 0.142 against 0.533 ms). Every other
 //! graph gets a direction-optimizing search, which chooses top-down or
 //! bottom-up anew at each level from the frontier's size and edges: in one
 //! cooperative launch (`persistent-direction-optimizing`) where the device
 //! has them, else level by level from the host (`direction-optimizing`).
 
-use super::chain_contracted::ChainContracted;
 use super::direction_optimizing::DirectionOptimizing;
+use super::hierarchy_sweep::HierarchySweep;
 use super::partitioned::Partitioned;
 use super::persistent::PersistentLevels;
 use super::persistent_direction_optimizing::PersistentDirectionOptimizing;
@@ -42,10 +44,12 @@ pub const ROAD_MAX_DEGREE: u32 = 64;
 /// threshold between two measured points, not a derived one.
 pub const PARTITIONS_PER_MULTIPROCESSOR: u32 = 8;
 
-/// A road-like graph runs `chain-contracted` when it keeps at most this
-/// share of its vertices (the rest lie inside chains) and they fit one
-/// block's shared memory.
-pub const CHAIN_CONTRACTED_KEPT_SHARE: f64 = 0.5;
+/// A road-like graph runs `hierarchy-sweep` when it keeps at most this
+/// share of its vertices (the rest lie inside chains) and their distances
+/// fit one block's shared memory. Where more are kept (grids), the hierarchy
+/// is mostly an uncontracted core, searched in slow rounds (the 100² grid:
+/// 1.18 ms against `auto`'s 0.22).
+pub const CHAINS_KEPT_SHARE: f64 = 0.5;
 
 /// The strategy `auto` takes for a graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,22 +61,22 @@ pub enum Strategy {
     /// `partitioned`'s search, many levels per partition, no grid barrier.
     PartitionLocal,
     /// High diameter, mostly degree-2 chains, junctions that fit one block:
-    /// `chain-contracted`'s rounds over the junctions.
-    ChainContracted,
+    /// `hierarchy-sweep`'s two sweeps over the junctions' hierarchy.
+    HierarchySweep,
     /// Low diameter or hubs: top-down or bottom-up per level.
     DirectionOptimizing,
 }
 
 /// The strategy for `graph` on `gpu`: [`strategy`], and for road-like
-/// graphs [`Strategy::ChainContracted`] where it keeps at most
-/// [`CHAIN_CONTRACTED_KEPT_SHARE`] of the vertices and they fit in shared
+/// graphs [`Strategy::HierarchySweep`] where it keeps at most
+/// [`CHAINS_KEPT_SHARE`] of the vertices and their distances fit in shared
 /// memory, else [`Strategy::PartitionLocal`] where its partitions are more
 /// than the multiprocessors but at most [`PARTITIONS_PER_MULTIPROCESSOR`] each.
 pub fn strategy_on(gpu: &Gpu, graph: &Csr) -> Strategy {
     let multiprocessors = gpu.multiprocessors();
     match strategy(graph) {
         Strategy::ManyLevelsPerLaunch if mostly_chains_on_chip(gpu, graph) => {
-            Strategy::ChainContracted
+            Strategy::HierarchySweep
         }
         Strategy::ManyLevelsPerLaunch if gpu.cooperative_launch() => {
             let partitions = Partitioned::partition_count(gpu, graph);
@@ -88,12 +92,12 @@ pub fn strategy_on(gpu: &Gpu, graph: &Csr) -> Strategy {
     }
 }
 
-/// Whether `graph` keeps at most [`CHAIN_CONTRACTED_KEPT_SHARE`] of its
-/// vertices after contraction, few enough for one block's shared memory.
+/// Whether `graph` keeps at most [`CHAINS_KEPT_SHARE`] of its vertices
+/// after contraction, few enough for one block's shared memory.
 fn mostly_chains_on_chip(gpu: &Gpu, graph: &Csr) -> bool {
     let kept = ChainContraction::kept_at_least(graph);
-    kept as f64 <= CHAIN_CONTRACTED_KEPT_SHARE * graph.vertex_count() as f64
-        && ChainContracted::fits_in_shared(gpu, kept)
+    kept as f64 <= CHAINS_KEPT_SHARE * graph.vertex_count() as f64
+        && HierarchySweep::fits_in_shared(gpu, kept)
 }
 
 /// The strategy for `graph`, from its average and maximum degree alone:
@@ -117,7 +121,7 @@ pub fn workspace_bytes(gpu: &Gpu, graph: &Csr) -> u64 {
     let vertex_count = graph.vertex_count();
     match strategy_on(gpu, graph) {
         Strategy::PartitionLocal => Partitioned::workspace_bytes(graph),
-        Strategy::ChainContracted => ChainContracted::workspace_bytes(gpu, graph),
+        Strategy::HierarchySweep => HierarchySweep::workspace_bytes(graph),
         Strategy::ManyLevelsPerLaunch if gpu.cooperative_launch() => {
             SmallFrontier::workspace_bytes(vertex_count)
                 + PersistentLevels::workspace_bytes(vertex_count)
@@ -134,7 +138,7 @@ pub fn workspace_bytes(gpu: &Gpu, graph: &Csr) -> u64 {
 pub fn new<'g>(gpu: &'g Gpu, graph: &'g Csr) -> Result<Box<dyn GpuBfs + 'g>> {
     Ok(match strategy_on(gpu, graph) {
         Strategy::PartitionLocal => Box::new(Partitioned::new(gpu, graph)?),
-        Strategy::ChainContracted => Box::new(ChainContracted::new(gpu, graph)?),
+        Strategy::HierarchySweep => Box::new(HierarchySweep::new(gpu, graph)?),
         Strategy::ManyLevelsPerLaunch if gpu.cooperative_launch() => {
             Box::new(SmallFrontier::with_persistent(gpu, graph.vertex_count())?)
         }

@@ -12,6 +12,8 @@ use bfs_kernels::abi::{
 };
 use cust::function::Function;
 use cust::launch;
+use std::time::Duration;
+
 use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::{
@@ -40,22 +42,138 @@ pub struct ChainContracted<'g> {
     gpu: &'g Gpu,
     graph: &'g Csr,
     search_kernel: Function<'g>,
-    levels_kernel: Function<'g>,
-    parents_kernel: Function<'g>,
     contraction: ChainContraction,
     row_offsets: DeviceBuffer<u32>,
     arcs: DeviceBuffer<u32>,
-    places: DeviceBuffer<u32>,
-    chains: DeviceBuffer<u32>,
-    kept_levels: DeviceBuffer<u32>,
     /// The search's region when it does not fit in shared memory.
     scratch: Option<DeviceBuffer<u32>>,
-    levels: DeviceBuffer<u32>,
-    parents: DeviceBuffer<u32>,
-    /// Rounds and arcs relaxed, written by the search.
-    work: DeviceBuffer<u64>,
+    chain_levels: ChainLevels<'g>,
     queue_capacity: u32,
     timer: Timer,
+}
+
+/// What the variants that search a chain contraction's kept vertices
+/// share: each vertex's place and each chain on the device, the kept
+/// vertices' distances and the work counters their search writes, and the
+/// two kernels that give every vertex its level and parent from them.
+pub(super) struct ChainLevels<'g> {
+    levels_kernel: Function<'g>,
+    parents_kernel: Function<'g>,
+    places: DeviceBuffer<u32>,
+    chains: DeviceBuffer<u32>,
+    /// A distance per kept vertex, written by the search.
+    pub(super) kept_levels: DeviceBuffer<u32>,
+    levels: DeviceBuffer<u32>,
+    parents: DeviceBuffer<u32>,
+    /// The search's barriers and the arcs it examined, written by the search.
+    pub(super) work: DeviceBuffer<u64>,
+}
+
+impl<'g> ChainLevels<'g> {
+    /// Uploads `contraction`'s places and chains and allocates the rest.
+    pub(super) fn new(gpu: &'g Gpu, contraction: &ChainContraction) -> Result<Self> {
+        let allocation = || "allocating the chains' levels and parents".to_string();
+        let vertex_count = contraction.places.len() / 2;
+        Ok(ChainLevels {
+            levels_kernel: gpu.kernel(chain_contracted::LEVELS)?,
+            parents_kernel: gpu.kernel(chain_contracted::PARENTS)?,
+            places: upload_words(&contraction.places)?,
+            chains: upload_words(&contraction.chains)?,
+            kept_levels: DeviceBuffer::zeroed(contraction.kept_count().max(1) as usize)
+                .context(allocation)?,
+            levels: DeviceBuffer::zeroed(vertex_count).context(allocation)?,
+            parents: DeviceBuffer::zeroed(vertex_count).context(allocation)?,
+            work: DeviceBuffer::zeroed(2).context(allocation)?,
+        })
+    }
+
+    /// Device bytes besides the places and chains: a level per kept vertex,
+    /// a level and a parent per vertex, the work counters.
+    pub(super) fn bytes(vertex_count: u64, kept_count: u32) -> u64 {
+        4 * kept_count as u64 + 8 * vertex_count + 16
+    }
+
+    /// Launches the levels and parents kernels on the stream, after the
+    /// search wrote `kept_levels`, for a search from `source` on
+    /// `source_chain` (chain and position; `NO_ENTRY` when it is kept).
+    pub(super) fn launch(
+        &self,
+        gpu: &Gpu,
+        graph: &DeviceGraph,
+        source: u32,
+        (chain, position): (u32, u32),
+    ) -> Result<()> {
+        let (levels, parents, stream) = (&self.levels_kernel, &self.parents_kernel, gpu.stream());
+        let vertex_count = graph.vertex_count;
+        let blocks = blocks_for(vertex_count, BLOCK_SIZE);
+        // SAFETY: places and chains come from the contraction of this
+        // graph, whose kept vertices the search numbered alike;
+        // `kept_levels` has an entry per kept vertex, `levels` and
+        // `parents` `n`, and `source < n` (`Search::run` checked it). Each
+        // kernel's contract, arguments in its parameter order; both run
+        // after the search, in order on the one stream.
+        unsafe {
+            launch!(levels<<<blocks, BLOCK_SIZE, 0, stream>>>(
+                self.places.as_device_ptr(),
+                self.chains.as_device_ptr(),
+                self.kept_levels.as_device_ptr(),
+                vertex_count,
+                source,
+                chain,
+                position,
+                self.levels.as_device_ptr(),
+                self.parents.as_device_ptr()
+            ))
+            .context(|| "launching chain_contracted_levels".into())?;
+            launch!(parents<<<blocks, BLOCK_SIZE, 0, stream>>>(
+                graph.row_offsets.as_device_ptr(),
+                graph.column_indices.as_device_ptr(),
+                self.levels.as_device_ptr(),
+                vertex_count,
+                self.parents.as_device_ptr()
+            ))
+            .context(|| "launching chain_contracted_parents".into())?;
+        }
+        Ok(())
+    }
+
+    /// The finished search from `source` over `graph`, timed `elapsed`:
+    /// its levels, parents and work.
+    pub(super) fn result(&self, graph: &Csr, source: u32, elapsed: Duration) -> Result<GpuRun> {
+        let result = download(source, &self.levels, Some(&self.parents))?;
+        let mut work = [0u64; 2];
+        self.work
+            .copy_to(&mut work[..])
+            .context(|| "reading the search's work counters".into())?;
+        let work = Work {
+            barriers: work[0] as u32,
+            partition_searches: 0,
+            // The parents' pass examines every reached vertex's edges once.
+            edges_examined: work[1] + result.edges_traversed(graph),
+            levels_searched: 0,
+        };
+        Ok(GpuRun::one_launch(result, elapsed, Some(work)))
+    }
+}
+
+/// The seeds for a search from `source` over `contraction`'s kept
+/// vertices (kept indices and their distances; the second `NO_ENTRY` when
+/// the source is kept), and the source's chain and position (`NO_ENTRY`
+/// and 0 when it is kept).
+pub(super) fn seeds(contraction: &ChainContraction, source: u32) -> ([(u32, u32); 2], (u32, u32)) {
+    match contraction.place(source) {
+        Place::Kept(kept) => ([(kept, 0), (NO_ENTRY, 0)], (NO_ENTRY, 0)),
+        Place::InChain { chain, position } => {
+            let ends = contraction.chain(chain);
+            (
+                [
+                    (ends.first_end, position),
+                    (ends.second_end, ends.length - position),
+                ],
+                (chain, position),
+            )
+        }
+    }
 }
 
 /// Entries of each queue, and whether the region fits in shared memory,
@@ -91,7 +209,7 @@ impl<'g> ChainContracted<'g> {
             ChainContractedLayout::new(kept_count, queue_capacity).bytes()
         };
         let vertex_count = (contraction.places.len() / 2) as u64;
-        contraction.bytes() + 4 * kept_count as u64 + 8 * vertex_count + 16 + scratch
+        contraction.bytes() + ChainLevels::bytes(vertex_count, kept_count) + scratch
     }
 
     /// Contracts `graph`'s chains and uploads the contraction.
@@ -136,56 +254,27 @@ impl<'g> ChainContracted<'g> {
                     .context(|| "allocating chain-contracted's search region".into())?,
             )
         };
-        let allocation = || "allocating chain-contracted buffers".to_string();
-        let count = vertex_count as usize;
         Ok(ChainContracted {
             gpu,
             graph,
             search_kernel,
-            levels_kernel: gpu.kernel(chain_contracted::LEVELS)?,
-            parents_kernel: gpu.kernel(chain_contracted::PARENTS)?,
-            row_offsets: upload_words(&contraction.row_offsets)?,
-            arcs: upload_words(&contraction.arcs)?,
-            places: upload_words(&contraction.places)?,
-            chains: upload_words(&contraction.chains)?,
-            kept_levels: DeviceBuffer::zeroed(kept_count.max(1) as usize).context(allocation)?,
+            row_offsets: upload_words(&contraction.graph.row_offsets)?,
+            arcs: upload_words(&contraction.graph.arcs)?,
             scratch,
-            levels: DeviceBuffer::zeroed(count).context(allocation)?,
-            parents: DeviceBuffer::zeroed(count).context(allocation)?,
-            work: DeviceBuffer::zeroed(2).context(allocation)?,
+            chain_levels: ChainLevels::new(gpu, &contraction)?,
             queue_capacity,
             contraction,
             timer: Timer::new()?,
         })
     }
-
-    /// The seeds for a search from `source` (kept vertices and their
-    /// distances), and the source's chain and position (`NO_ENTRY` and 0
-    /// when it is kept).
-    fn seeds(&self, source: u32) -> ([(u32, u32); 2], (u32, u32)) {
-        match self.contraction.place(source) {
-            Place::Kept(kept) => ([(kept, 0), (NO_ENTRY, 0)], (NO_ENTRY, 0)),
-            Place::InChain { chain, position } => {
-                let ends = self.contraction.chain(chain);
-                (
-                    [
-                        (ends.first_end, position),
-                        (ends.second_end, ends.length - position),
-                    ],
-                    (chain, position),
-                )
-            }
-        }
-    }
 }
 
 impl GpuBfs for ChainContracted<'_> {
     fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
-        let ([(first, first_distance), (second, second_distance)], (chain, position)) =
-            self.seeds(source);
+        let ([(first, first_distance), (second, second_distance)], source_chain) =
+            seeds(&self.contraction, source);
         let stream = self.gpu.stream();
         let kept_count = self.contraction.kept_count();
-        let vertex_count = graph.vertex_count;
         let (scratch, shared_bytes) = match &self.scratch {
             Some(scratch) => (scratch.as_device_ptr(), 0),
             None => (
@@ -193,21 +282,15 @@ impl GpuBfs for ChainContracted<'_> {
                 ChainContractedLayout::new(kept_count, self.queue_capacity).bytes() as u32,
             ),
         };
-        let (search, levels, parents) = (
-            &self.search_kernel,
-            &self.levels_kernel,
-            &self.parents_kernel,
-        );
-        let blocks = blocks_for(vertex_count, BLOCK_SIZE);
+        let search = &self.search_kernel;
         self.timer.start(self.gpu)?;
         // SAFETY: the contraction was built from this graph (`Search::run`
         // checked `source < n`): its rows, arcs (heads kept indices, weights
-        // at least 1, paths shorter than 2^31), places and chains, with the
-        // seeds its place names; the region is the shared memory allowed in
-        // `new` for this layout, or the scratch buffer of its words;
-        // `kept_levels` holds `kept_count` entries, `work` two, `levels` and
-        // `parents` `n`. Each kernel's contract, arguments in its parameter
-        // order; the three launches run in order on the one stream.
+        // at least 1, paths shorter than 2^31), with the seeds its place
+        // names; the region is the shared memory allowed in `new` for this
+        // layout, or the scratch buffer of its words; `kept_levels` holds
+        // `kept_count` entries, `work` two. The kernel's contract, arguments
+        // in its parameter order.
         unsafe {
             launch!(search<<<1, CHAIN_CONTRACTED_BLOCK_SIZE, shared_bytes, stream>>>(
                 self.row_offsets.as_device_ptr(),
@@ -220,44 +303,14 @@ impl GpuBfs for ChainContracted<'_> {
                 NEAR_FAR_DELTA,
                 self.queue_capacity,
                 scratch,
-                self.kept_levels.as_device_ptr(),
-                self.work.as_device_ptr()
+                self.chain_levels.kept_levels.as_device_ptr(),
+                self.chain_levels.work.as_device_ptr()
             ))
             .context(|| "launching chain_contracted_search".into())?;
-            launch!(levels<<<blocks, BLOCK_SIZE, 0, stream>>>(
-                self.places.as_device_ptr(),
-                self.chains.as_device_ptr(),
-                self.kept_levels.as_device_ptr(),
-                vertex_count,
-                source,
-                chain,
-                position,
-                self.levels.as_device_ptr(),
-                self.parents.as_device_ptr()
-            ))
-            .context(|| "launching chain_contracted_levels".into())?;
-            launch!(parents<<<blocks, BLOCK_SIZE, 0, stream>>>(
-                graph.row_offsets.as_device_ptr(),
-                graph.column_indices.as_device_ptr(),
-                self.levels.as_device_ptr(),
-                vertex_count,
-                self.parents.as_device_ptr()
-            ))
-            .context(|| "launching chain_contracted_parents".into())?;
         }
+        self.chain_levels
+            .launch(self.gpu, graph, source, source_chain)?;
         let elapsed = self.timer.stop(self.gpu)?;
-        let result = download(source, &self.levels, Some(&self.parents))?;
-        let mut work = [0u64; 2];
-        self.work
-            .copy_to(&mut work[..])
-            .context(|| "reading the search's work counters".into())?;
-        let work = Work {
-            barriers: work[0] as u32,
-            partition_searches: 0,
-            // The parents' pass examines every reached vertex's edges once.
-            edges_examined: work[1] + result.edges_traversed(self.graph),
-            levels_searched: 0,
-        };
-        Ok(GpuRun::one_launch(result, elapsed, Some(work)))
+        self.chain_levels.result(self.graph, source, elapsed)
     }
 }

@@ -14,6 +14,7 @@ mod cluster;
 mod direction_optimizing;
 mod global_queue;
 mod hierarchical_queue;
+mod hierarchy_sweep;
 mod hybrid_cpu;
 mod on_chip;
 mod partitioned;
@@ -28,6 +29,7 @@ mod warp_specialized;
 pub use auto::{Strategy, strategy, strategy_on};
 pub use chain_contracted::ChainContracted;
 pub use hierarchical_queue::HierarchicalQueue;
+pub use hierarchy_sweep::HierarchySweep;
 pub use hybrid_cpu::CPU_FRONTIER_THRESHOLD;
 pub use partitioned::Partitioned;
 
@@ -254,6 +256,12 @@ fn upload_words(values: &[u32]) -> Result<DeviceBuffer<u32>> {
 pub trait GpuBfs {
     /// Runs one search from `source` (already checked to be a vertex).
     fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun>;
+
+    /// Device bytes allocated besides the graph, where the variant's
+    /// `workspace_bytes` could only bound them before building.
+    fn device_bytes(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The result of a GPU search and its time.
@@ -291,7 +299,8 @@ impl GpuRun {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Work {
     /// Barriers between the search's rounds: grid-wide ones, or, for a
-    /// one-block search (`chain-contracted`), its block's, one a round.
+    /// one-block search (`chain-contracted`, `hierarchy-sweep`), its
+    /// block's, one a round or a level of the hierarchy.
     pub barriers: u32,
     /// Searches of one partition by one block, each of many levels (for
     /// `warp-specialized`, whose searchers never stop: the dirty bits its
@@ -355,6 +364,8 @@ pub enum Variant {
     PersistentDirectionOptimizing,
     /// Degree-2 chains contracted into weighted edges, searched by one block in rounds.
     ChainContracted,
+    /// Chains contracted, then a contraction hierarchy swept up and down by levels (PHAST).
+    HierarchySweep,
     /// Partitions searched in shared memory, many levels at a time, no grid barrier.
     Partitioned,
     /// Partitions in shared memory, a searcher and a messenger warp each, no barrier.
@@ -379,6 +390,7 @@ impl Variant {
         Variant::Persistent,
         Variant::PersistentDirectionOptimizing,
         Variant::ChainContracted,
+        Variant::HierarchySweep,
         Variant::Partitioned,
         Variant::WarpSpecialized,
         Variant::OnChip,
@@ -399,6 +411,7 @@ impl Variant {
             Variant::Persistent => "persistent",
             Variant::PersistentDirectionOptimizing => "persistent-direction-optimizing",
             Variant::ChainContracted => "chain-contracted",
+            Variant::HierarchySweep => "hierarchy-sweep",
             Variant::Partitioned => "partitioned",
             Variant::WarpSpecialized => "warp-specialized",
             Variant::OnChip => "on-chip",
@@ -439,6 +452,9 @@ impl Variant {
             }
             Variant::ChainContracted => {
                 "degree-2 chains contracted into weighted edges; one block runs label-correcting rounds over the junctions in shared memory, then every vertex's level from its chain's ends"
+            }
+            Variant::HierarchySweep => {
+                "degree-2 chains contracted, then a contraction hierarchy over the junctions (shortcuts, levels); one block sweeps its levels up, then down (PHAST): a barrier per hierarchy level, whatever the BFS depth"
             }
             Variant::Partitioned => {
                 "vertices renumbered into BFS-grown partitions, each searched in shared memory by one block, many levels at a time; no grid barrier"
@@ -483,6 +499,7 @@ impl Variant {
             Variant::ChainContracted => {
                 chain_contracted::ChainContracted::workspace_bytes(gpu, graph)
             }
+            Variant::HierarchySweep => hierarchy_sweep::HierarchySweep::workspace_bytes(graph),
             Variant::Partitioned => partitioned::Partitioned::workspace_bytes(graph),
             Variant::WarpSpecialized => warp_specialized::WarpSpecialized::workspace_bytes(graph),
             Variant::OnChip => on_chip::OnChip::workspace_bytes(graph),
@@ -515,6 +532,7 @@ impl Variant {
             Variant::ChainContracted => {
                 Box::new(chain_contracted::ChainContracted::new(gpu, graph)?)
             }
+            Variant::HierarchySweep => Box::new(hierarchy_sweep::HierarchySweep::new(gpu, graph)?),
             Variant::Partitioned => Box::new(partitioned::Partitioned::new(gpu, graph)?),
             Variant::WarpSpecialized => {
                 Box::new(warp_specialized::WarpSpecialized::new(gpu, graph)?)
@@ -582,11 +600,13 @@ impl<'g> Search<'g> {
         let device_graph = DeviceGraph::upload(graph)?;
         let graph_bytes =
             4 * (device_graph.row_offsets.len() + device_graph.column_indices.len()) as u64;
+        let bfs = create(gpu, graph)?;
+        let device_bytes = graph_bytes + bfs.device_bytes().unwrap_or(workspace_bytes);
         Ok(Search {
             graph: device_graph,
-            bfs: create(gpu, graph)?,
+            bfs,
             variant,
-            device_bytes: graph_bytes + workspace_bytes,
+            device_bytes,
         })
     }
 

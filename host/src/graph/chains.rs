@@ -27,18 +27,63 @@ use crate::graph::Csr;
 /// each vertex lies, and each chain's ends and length.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChainContraction {
-    /// The contracted graph's rows over kept indices: `kept_count + 1`
-    /// offsets into the arcs.
-    pub row_offsets: Vec<u32>,
-    /// Each arc as two words: its head (a kept index) and its weight (the
-    /// edges of the graph it stands for).
-    pub arcs: Vec<u32>,
+    /// The contracted graph over kept indices, each arc's weight the edges
+    /// of the graph it stands for.
+    pub graph: WeightedRows,
     /// Each vertex's place, two words: its kept index and 0, or
     /// `IN_CHAIN | chain` and its position along the chain.
     pub places: Vec<u32>,
     /// Each chain, `CHAIN_WORDS` words: its ends (kept indices, at positions
     /// 0 and the length), its length, and a padding word.
     pub chains: Vec<u32>,
+}
+
+/// Arcs with weights, in rows: `row_offsets` over the vertices, each arc two
+/// words (its head, its weight).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WeightedRows {
+    /// `vertex_count + 1` offsets into the arcs.
+    pub row_offsets: Vec<u32>,
+    /// Head and weight of each arc.
+    pub arcs: Vec<u32>,
+}
+
+impl WeightedRows {
+    /// The rows given, each a list of (head, weight) arcs.
+    pub fn from_rows(rows: impl Iterator<Item = Vec<(u32, u32)>>) -> WeightedRows {
+        let mut weighted = WeightedRows {
+            row_offsets: vec![0],
+            arcs: Vec::new(),
+        };
+        for row in rows {
+            weighted
+                .arcs
+                .extend(row.into_iter().flat_map(|(head, weight)| [head, weight]));
+            weighted.row_offsets.push((weighted.arcs.len() / 2) as u32);
+        }
+        weighted
+    }
+
+    /// The arcs of `vertex`: (head, weight) pairs.
+    pub fn of(&self, vertex: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let (first, end) = (
+            self.row_offsets[vertex as usize] as usize,
+            self.row_offsets[vertex as usize + 1] as usize,
+        );
+        self.arcs[2 * first..2 * end]
+            .chunks_exact(2)
+            .map(|arc| (arc[0], arc[1]))
+    }
+
+    /// Arcs in all.
+    pub fn arc_count(&self) -> u32 {
+        (self.arcs.len() / 2) as u32
+    }
+
+    /// Bytes of its two arrays.
+    pub fn bytes(&self) -> u64 {
+        4 * (self.row_offsets.len() + self.arcs.len()) as u64
+    }
 }
 
 /// Where a vertex lies after contraction.
@@ -147,8 +192,7 @@ impl ChainContraction {
             row_offsets.push((arcs.len() / 2) as u32);
         }
         ChainContraction {
-            row_offsets,
-            arcs,
+            graph: WeightedRows { row_offsets, arcs },
             places,
             chains,
         }
@@ -157,16 +201,58 @@ impl ChainContraction {
     /// `graph` as it is: every vertex kept, every arc of weight 1.
     fn uncontracted(graph: &Csr) -> ChainContraction {
         ChainContraction {
-            row_offsets: graph.row_offsets().to_vec(),
-            arcs: graph
-                .column_indices()
-                .iter()
-                .flat_map(|&head| [head, 1])
-                .collect(),
+            graph: WeightedRows {
+                row_offsets: graph.row_offsets().to_vec(),
+                arcs: graph
+                    .column_indices()
+                    .iter()
+                    .flat_map(|&head| [head, 1])
+                    .collect(),
+            },
             places: (0..graph.vertex_count())
                 .flat_map(|vertex| [vertex, 0])
                 .collect(),
             chains: Vec::new(),
+        }
+    }
+
+    /// The same contraction with kept vertex `k` renumbered `index_of[k]`
+    /// (a permutation of the kept indices).
+    pub fn renumbered(&self, index_of: &[u32]) -> ChainContraction {
+        let mut order = vec![0u32; index_of.len()];
+        for (kept, &index) in index_of.iter().enumerate() {
+            order[index as usize] = kept as u32;
+        }
+        let graph = WeightedRows::from_rows(order.iter().map(|&kept| {
+            self.graph
+                .of(kept)
+                .map(|(head, weight)| (index_of[head as usize], weight))
+                .collect()
+        }));
+        let places = self
+            .places
+            .chunks_exact(2)
+            .flat_map(|place| match place[0] & IN_CHAIN {
+                0 => [index_of[place[0] as usize], place[1]],
+                _ => [place[0], place[1]],
+            })
+            .collect();
+        let chains = self
+            .chains
+            .chunks_exact(CHAIN_WORDS as usize)
+            .flat_map(|chain| {
+                [
+                    index_of[chain[0] as usize],
+                    index_of[chain[1] as usize],
+                    chain[2],
+                    chain[3],
+                ]
+            })
+            .collect();
+        ChainContraction {
+            graph,
+            places,
+            chains,
         }
     }
 
@@ -184,12 +270,12 @@ impl ChainContraction {
 
     /// Kept vertices: the contracted graph's.
     pub fn kept_count(&self) -> u32 {
-        (self.row_offsets.len() - 1) as u32
+        (self.graph.row_offsets.len() - 1) as u32
     }
 
     /// Arcs of the contracted graph.
     pub fn arc_count(&self) -> u32 {
-        (self.arcs.len() / 2) as u32
+        self.graph.arc_count()
     }
 
     /// Chains contracted.
@@ -199,8 +285,7 @@ impl ChainContraction {
 
     /// Bytes of its four arrays.
     pub fn bytes(&self) -> u64 {
-        4 * (self.row_offsets.len() + self.arcs.len() + self.places.len() + self.chains.len())
-            as u64
+        self.graph.bytes() + 4 * (self.places.len() + self.chains.len()) as u64
     }
 
     /// Where `vertex` lies.
@@ -227,16 +312,5 @@ impl ChainContraction {
             second_end: entry[1],
             length: entry[2],
         }
-    }
-
-    /// The arcs out of kept vertex `kept`: (head, weight) pairs.
-    pub fn arcs_of(&self, kept: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let (first, end) = (
-            self.row_offsets[kept as usize] as usize,
-            self.row_offsets[kept as usize + 1] as usize,
-        );
-        self.arcs[2 * first..2 * end]
-            .chunks_exact(2)
-            .map(|arc| (arc[0], arc[1]))
     }
 }

@@ -10,6 +10,7 @@ pub mod chains;
 pub mod dimacs;
 pub mod edge_list;
 pub mod generate;
+pub mod hierarchy;
 pub mod matrix_market;
 pub mod reorder;
 pub mod snap;

@@ -1,0 +1,299 @@
+//! # Hierarchy sweep: a road network's distances in two sweeps over a contraction hierarchy
+//!
+//! `chain_contracted` takes a round, a barrier, per hop of the contracted
+//! graph's shortest paths (Luxembourg: about 300). A contraction hierarchy
+//! over the same junctions (`graph::hierarchy` on the host: Geisberger et
+//! al., "Contraction Hierarchies", WEA 2008) adds shortcuts so that some
+//! shortest path between any two vertices climbs to ever higher vertices
+//! and then descends. PHAST (Delling, Goldberg, Nowatzyk & Werneck,
+//! "PHAST: Hardware-Accelerated Shortest Path Trees", IPDPS 2011) finds
+//! every distance from a source with two sweeps over that hierarchy, and
+//! a sweep goes level by level: the vertices of a level share no arc, so
+//! each takes its distance at once, from levels already done. A barrier a
+//! level, twice the hierarchy's levels in all (Luxembourg: 42 levels, 86
+//! barriers with the two of the start, against 1,000 to 1,200 BFS levels),
+//! whatever the source; no queue, and no atomic outside the core.
+//!
+//! [`hierarchy_sweep_search`], one block, the distances in shared memory
+//! when they fit:
+//! 1. *Upward*: level by level from the lowest, each vertex takes the least
+//!    of its own distance (the seeds' are set) and its lower neighbours'
+//!    plus the arcs' weights: the shortest paths that only climb.
+//! 2. *Core*: the vertices left uncontracted (hubs; every vertex of a
+//!    directed graph; none on Luxembourg) share arcs, so they run
+//!    Bellman–Ford rounds instead, each pushing (`atomicMin`) along the
+//!    core's arcs, until a round lowers nothing.
+//! 3. *Downward*: level by level from the highest, each vertex takes the
+//!    least of its distance and its higher neighbours' plus the arcs'
+//!    weights: the climb, then the descent.
+//!
+//! The vertices are the chain contraction's kept ones, renumbered level by
+//! level, so a level is a range of indices and thread `t` takes its
+//! vertices `t`, `t + blockDim`, …: reads of the rows are coalesced. Every
+//! vertex's level and parent then come from `chain_contracted`'s kernels,
+//! as the distances of the kept vertices are the same.
+
+use crate::abi::{HIERARCHY_SWEEP_HEADER_WORDS, NO_ENTRY, UNREACHED};
+use crate::gpu;
+
+/// Arcs a thread reads at once: their loads in flight together, then their distances.
+const PULL_BATCH: usize = 4;
+
+/// A hierarchy's arrays in the kernel's parameter order: the first vertex
+/// of each level (then the vertex count), the levels (the core the last),
+/// and the lower and higher arcs' rows and (head, weight) pairs.
+#[derive(Clone, Copy)]
+struct Hierarchy {
+    level_starts: *const u32,
+    level_count: u32,
+    lower: (*const u32, *const u32),
+    higher: (*const u32, *const u32),
+}
+
+impl Hierarchy {
+    /// The vertices of `level`.
+    ///
+    /// # Safety
+    /// `level < level_count`.
+    #[inline(always)]
+    unsafe fn level(&self, level: u32) -> (u32, u32) {
+        // SAFETY: `level_starts` has `level_count + 1` entries (the contract).
+        unsafe {
+            (
+                gpu::load_read_only(self.level_starts.add(level as usize)),
+                gpu::load_read_only(self.level_starts.add(level as usize + 1)),
+            )
+        }
+    }
+}
+
+/// Sweeps the hierarchy from the seeds and writes each kept vertex's
+/// distance to `kept_levels`.
+///
+/// # Safety
+/// `level_starts` has `level_count + 1 >= 2` entries, ascending from 0 to
+/// `kept_count`; `lower_rows` and `higher_rows` have `kept_count + 1`
+/// entries and their arcs two words each (a head `< kept_count` and a
+/// weight of at least 1); a lower arc joins a vertex to one of a lower
+/// level, a higher arc to one of a higher level, or one core vertex (the
+/// last level) to another; no path's length reaches `u32::MAX`. The seeds
+/// are `< kept_count`, the second may be `NO_ENTRY`; `kept_levels` has
+/// `kept_count` entries; `work` two.
+///
+/// # Launch
+/// Grid 1, block [`HIERARCHY_SWEEP_BLOCK_SIZE`](crate::abi::HIERARCHY_SWEEP_BLOCK_SIZE);
+/// shared memory `hierarchy_sweep_shared_bytes(kept_count, distances_in_shared)`.
+///
+/// # Thread mapping
+/// Thread `t` takes the vertices `t`, `t + blockDim`, … of each level.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hierarchy_sweep_search(
+    level_starts: *const u32,
+    level_count: u32,
+    lower_rows: *const u32,
+    lower_arcs: *const u32,
+    higher_rows: *const u32,
+    higher_arcs: *const u32,
+    kept_count: u32,
+    first_seed: u32,
+    first_distance: u32,
+    second_seed: u32,
+    second_distance: u32,
+    distances_in_shared: u32,
+    kept_levels: *mut u32,
+    work: *mut u64,
+) {
+    let hierarchy = Hierarchy {
+        level_starts,
+        level_count,
+        lower: (lower_rows, lower_arcs),
+        higher: (higher_rows, higher_arcs),
+    };
+    let seeds = [(first_seed, first_distance), (second_seed, second_distance)];
+    let flags = gpu::dynamic_shared_memory::<u32>();
+    // SAFETY: the shared memory holds the header, and the distances after
+    // it when `distances_in_shared` (the contract); else they are
+    // `kept_levels`. A branch on a kernel parameter, uniform over the
+    // block; two calls so that each inlined copy knows its distances'
+    // state space.
+    unsafe {
+        if distances_in_shared != 0 {
+            let distances = flags.add(HIERARCHY_SWEEP_HEADER_WORDS as usize);
+            sweep(hierarchy, (flags, distances), kept_count, seeds, work);
+            for_each_strided(0..kept_count, |vertex| {
+                *kept_levels.add(vertex) = *distances.add(vertex);
+            });
+        } else {
+            sweep(hierarchy, (flags, kept_levels), kept_count, seeds, work);
+        }
+    }
+}
+
+/// [`hierarchy_sweep_search`] with its distances at `distances`.
+///
+/// # Safety
+/// As [`hierarchy_sweep_search`]; `flags` has the header's words,
+/// `distances` `kept_count` entries.
+#[inline(always)]
+unsafe fn sweep(
+    hierarchy: Hierarchy,
+    (flags, distances): (*mut u32, *mut u32),
+    kept_count: u32,
+    seeds: [(u32, u32); 2],
+    work: *mut u64,
+) {
+    let thread = gpu::thread_index();
+    let core_level = hierarchy.level_count - 1;
+    // SAFETY: vertices and heads are `< kept_count`, levels
+    // `< level_count` (the contract). Within a level, a thread writes only
+    // its own vertices' distances and reads those of other levels, written
+    // before the barrier that ended theirs; in the core rounds, distances
+    // are only accessed atomically, and each round's flag is set before
+    // the barrier that precedes its reads and cleared two rounds later.
+    // Every thread runs every loop the same number of times (their bounds
+    // are kernel parameters or read after a barrier), so every thread
+    // reaches every barrier.
+    unsafe {
+        for_each_strided(0..kept_count, |vertex| {
+            *distances.add(vertex) = UNREACHED;
+        });
+        if thread < HIERARCHY_SWEEP_HEADER_WORDS {
+            *flags.add(thread as usize) = 0;
+        }
+        if thread == 0 {
+            *work.add(1) = 0;
+        }
+        gpu::sync_threads();
+        if thread == 0 {
+            for (seed, distance) in seeds {
+                if seed != NO_ENTRY {
+                    let label = distances.add(seed as usize);
+                    *label = (*label).min(distance);
+                }
+            }
+        }
+        gpu::sync_threads();
+        let (mut barriers, mut arcs_read) = (2u64, 0u64);
+
+        // Upward: the core last, from its lower neighbours only.
+        for level in 1..=core_level {
+            let (first, end) = hierarchy.level(level);
+            for_each_strided(first..end, |vertex| {
+                arcs_read += pull(hierarchy.lower, distances, vertex as u32);
+            });
+            gpu::sync_threads();
+            barriers += 1;
+        }
+
+        // The core: Bellman–Ford rounds; round r sets flag r % 3 if it
+        // lowered a distance.
+        let (first, end) = hierarchy.level(core_level);
+        let mut round = 0;
+        if first < end {
+            loop {
+                if thread == 0 {
+                    *flags.add(((round + 1) % 3) as usize) = 0;
+                }
+                let mut lowered = false;
+                for_each_strided(first..end, |vertex| {
+                    let distance = gpu::atomic_read(distances.add(vertex));
+                    if distance == UNREACHED {
+                        return;
+                    }
+                    let (rows, arcs) = hierarchy.higher;
+                    let (mut arc, arc_end) = (
+                        gpu::load_read_only(rows.add(vertex)),
+                        gpu::load_read_only(rows.add(vertex + 1)),
+                    );
+                    arcs_read += (arc_end - arc) as u64;
+                    while arc < arc_end {
+                        let head = gpu::load_read_only(arcs.add(2 * arc as usize));
+                        let through =
+                            distance + gpu::load_read_only(arcs.add(2 * arc as usize + 1));
+                        if through < gpu::atomic_min(distances.add(head as usize), through) {
+                            lowered = true;
+                        }
+                        arc += 1;
+                    }
+                });
+                if lowered {
+                    gpu::atomic_or(flags.add((round % 3) as usize), 1);
+                }
+                gpu::sync_threads();
+                barriers += 1;
+                if *flags.add((round % 3) as usize) == 0 {
+                    break;
+                }
+                round += 1;
+            }
+        }
+
+        // Downward: the highest contracted level first.
+        for level in (0..core_level).rev() {
+            let (first, end) = hierarchy.level(level);
+            for_each_strided(first..end, |vertex| {
+                arcs_read += pull(hierarchy.higher, distances, vertex as u32);
+            });
+            gpu::sync_threads();
+            barriers += 1;
+        }
+
+        if thread == 0 {
+            *work = barriers;
+        }
+        gpu::atomic_add_u64(work.add(1), arcs_read);
+    }
+}
+
+/// Lowers `vertex`'s distance to the least of its arcs' heads' distances
+/// plus their weights; returns the arcs read.
+///
+/// # Safety
+/// `rows` has an entry for `vertex` and the next; its arcs' heads index
+/// `distances`, none of them written during the call.
+#[inline(always)]
+// Indexed loops over a constant range unroll and keep the arrays in registers.
+#[allow(clippy::needless_range_loop)]
+unsafe fn pull((rows, arcs): (*const u32, *const u32), distances: *mut u32, vertex: u32) -> u64 {
+    // SAFETY: the arcs `first..end` of `vertex`, heads in bounds (the contract).
+    unsafe {
+        let (mut arc, end) = (
+            gpu::load_read_only(rows.add(vertex as usize)),
+            gpu::load_read_only(rows.add(vertex as usize + 1)),
+        );
+        let arcs_read = (end - arc) as u64;
+        let mut least = *distances.add(vertex as usize);
+        while arc < end {
+            let count = ((end - arc) as usize).min(PULL_BATCH);
+            let mut heads = [0u32; PULL_BATCH];
+            let mut weights = [0u32; PULL_BATCH];
+            for k in 0..PULL_BATCH {
+                if k < count {
+                    let pair = arcs.add(2 * (arc as usize + k));
+                    heads[k] = gpu::load_read_only(pair);
+                    weights[k] = gpu::load_read_only(pair.add(1));
+                }
+            }
+            for k in 0..PULL_BATCH {
+                if k < count {
+                    least =
+                        least.min((*distances.add(heads[k] as usize)).saturating_add(weights[k]));
+                }
+            }
+            arc += count as u32;
+        }
+        *distances.add(vertex as usize) = least;
+        arcs_read
+    }
+}
+
+/// The block calls `body(i)` for each `i` of `range`, thread `t` for
+/// `range.start + t`, `range.start + t + blockDim`, ….
+#[inline(always)]
+fn for_each_strided(range: core::ops::Range<u32>, mut body: impl FnMut(usize)) {
+    let mut index = range.start + gpu::thread_index();
+    while index < range.end {
+        body(index as usize);
+        index += gpu::block_size();
+    }
+}
