@@ -1,7 +1,7 @@
 //! The CPU reference BFS and the validator on small hand-checked graphs.
 
 use bfs::graph::chains::{ChainContraction, Place, WeightedRows};
-use bfs::graph::hierarchy::ContractionHierarchy;
+use bfs::graph::hierarchy::{ContractionHierarchy, WIDE_ROW_ARCS};
 use bfs::validate::{same_levels, validate};
 use bfs::{Bfs, Csr, UNREACHED, cpu};
 use bfs_tests::generated;
@@ -490,6 +490,7 @@ fn contraction_test_graphs() -> Vec<(String, Csr)> {
         ("uniform:2000:2000", 3),
         ("kron:9:4", 4),
         ("star:50", 5),
+        ("grid:64x64:0.45", 1),
     ] {
         graphs.push((spec.to_string(), generated(spec, seed)));
     }
@@ -575,6 +576,22 @@ fn hierarchy_arcs_join_levels_in_order() {
                 );
             }
         }
+        for level in 0..hierarchy.level_count() as usize {
+            let (first, end) = (
+                hierarchy.level_starts[level],
+                hierarchy.level_starts[level + 1],
+            );
+            let wide_end = hierarchy.wide_ends[level];
+            assert!((first..=end).contains(&wide_end), "{name}: level {level}");
+            for vertex in first..end {
+                let wide = hierarchy.lower.of(vertex).count() > WIDE_ROW_ARCS;
+                assert_eq!(
+                    wide,
+                    vertex < wide_end,
+                    "{name}: vertex {vertex} of level {level}"
+                );
+            }
+        }
         if graph.is_symmetric() {
             assert_eq!(
                 hierarchy.lower.arc_count()
@@ -596,4 +613,11 @@ fn hierarchy_arcs_join_levels_in_order() {
     );
     let path = ContractionHierarchy::of(&generated("path:300", 1));
     assert!(path.core().is_empty(), "a path contracts completely");
+    // The GPU tests' road-like grid has wide vertices below its core.
+    let roads = ContractionHierarchy::of(&generated("grid:64x64:0.45", 1));
+    let core_level = roads.level_count() as usize - 1;
+    assert!(
+        (0..core_level).any(|level| roads.wide_ends[level] > roads.level_starts[level]),
+        "no wide vertex below the core"
+    );
 }

@@ -325,7 +325,9 @@ fn on_chip_refuses_a_graph_too_large_for_a_cluster_with_the_bytes_it_needs() {
 /// Graphs for the variants that contract chains, with their sources (every
 /// vertex of a small one): chains and rings; a directed graph (nothing
 /// contracted); a path (one chain); a sparse grid and a sparse random graph
-/// (chains between junctions); a Kronecker graph (hubs).
+/// (chains between junctions); a Kronecker graph (hubs); a grid with nearly
+/// half its streets missing (a road-like hierarchy: wide vertices below
+/// the core).
 fn chain_test_graphs() -> Vec<(String, Csr, Vec<u32>)> {
     let mut graphs = vec![
         (
@@ -342,6 +344,7 @@ fn chain_test_graphs() -> Vec<(String, Csr, Vec<u32>)> {
         ("grid:60x60:0.3", 42),
         ("uniform:3000:3000", 43),
         ("kron:12:16", 45),
+        ("grid:64x64:0.45", 1),
     ] {
         graphs.push((spec.to_string(), bfs_tests::generated(spec, seed)));
     }

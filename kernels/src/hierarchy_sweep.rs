@@ -18,7 +18,11 @@
 //! when they fit:
 //! 1. *Upward*: level by level from the lowest, each vertex takes the least
 //!    of its own distance (the seeds' are set) and its lower neighbours'
-//!    plus the arcs' weights: the shortest paths that only climb.
+//!    plus the arcs' weights: the shortest paths that only climb. A level
+//!    lasts as long as its slowest thread, and the top levels' few vertices
+//!    have many lower arcs (Luxembourg: up to 63), so a *wide* vertex (the
+//!    host puts them first in their level) gets a warp: a lane an arc, then
+//!    a warp minimum (Luxembourg: 0.144 → 0.112 ms).
 //! 2. *Core*: the vertices left uncontracted (hubs; every vertex of a
 //!    directed graph; none on Luxembourg) share arcs, so they run
 //!    Bellman–Ford rounds instead, each pushing (`atomicMin`) along the
@@ -34,17 +38,19 @@
 //! as the distances of the kept vertices are the same.
 
 use crate::abi::{HIERARCHY_SWEEP_HEADER_WORDS, NO_ENTRY, UNREACHED};
-use crate::gpu;
+use crate::gpu::{self, WARP_SIZE};
 
 /// Arcs a thread reads at once: their loads in flight together, then their distances.
 const PULL_BATCH: usize = 4;
 
 /// A hierarchy's arrays in the kernel's parameter order: the first vertex
-/// of each level (then the vertex count), the levels (the core the last),
-/// and the lower and higher arcs' rows and (head, weight) pairs.
+/// of each level (then the vertex count), the end of each level's wide
+/// vertices, the levels (the core the last), and the lower and higher
+/// arcs' rows and (head, weight) pairs.
 #[derive(Clone, Copy)]
 struct Hierarchy {
     level_starts: *const u32,
+    wide_ends: *const u32,
     level_count: u32,
     lower: (*const u32, *const u32),
     higher: (*const u32, *const u32),
@@ -72,7 +78,7 @@ impl Hierarchy {
 ///
 /// # Safety
 /// `level_starts` has `level_count + 1 >= 2` entries, ascending from 0 to
-/// `kept_count`; `lower_rows` and `higher_rows` have `kept_count + 1`
+/// `kept_count`; `wide_ends` `level_count`, each within its level; `lower_rows` and `higher_rows` have `kept_count + 1`
 /// entries and their arcs two words each (a head `< kept_count` and a
 /// weight of at least 1); a lower arc joins a vertex to one of a lower
 /// level, a higher arc to one of a higher level, or one core vertex (the
@@ -85,10 +91,13 @@ impl Hierarchy {
 /// shared memory `hierarchy_sweep_shared_bytes(kept_count, distances_in_shared)`.
 ///
 /// # Thread mapping
-/// Thread `t` takes the vertices `t`, `t + blockDim`, … of each level.
+/// Thread `t` takes the vertices `t`, `t + blockDim`, … of each level;
+/// in the upward sweep, warp `w` first takes its wide vertices `w`,
+/// `w + blockDim / 32`, …, lane `l` their arcs `l`, `l + 32`, ….
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hierarchy_sweep_search(
     level_starts: *const u32,
+    wide_ends: *const u32,
     level_count: u32,
     lower_rows: *const u32,
     lower_arcs: *const u32,
@@ -105,6 +114,7 @@ pub unsafe extern "ptx-kernel" fn hierarchy_sweep_search(
 ) {
     let hierarchy = Hierarchy {
         level_starts,
+        wide_ends,
         level_count,
         lower: (lower_rows, lower_arcs),
         higher: (higher_rows, higher_arcs),
@@ -175,10 +185,18 @@ unsafe fn sweep(
         gpu::sync_threads();
         let (mut barriers, mut arcs_read) = (2u64, 0u64);
 
-        // Upward: the core last, from its lower neighbours only.
+        // Upward: the core last, from its lower neighbours only; a warp
+        // for each wide vertex, a thread for each of the others.
+        let (warp, warps) = (thread / WARP_SIZE, gpu::block_size() / WARP_SIZE);
         for level in 1..=core_level {
             let (first, end) = hierarchy.level(level);
-            for_each_strided(first..end, |vertex| {
+            let wide_end = gpu::load_read_only(hierarchy.wide_ends.add(level as usize));
+            let mut wide = first + warp;
+            while wide < wide_end {
+                arcs_read += pull_by_warp(hierarchy.lower, distances, wide);
+                wide += warps;
+            }
+            for_each_strided(wide_end..end, |vertex| {
                 arcs_read += pull(hierarchy.lower, distances, vertex as u32);
             });
             gpu::sync_threads();
@@ -284,6 +302,45 @@ unsafe fn pull((rows, arcs): (*const u32, *const u32), distances: *mut u32, vert
         }
         *distances.add(vertex as usize) = least;
         arcs_read
+    }
+}
+
+/// [`pull`] by a whole warp: lane `l` takes the arcs `l`, `l + 32`, …, the
+/// warp's least distance goes to `vertex`; returns the arcs lane 0 read
+/// (its share of the count: each lane counts its own).
+///
+/// # Safety
+/// As [`pull`]; every lane of the warp calls it with the same `vertex`.
+#[inline(always)]
+unsafe fn pull_by_warp(
+    (rows, arcs): (*const u32, *const u32),
+    distances: *mut u32,
+    vertex: u32,
+) -> u64 {
+    let lane = gpu::lane_index();
+    // SAFETY: the arcs of `vertex`, heads in bounds (the contract); only
+    // lane 0 writes `vertex`'s distance, which no other thread reads in
+    // this level.
+    unsafe {
+        let (first, end) = (
+            gpu::load_read_only(rows.add(vertex as usize)),
+            gpu::load_read_only(rows.add(vertex as usize + 1)),
+        );
+        let mut least = UNREACHED;
+        let mut arc = first + lane;
+        while arc < end {
+            let pair = arcs.add(2 * arc as usize);
+            let head = gpu::load_read_only(pair);
+            let weight = gpu::load_read_only(pair.add(1));
+            least = least.min((*distances.add(head as usize)).saturating_add(weight));
+            arc += WARP_SIZE;
+        }
+        let least = gpu::warp_min(least);
+        if lane == 0 {
+            let own = distances.add(vertex as usize);
+            *own = (*own).min(least);
+        }
+        (end - first).saturating_sub(lane).div_ceil(WARP_SIZE) as u64
     }
 }
 

@@ -4,7 +4,9 @@
 # high-diameter), each run with --verify; `partitioned` also with small
 # partitions, staged anew at each search; `chain-contracted` and
 # `hierarchy-sweep` also on a graph that is mostly chains, its search in
-# shared memory (the 256² grid keeps too many vertices for that).
+# shared memory (the 256² grid keeps too many vertices for that), and
+# `hierarchy-sweep` on a grid missing nearly half its streets, whose
+# hierarchy has wide vertices below the core (a warp each).
 # Fails on any sanitizer error. Usage: sanitize.sh [VARIANT...]
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -20,7 +22,8 @@ for tool in memcheck racecheck synccheck initcheck; do
         runs=("${graphs[@]}")
         [ "$variant" = partitioned ] && runs+=("gen:grid:256x256:0.05 --partition-size 64")
         case "$variant" in
-            chain-contracted | hierarchy-sweep) runs+=("gen:uniform:3000:3000") ;;
+            chain-contracted) runs+=("gen:uniform:3000:3000") ;;
+            hierarchy-sweep) runs+=("gen:uniform:3000:3000" "gen:grid:100x100:0.45") ;;
         esac
         for graph in "${runs[@]}"; do
             run_log=$(mktemp)

@@ -14,7 +14,7 @@
 //! block's shared memory, runs `hierarchy-sweep` instead: a contraction
 //! hierarchy over the junctions, swept level by level, its levels a few
 //! dozen where the search's are a thousand (it replaced `chain-contracted`'s
-//! rounds here: Luxembourg 0.142 against 0.533 ms). Every other
+//! rounds here: Luxembourg 0.112 against 0.531 ms). Every other
 //! graph gets a direction-optimizing search, which chooses top-down or
 //! bottom-up anew at each level from the frontier's size and edges: in one
 //! cooperative launch (`persistent-direction-optimizing`) where the device

@@ -32,6 +32,7 @@ pub struct HierarchySweep<'g> {
     search_kernel: Function<'g>,
     hierarchy: ContractionHierarchy,
     level_starts: DeviceBuffer<u32>,
+    wide_ends: DeviceBuffer<u32>,
     lower_rows: DeviceBuffer<u32>,
     lower_arcs: DeviceBuffer<u32>,
     higher_rows: DeviceBuffer<u32>,
@@ -48,9 +49,8 @@ fn distances_fit(gpu: &Gpu, kept_count: u32) -> bool {
 
 /// Device bytes besides the graph for a hierarchy of `kept_count` vertices,
 /// `level_count` levels and `arc_count` arcs, over `vertex_count` vertices
-/// in `chain_count` chains: the places and chains, the levels, both rows
-/// and arcs, a level per kept vertex, a level and a parent per vertex, and
-/// the work counters.
+/// in `chain_count` chains: the places and chains, the level starts and
+/// wide ends, both rows and arcs, and [`ChainLevels`]'s.
 fn bytes(
     vertex_count: u32,
     chain_count: u32,
@@ -58,15 +58,12 @@ fn bytes(
     level_count: u32,
     arc_count: u64,
 ) -> u64 {
-    let (vertices, kept) = (vertex_count as u64, kept_count as u64);
-    8 * vertices
+    8 * vertex_count as u64
         + 16 * chain_count as u64
-        + 4 * (level_count as u64 + 1)
-        + 8 * (kept + 1)
+        + 4 * (2 * level_count as u64 + 1)
+        + 8 * (kept_count as u64 + 1)
         + 8 * arc_count
-        + 4 * kept
-        + 8 * vertices
-        + 16
+        + ChainLevels::bytes(vertex_count as u64, kept_count)
 }
 
 impl<'g> HierarchySweep<'g> {
@@ -124,6 +121,7 @@ impl<'g> HierarchySweep<'g> {
             graph,
             search_kernel,
             level_starts: upload_words(&hierarchy.level_starts)?,
+            wide_ends: upload_words(&hierarchy.wide_ends)?,
             lower_rows: upload_words(&hierarchy.lower.row_offsets)?,
             lower_arcs: upload_words(&hierarchy.lower.arcs)?,
             higher_rows: upload_words(&hierarchy.higher.row_offsets)?,
@@ -147,6 +145,7 @@ impl GpuBfs for HierarchySweep<'_> {
         self.timer.start(self.gpu)?;
         // SAFETY: the hierarchy was built from this graph (`Search::run`
         // checked `source < n`): its level starts ascend to `kept_count`,
+        // each level's wide vertices end within it,
         // its lower and higher arcs join levels as the kernel's contract
         // says (heads kept indices, weights at least 1, paths shorter than
         // 2^31), and the seeds come from the source's place; the shared
@@ -156,6 +155,7 @@ impl GpuBfs for HierarchySweep<'_> {
         unsafe {
             launch!(search<<<1, HIERARCHY_SWEEP_BLOCK_SIZE, shared_bytes as u32, stream>>>(
                 self.level_starts.as_device_ptr(),
+                self.wide_ends.as_device_ptr(),
                 self.hierarchy.level_count(),
                 self.lower_rows.as_device_ptr(),
                 self.lower_arcs.as_device_ptr(),

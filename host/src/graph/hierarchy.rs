@@ -29,7 +29,8 @@
 //! budget) stay uncontracted: they form the *core*, the highest level,
 //! whose distances are found by Bellman–Ford rounds over its arcs between
 //! the two sweeps. A directed graph is all core. Vertices are renumbered
-//! level by level, ascending, so each level is a range of indices.
+//! level by level, ascending, so each level is a range of indices, whose
+//! wide vertices (many lower arcs) come first.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -42,6 +43,12 @@ use crate::graph::chains::{ChainContraction, WeightedRows};
 /// Most neighbours a vertex may have and be contracted: contracting it
 /// examines every pair of them.
 pub const MOST_NEIGHBOURS_CONTRACTED: usize = 16;
+
+/// Lower arcs beyond which a vertex is *wide*: the upward sweep gives it a
+/// warp, a lane an arc, rather than a thread. The highest levels hold few
+/// vertices with many lower arcs (Luxembourg: up to 63), whose thread
+/// would read them in turn while the block waits at the barrier.
+pub const WIDE_ROW_ARCS: usize = 8;
 
 /// Arcs a witness search examines before it gives up, and the shortcut is
 /// added (a needless shortcut costs an arc, never a wrong distance).
@@ -56,6 +63,9 @@ pub struct ContractionHierarchy {
     /// The first vertex of each level, ascending, the core last (it may be
     /// empty), then the kept vertex count.
     pub level_starts: Vec<u32>,
+    /// Where each level's wide vertices (more than [`WIDE_ROW_ARCS`] lower
+    /// arcs), which come first in it, end.
+    pub wide_ends: Vec<u32>,
     /// Each vertex's arcs to its lower neighbours (none for the lowest level).
     pub lower: WeightedRows,
     /// Each contracted vertex's arcs to its higher neighbours; each core
@@ -117,29 +127,6 @@ impl ContractionHierarchy {
             }
         }
 
-        // Sweep order: by level, then by index.
-        let mut order: Vec<u32> = (0..kept_count).collect();
-        order.sort_by_key(|&vertex| (level[vertex as usize], vertex));
-        let mut index_of = vec![0u32; kept_count as usize];
-        for (index, &vertex) in order.iter().enumerate() {
-            index_of[vertex as usize] = index as u32;
-        }
-        let mut level_starts = vec![0u32; core_level as usize + 2];
-        for &vertex in &order {
-            level_starts[level[vertex as usize] as usize + 1] += 1;
-        }
-        for level in 1..level_starts.len() {
-            level_starts[level] += level_starts[level - 1];
-        }
-
-        let renumber = |row: &[(u32, u32)]| -> Vec<(u32, u32)> {
-            let mut row: Vec<_> = row
-                .iter()
-                .map(|&(head, weight)| (index_of[head as usize], weight))
-                .collect();
-            row.sort_unstable();
-            row
-        };
         let mut higher_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); kept_count as usize];
         let mut lower_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); kept_count as usize];
         for (vertex, neighbours) in &contracted {
@@ -153,9 +140,44 @@ impl ContractionHierarchy {
                 higher_of[vertex as usize] = remaining.neighbours[vertex as usize].clone();
             }
         }
+
+        // Sweep order: by level; within a level, the wide vertices first,
+        // then by index.
+        let is_wide = |vertex: u32| lower_of[vertex as usize].len() > WIDE_ROW_ARCS;
+        let mut order: Vec<u32> = (0..kept_count).collect();
+        order.sort_by_key(|&vertex| (level[vertex as usize], !is_wide(vertex), vertex));
+        let mut index_of = vec![0u32; kept_count as usize];
+        for (index, &vertex) in order.iter().enumerate() {
+            index_of[vertex as usize] = index as u32;
+        }
+        let mut level_starts = vec![0u32; core_level as usize + 2];
+        let mut wide_ends = vec![0u32; core_level as usize + 1];
+        for &vertex in &order {
+            let level = level[vertex as usize] as usize;
+            level_starts[level + 1] += 1;
+            if is_wide(vertex) {
+                wide_ends[level] += 1;
+            }
+        }
+        for level in 1..level_starts.len() {
+            level_starts[level] += level_starts[level - 1];
+        }
+        for (level, wide_end) in wide_ends.iter_mut().enumerate() {
+            *wide_end += level_starts[level];
+        }
+
+        let renumber = |row: &[(u32, u32)]| -> Vec<(u32, u32)> {
+            let mut row: Vec<_> = row
+                .iter()
+                .map(|&(head, weight)| (index_of[head as usize], weight))
+                .collect();
+            row.sort_unstable();
+            row
+        };
         ContractionHierarchy {
             chains: chains.renumbered(&index_of),
             level_starts,
+            wide_ends,
             lower: WeightedRows::from_rows(
                 order
                     .iter()
@@ -184,7 +206,7 @@ impl ContractionHierarchy {
     /// Bytes of its arrays, the chain contraction's included.
     pub fn bytes(&self) -> u64 {
         self.chains.bytes()
-            + 4 * self.level_starts.len() as u64
+            + 4 * (self.level_starts.len() + self.wide_ends.len()) as u64
             + self.lower.bytes()
             + self.higher.bytes()
     }
