@@ -46,8 +46,14 @@ pub const SEQUENTIAL_LEVEL_EDGES: u64 = 1024;
 /// edges runs on `E / EDGES_PER_MEMBER` members (at least two).
 const EDGES_PER_MEMBER: u64 = 1024;
 
-/// Frontier vertices a member takes at a time in a top-down level.
-const TOP_DOWN_CHUNK: usize = 64;
+/// Frontier vertices a member takes at a time in a top-down level. On the
+/// 16-thread host of the H100 machine (8 sources, medians), 64 took 243 ms
+/// on the 4096² grid and 58.3 on the 2048² grid; 256: 204 and 47.1, the
+/// Kronecker 22 and uniform graphs unchanged (13.3, 15.8 ms); 512: 207 and
+/// 56.7; 1,024: 257 and 91.4; 16: 302 to 334 on the 4096² grid. Fewer,
+/// longer chunks mean fewer claims of the shared cursor per level, until
+/// the last members wait on the others' chunks.
+const TOP_DOWN_CHUNK: usize = 256;
 
 /// Bitmap words (64 vertices each) a member takes at a time in a
 /// bottom-up level or a conversion between queue and bitmap.
