@@ -10,18 +10,19 @@
 //! `partitioned` wins, which is measured, not derived: when its partitions
 //! are too many to stay in shared memory, but no more than
 //! [`PARTITIONS_PER_MULTIPROCESSOR`] per multiprocessor. A road-like graph
-//! that is mostly degree-2 chains, and whose junctions' distances fit one
-//! block's shared memory, runs `hierarchy-sweep` instead: a contraction
-//! hierarchy over the junctions, swept level by level, its levels a few
-//! dozen where the search's are a thousand (it replaced `chain-contracted`'s
-//! rounds here: Luxembourg 0.112 against 0.531 ms). Every other
+//! that is mostly degree-2 chains runs `hierarchy-sweep` instead, up to
+//! [`MOST_KEPT_VERTICES`] junctions: a contraction hierarchy over them,
+//! swept level by level, its levels a few dozen where the search's are a
+//! thousand (Luxembourg: 0.112 ms against `chain-contracted`'s 0.531, which
+//! it replaced here; eight Luxembourgs in a row, whose junctions' distances
+//! no longer fit shared memory: 0.593 against 8.05). Every other
 //! graph gets a direction-optimizing search, which chooses top-down or
 //! bottom-up anew at each level from the frontier's size and edges: in one
 //! cooperative launch (`persistent-direction-optimizing`) where the device
 //! has them, else level by level from the host (`direction-optimizing`).
 
 use super::direction_optimizing::DirectionOptimizing;
-use super::hierarchy_sweep::HierarchySweep;
+use super::hierarchy_sweep::{HierarchySweep, MOST_KEPT_VERTICES};
 use super::partitioned::Partitioned;
 use super::persistent::PersistentLevels;
 use super::persistent_direction_optimizing::PersistentDirectionOptimizing;
@@ -45,8 +46,8 @@ pub const ROAD_MAX_DEGREE: u32 = 64;
 pub const PARTITIONS_PER_MULTIPROCESSOR: u32 = 8;
 
 /// A road-like graph runs `hierarchy-sweep` when it keeps at most this
-/// share of its vertices (the rest lie inside chains) and their distances
-/// fit one block's shared memory. Where more are kept (grids), the hierarchy
+/// share of its vertices (the rest lie inside chains), and at most
+/// [`MOST_KEPT_VERTICES`]. Where more are kept (grids), the hierarchy
 /// is mostly an uncontracted core, searched in slow rounds (the 100² grid:
 /// 1.18 ms against `auto`'s 0.22).
 pub const CHAINS_KEPT_SHARE: f64 = 0.5;
@@ -69,15 +70,13 @@ pub enum Strategy {
 
 /// The strategy for `graph` on `gpu`: [`strategy`], and for road-like
 /// graphs [`Strategy::HierarchySweep`] where it keeps at most
-/// [`CHAINS_KEPT_SHARE`] of the vertices and their distances fit in shared
-/// memory, else [`Strategy::PartitionLocal`] where its partitions are more
+/// [`CHAINS_KEPT_SHARE`] of the vertices and at most [`MOST_KEPT_VERTICES`],
+/// else [`Strategy::PartitionLocal`] where its partitions are more
 /// than the multiprocessors but at most [`PARTITIONS_PER_MULTIPROCESSOR`] each.
 pub fn strategy_on(gpu: &Gpu, graph: &Csr) -> Strategy {
     let multiprocessors = gpu.multiprocessors();
     match strategy(graph) {
-        Strategy::ManyLevelsPerLaunch if mostly_chains_on_chip(gpu, graph) => {
-            Strategy::HierarchySweep
-        }
+        Strategy::ManyLevelsPerLaunch if mostly_chains(graph) => Strategy::HierarchySweep,
         Strategy::ManyLevelsPerLaunch if gpu.cooperative_launch() => {
             let partitions = Partitioned::partition_count(gpu, graph);
             if partitions > multiprocessors
@@ -93,11 +92,10 @@ pub fn strategy_on(gpu: &Gpu, graph: &Csr) -> Strategy {
 }
 
 /// Whether `graph` keeps at most [`CHAINS_KEPT_SHARE`] of its vertices
-/// after contraction, few enough for one block's shared memory.
-fn mostly_chains_on_chip(gpu: &Gpu, graph: &Csr) -> bool {
+/// after contraction, and at most [`MOST_KEPT_VERTICES`].
+fn mostly_chains(graph: &Csr) -> bool {
     let kept = ChainContraction::kept_at_least(graph);
-    kept as f64 <= CHAINS_KEPT_SHARE * graph.vertex_count() as f64
-        && HierarchySweep::fits_in_shared(gpu, kept)
+    kept as f64 <= CHAINS_KEPT_SHARE * graph.vertex_count() as f64 && kept <= MOST_KEPT_VERTICES
 }
 
 /// The strategy for `graph`, from its average and maximum degree alone:

