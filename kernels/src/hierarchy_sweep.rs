@@ -306,8 +306,8 @@ unsafe fn pull((rows, arcs): (*const u32, *const u32), distances: *mut u32, vert
 }
 
 /// [`pull`] by a whole warp: lane `l` takes the arcs `l`, `l + 32`, …, the
-/// warp's least distance goes to `vertex`; returns the arcs lane 0 read
-/// (its share of the count: each lane counts its own).
+/// warp's least distance goes to `vertex`; returns the arcs this lane read,
+/// so that the lanes' counts add up to the vertex's arcs.
 ///
 /// # Safety
 /// As [`pull`]; every lane of the warp calls it with the same `vertex`.
