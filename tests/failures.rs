@@ -91,6 +91,32 @@ fn a_failed_run_leaves_an_existing_output_file_alone() {
 }
 
 #[test]
+fn the_host_memory_limit_can_be_set_and_is_enforced_with_one_line_errors() {
+    let run = |limit: &str| -> bfs_tests::Cli {
+        std::process::Command::new(bfs_tests::bfs_binary())
+            .args(["--graph", "gen:path:1000000", "--device", "cpu-reference"])
+            .env("BFS_HOST_MEMORY", limit)
+            .output()
+            .expect("running bfs")
+            .into()
+    };
+    // The path's row offsets alone take 8 MB.
+    let refused =
+        run("1M").assert_one_line_error("8 MB of host memory to build, 1 MB are available");
+    assert!(refused.contains("set by BFS_HOST_MEMORY"), "{refused}");
+    run("2x").assert_one_line_error("BFS_HOST_MEMORY=2x is not a size");
+    for enough in ["1T", "64G", "1000000000"] {
+        let allowed = run(enough);
+        assert_eq!(allowed.code, Some(0), "{enough}: {}", allowed.stderr);
+        assert!(
+            allowed.stdout.contains("reached:   1000000 of 1000000"),
+            "{}",
+            allowed.stdout
+        );
+    }
+}
+
+#[test]
 fn without_a_gpu_auto_falls_back_and_gpu_fails() {
     if Gpu::open().is_ok() {
         bfs_tests::skip(
