@@ -127,18 +127,15 @@ impl ContractionHierarchy {
             }
         }
 
-        let mut higher_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); kept_count as usize];
+        // A core vertex's higher arcs are its arcs left in the core; a
+        // contracted vertex's (none left there) its arcs when contracted.
+        let mut higher_of = remaining.neighbours;
         let mut lower_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); kept_count as usize];
-        for (vertex, neighbours) in &contracted {
-            for &(neighbour, weight) in neighbours {
-                lower_of[neighbour as usize].push((*vertex, weight));
+        for (vertex, neighbours) in contracted {
+            for &(neighbour, weight) in &neighbours {
+                lower_of[neighbour as usize].push((vertex, weight));
             }
-            higher_of[*vertex as usize] = neighbours.clone();
-        }
-        for vertex in 0..kept_count {
-            if !is_contracted[vertex as usize] {
-                higher_of[vertex as usize] = remaining.neighbours[vertex as usize].clone();
-            }
+            higher_of[vertex as usize] = neighbours;
         }
 
         // Sweep order: by level; within a level, the wide vertices first,
