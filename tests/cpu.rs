@@ -597,8 +597,8 @@ fn hierarchy_arcs_join_levels_in_order() {
                 hierarchy.lower.arc_count()
                     + core
                         .clone()
-                        .map(|v| hierarchy.higher.of(v).count() as u32)
-                        .sum::<u32>(),
+                        .map(|v| hierarchy.higher.of(v).count() as u64)
+                        .sum::<u64>(),
                 hierarchy.higher.arc_count(),
                 "{name}: every lower arc has its higher one"
             );
@@ -620,4 +620,52 @@ fn hierarchy_arcs_join_levels_in_order() {
         (0..core_level).any(|level| roads.wide_ends[level] > roads.level_starts[level]),
         "no wide vertex below the core"
     );
+}
+
+#[test]
+fn multi_gpu_partitions_cover_the_graph_in_aligned_edge_balanced_ranges() {
+    use bfs::multi::partition::{edge_balanced, owned_rows};
+    for (spec, parts) in [
+        ("kron:14:16", 2),
+        ("kron:14:16", 3),
+        ("grid:100x70:0.1", 4),
+        ("path:40", 3),
+        ("path:1", 2),
+    ] {
+        let graph = bfs_tests::generated(spec, 1);
+        let ranges = edge_balanced(&graph, parts);
+        assert_eq!(ranges.len(), parts as usize, "{spec}");
+        assert_eq!(ranges[0].start, 0, "{spec}");
+        assert_eq!(ranges.last().unwrap().end, graph.vertex_count(), "{spec}");
+        for pair in ranges.windows(2) {
+            assert_eq!(pair[0].end, pair[1].start, "{spec}: consecutive");
+            assert!(pair[0].end % 32 == 0, "{spec}: {pair:?} not word-aligned");
+        }
+        let most_degree = (0..graph.vertex_count())
+            .map(|vertex| graph.degree(vertex) as u64)
+            .max()
+            .unwrap_or(0);
+        let share = graph.edge_count() / parts as u64;
+        for range in &ranges {
+            let (rows, columns) = owned_rows(&graph, range);
+            assert_eq!(rows.len(), graph.vertex_count() as usize + 1);
+            let edges = columns.len() as u64;
+            // Within a share of the edges, give or take a word's rows.
+            assert!(
+                edges <= share + 32 * most_degree + 1,
+                "{spec}: {range:?} holds {edges} of {} edges",
+                graph.edge_count()
+            );
+            for vertex in 0..graph.vertex_count() {
+                let row =
+                    &columns[rows[vertex as usize] as usize..rows[vertex as usize + 1] as usize];
+                let expected: &[u32] = if range.contains(&vertex) {
+                    graph.neighbours(vertex)
+                } else {
+                    &[]
+                };
+                assert_eq!(row, expected, "{spec}: vertex {vertex} in {range:?}");
+            }
+        }
+    }
 }

@@ -446,6 +446,21 @@ fn a_corrupt_binary_cache_is_refused() {
 }
 
 #[test]
+fn a_version_1_binary_cache_with_32_bit_offsets_still_loads() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    // Written by `bfs convert` before row offsets became 64-bit.
+    let old = graph::load(&fixtures.join("house-version-1.bcsr")).unwrap();
+    let house = graph::load(&fixtures.join("house-pattern-symmetric.mtx")).unwrap();
+    assert_eq!(old, house);
+    let path = temporary("version", "house.bcsr");
+    graph::save(&house, &path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes[8..12], binary::VERSION.to_le_bytes());
+    assert_eq!(bytes.len(), 40 + 8 * 6 + 4 * 12, "u64 offsets, u32 columns");
+    assert_eq!(graph::load(&path).unwrap(), house);
+}
+
+#[test]
 fn nalgebra_matrices_convert_both_ways() {
     let graph = bfs_tests::generated("kron:8:8", 3);
     let matrix = graph.to_nalgebra(1.0f32);

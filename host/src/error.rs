@@ -76,6 +76,10 @@ pub enum Error {
         /// The driver's description of its error code.
         message: String,
     },
+    /// NCCL, for a search over several GPUs, is missing or failed; or the
+    /// GPUs asked for do not exist, or a rank never joined.
+    #[error("multi-GPU: {0}")]
+    MultiGpu(String),
     /// A result failed validation.
     #[error("validation failed: {0}")]
     Invalid(String),

@@ -16,7 +16,7 @@ pub struct Report {
     /// Vertices.
     pub vertices: u32,
     /// Directed CSR entries.
-    pub edges: u32,
+    pub edges: u64,
     /// Device name, or the CPU.
     pub device: String,
     /// GPU variant, where one ran.

@@ -7,6 +7,11 @@
 /// Distance (and parent) of a vertex the search has not reached (yet, or at all).
 pub const UNREACHED: u32 = u32::MAX;
 
+/// A position in a CSR's edge array (its row offsets, edge counts and
+/// cursors into it): 64 bits, so one GPU holds graphs past 2^32 CSR entries
+/// (Kronecker scale 28 has 8.6 billion). Vertex ids stay `u32`.
+pub type EdgeOffset = u64;
+
 /// Threads per block for the one-thread-per-vertex and per-frontier-entry kernels.
 pub const BLOCK_SIZE: u32 = 256;
 
@@ -52,9 +57,10 @@ pub const SMALL_FRONTIER_HEADER_WORDS: u32 = 4;
 /// Dynamic shared memory of `small_frontier_levels` for queues of
 /// `capacity` entries and a visited bitmap of `visited_words` words kept in
 /// shared memory (0: kept in global memory): the header, two queues of a
-/// vertex and its row (three words) per entry, the bitmap.
+/// vertex and its row (its first edge, an [`EdgeOffset`], and its degree:
+/// four words) per entry, the bitmap.
 pub const fn small_frontier_shared_bytes(capacity: u32, visited_words: u32) -> u32 {
-    4 * (SMALL_FRONTIER_HEADER_WORDS + 2 * 3 * capacity + visited_words)
+    4 * (SMALL_FRONTIER_HEADER_WORDS + 2 * 4 * capacity + visited_words)
 }
 
 /// Kernel entry points of the `two-kernel` variant (Rodinia's BFS).
@@ -116,6 +122,21 @@ pub mod direction_optimizing {
     pub const BITMAP_TO_QUEUE: &str = "direction_optimizing_bitmap_to_queue";
 }
 
+/// Kernel entry points of the multi-GPU search's exchange steps (besides
+/// `direction_optimizing`'s, which each GPU runs on its own rows).
+pub mod distributed {
+    /// Pairs each claimed vertex with its parent.
+    pub const PACK_CLAIMS: &str = "distributed_pack_claims";
+    /// Applies every GPU's claims of a top-down level.
+    pub const APPLY_CLAIMS: &str = "distributed_apply_claims";
+    /// Adds an all-gathered bottom-up level to the visited bitmap.
+    pub const MERGE_VISITED: &str = "distributed_merge_visited";
+    /// Splits a frontier queue into hub chunks and the other vertices.
+    pub const SPLIT_HUBS: &str = "distributed_split_hubs";
+    /// Expands hub chunks, a block each.
+    pub const EXPAND_HUB_CHUNKS: &str = "distributed_expand_hub_chunks";
+}
+
 /// Kernel entry point of the `persistent` variant.
 pub mod persistent {
     /// Runs every level in one cooperative launch.
@@ -168,9 +189,9 @@ pub const fn hub_chunk_capacity(edge_count: u64) -> u64 {
 }
 
 /// Dynamic shared memory of `persistent_direction_optimizing`: the block's
-/// edge count (`u64`), the gather's elected owner and its list (4 `u32`),
-/// the barrier's count (`u32`), padded to 8 bytes.
-pub const PERSISTENT_DIRECTION_SHARED_BYTES: u32 = 8 + 4 * 4 + 4 + 4;
+/// edge count (`u64`), the gather's [`ListOwner`], the barrier's count
+/// (`u32`), padded to 8 bytes.
+pub const PERSISTENT_DIRECTION_SHARED_BYTES: u32 = 8 + size_of::<ListOwner>() as u32 + 4 + 4;
 
 /// Kernel entry point of the `partitioned` variant.
 pub mod partitioned {
@@ -184,8 +205,8 @@ pub const PARTITIONED_BLOCK_SIZE: u32 = 1024;
 
 /// Shared words of `partitioned_search` before its per-vertex arrays:
 /// three rotating queue tails, three rotating seed levels, the dirty bits
-/// taken, the partition's first edge, the outbox's tail, two rotating seed
-/// counts (and room to 12).
+/// taken, the outbox's tail, two rotating seed counts, the partition's
+/// first edge (an [`EdgeOffset`] at word 10, 8-byte aligned).
 pub const PARTITIONED_HEADER_WORDS: u32 = 12;
 
 /// Dynamic shared memory of `partitioned_search` for partitions of
@@ -497,9 +518,23 @@ impl OnChipLayout {
     }
 }
 
+/// The thread a block elects to walk its neighbour list with the whole
+/// block (in top-down gathering), and the list, in shared memory.
+#[repr(C)]
+pub struct ListOwner {
+    /// The elected thread's index in its block.
+    pub thread: u32,
+    /// Its frontier vertex.
+    pub vertex: u32,
+    /// The vertex's row, `row_offsets[vertex]..row_offsets[vertex + 1]`.
+    pub edges: (EdgeOffset, EdgeOffset),
+}
+
+const _: () = assert!(size_of::<ListOwner>() == 24);
+
 /// Dynamic shared memory of `direction_optimizing_top_down`: the block's
-/// edge count (`u64`), then the elected owner and its vertex and row (4 `u32`).
-pub const DIRECTION_TOP_DOWN_SHARED_BYTES: u32 = 8 + 4 * 4;
+/// edge count (`u64`), then the [`ListOwner`].
+pub const DIRECTION_TOP_DOWN_SHARED_BYTES: u32 = 8 + size_of::<ListOwner>() as u32;
 
 /// gapbs's α: go bottom-up once the frontier's edges exceed the unexplored edges over α.
 pub const DIRECTION_ALPHA: u64 = 15;
@@ -526,6 +561,11 @@ pub const KERNEL_NAMES: &[&str] = &[
     direction_optimizing::BOTTOM_UP,
     direction_optimizing::QUEUE_TO_BITMAP,
     direction_optimizing::BITMAP_TO_QUEUE,
+    distributed::PACK_CLAIMS,
+    distributed::APPLY_CLAIMS,
+    distributed::MERGE_VISITED,
+    distributed::SPLIT_HUBS,
+    distributed::EXPAND_HUB_CHUNKS,
     persistent::LEVELS,
     persistent_direction_optimizing::SEARCH,
     partitioned::SEARCH,

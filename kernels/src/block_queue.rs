@@ -12,7 +12,7 @@
 //! tail, the block's start in the global queue, then
 //! [`BLOCK_QUEUE_CAPACITY`] entries.
 
-use crate::abi::BLOCK_QUEUE_CAPACITY;
+use crate::abi::{BLOCK_QUEUE_CAPACITY, EdgeOffset};
 use crate::gpu;
 use crate::visit::{claim, load, neighbours_through};
 
@@ -33,7 +33,7 @@ const HEADER: usize = 2;
 /// b-queue out, thread `t` taking entries `t`, `t + blockDim`, ….
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn block_queue_expand(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     frontier: *const u32,
     frontier_size: u32,
@@ -71,7 +71,7 @@ pub unsafe extern "ptx-kernel" fn block_queue_expand(
 /// As [`block_queue_expand`].
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn block_queue_expand_plain_loads(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     frontier: *const u32,
     frontier_size: u32,
@@ -107,7 +107,7 @@ pub unsafe extern "ptx-kernel" fn block_queue_expand_plain_loads(
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "the kernels' own parameter list")]
 unsafe fn expand<const READ_ONLY_CACHE: bool>(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     frontier: *const u32,
     frontier_size: u32,

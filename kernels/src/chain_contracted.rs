@@ -49,7 +49,7 @@
 //! pile is a third bitmap. Places and chains as in [`abi`](crate::abi) ([`IN_CHAIN`],
 //! [`CHAIN_WORDS`]).
 
-use crate::abi::{CHAIN_WORDS, ChainContractedLayout, IN_CHAIN, NO_ENTRY, UNREACHED};
+use crate::abi::{CHAIN_WORDS, ChainContractedLayout, EdgeOffset, IN_CHAIN, NO_ENTRY, UNREACHED};
 use crate::gpu::{self, FULL_WARP};
 use crate::visit::neighbours;
 
@@ -573,7 +573,7 @@ pub unsafe extern "ptx-kernel" fn chain_contracted_levels(
 /// Thread `i` of the grid takes vertex `i` and its neighbours.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn chain_contracted_parents(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     levels: *const u32,
     vertex_count: u32,

@@ -22,8 +22,9 @@
 //! which are its neighbours only in a symmetric graph: the host runs
 //! directed graphs top-down only.
 
+use crate::abi::{EdgeOffset, ListOwner};
 use crate::gpu::{self, FULL_WARP};
-use crate::visit::{claim, is_visited, mark_visited, neighbours, row};
+use crate::visit::{claim, is_visited, mark_visited, neighbours, row, row_neighbours};
 
 /// One top-down level, adding the degrees of the vertices it discovers to
 /// `*next_frontier_edges`. Load-balanced as Merrill, Garland & Grimshaw
@@ -46,7 +47,7 @@ use crate::visit::{claim, is_visited, mark_visited, neighbours, row};
 /// threads together, its warp the long ones, itself the short one.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     frontier: *const u32,
     frontier_size: u32,
@@ -59,10 +60,10 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
     next_frontier_edges: *mut u64,
 ) {
     let block_edges = gpu::dynamic_shared_memory::<u64>();
-    // After the edge count: the elected owner, then its vertex and row.
-    let owner_slot = block_edges.wrapping_add(1).cast::<u32>();
+    // After the edge count: the elected owner and its list.
+    let owner_slot = block_edges.wrapping_add(1).cast::<ListOwner>();
     // SAFETY: the launch provides DIRECTION_TOP_DOWN_SHARED_BYTES of shared
-    // memory (a `u64` and four `u32`), and every thread of whole warps runs
+    // memory (a `u64` and a `ListOwner`), and every thread of whole warps runs
     // the gathering, as it requires; global accesses follow
     // `global_queue_expand`'s contract.
     unsafe {
@@ -98,12 +99,12 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
 /// As [`gather_neighbour_lists`] and [`claim_and_append`].
 #[inline(always)]
 pub unsafe fn expand_top_down(
-    (row_offsets, column_indices): (*const u32, *const u32),
-    owner_slot: *mut u32,
+    (row_offsets, column_indices): (*const EdgeOffset, *const u32),
+    owner_slot: *mut ListOwner,
     labels: (*mut u32, *mut u32, *mut u32),
-    entry: (u32, (u32, u32)),
+    entry: (u32, (EdgeOffset, EdgeOffset)),
     next_level: u32,
-    append: impl Fn(u32, (u32, u32)) + Copy,
+    append: impl Fn(u32, (EdgeOffset, EdgeOffset)) + Copy,
 ) -> u64 {
     let mut edges = 0;
     // SAFETY: forwarded from the caller.
@@ -134,55 +135,58 @@ pub unsafe fn expand_top_down(
 ///
 /// # Safety
 /// Every thread of the block calls it, in whole warps (it has block
-/// barriers and warp votes); `owner_slot` is four words of shared memory
-/// that nothing else uses meanwhile; the edges are within
+/// barriers and warp votes); `owner_slot` is in shared memory, and
+/// nothing else uses it meanwhile; the edges are within
 /// `column_indices`, which nothing writes during the launch.
 #[inline(always)]
 pub unsafe fn gather_neighbour_lists(
     column_indices: *const u32,
-    owner_slot: *mut u32,
-    (vertex, (mut first_edge, end_edge)): (u32, (u32, u32)),
+    owner_slot: *mut ListOwner,
+    (vertex, (mut first_edge, end_edge)): (u32, (EdgeOffset, EdgeOffset)),
     mut visit: impl FnMut(u32, u32),
 ) {
     let lane = gpu::lane_index();
     let thread_in_block = gpu::thread_index();
     let threads_in_block = gpu::block_size();
-    // Every `step`-th edge of a list from `first + offset`: in 64 bits, as
-    // stepping past a row that ends near 2^32 must not wrap.
-    let mut walk = |(owner_vertex, first, end): (u32, u32, u32), offset: u32, step: u32| {
-        let mut edge = first as u64 + offset as u64;
-        while edge < end as u64 {
-            // SAFETY: `edge` is within the row (the contract).
-            let neighbour = unsafe { gpu::load_read_only(column_indices.add(edge as usize)) };
-            visit(neighbour, owner_vertex);
-            edge += step as u64;
-        }
-    };
-    // SAFETY: `owner_slot` is the caller's four shared words. Every thread
+    // Every `step`-th edge of a list from its `offset`-th, counted in 32
+    // bits from the list's start (a degree is below `n`).
+    let mut walk =
+        |(owner_vertex, (first, end)): (u32, (EdgeOffset, EdgeOffset)), offset: u32, step: u32| {
+            let row = column_indices.wrapping_add(first as usize);
+            let degree = (end - first) as u32;
+            let mut index = offset;
+            while index < degree {
+                // SAFETY: `index` is within the row (the contract).
+                let neighbour = unsafe { gpu::load_read_only(row.add(index as usize)) };
+                visit(neighbour, owner_vertex);
+                index += step;
+            }
+        };
+    // SAFETY: `owner_slot` is the caller's shared `ListOwner`. Every thread
     // reaches every barrier (loop exits depend only on shared values read
     // after a barrier), and every lane every vote and shuffle.
     unsafe {
         // Longest lists: the whole block on one list at a time.
         loop {
+            let owner = &raw mut (*owner_slot).thread;
             if thread_in_block == 0 {
-                *owner_slot = NO_OWNER;
+                *owner = NO_OWNER;
             }
             gpu::sync_threads();
-            if end_edge - first_edge >= threads_in_block {
-                gpu::atomic_compare_exchange(owner_slot, NO_OWNER, thread_in_block);
+            if end_edge - first_edge >= threads_in_block as EdgeOffset {
+                gpu::atomic_compare_exchange(owner, NO_OWNER, thread_in_block);
             }
             gpu::sync_threads();
-            if *owner_slot == NO_OWNER {
+            if *owner == NO_OWNER {
                 break;
             }
-            if thread_in_block == *owner_slot {
-                *owner_slot.add(1) = vertex;
-                *owner_slot.add(2) = first_edge;
-                *owner_slot.add(3) = end_edge;
+            if thread_in_block == *owner {
+                (*owner_slot).vertex = vertex;
+                (*owner_slot).edges = (first_edge, end_edge);
                 first_edge = end_edge;
             }
             gpu::sync_threads();
-            let owner_list = (*owner_slot.add(1), *owner_slot.add(2), *owner_slot.add(3));
+            let owner_list = ((*owner_slot).vertex, (*owner_slot).edges);
             walk(owner_list, thread_in_block, threads_in_block);
             // Everyone has read the owner's row before the next election.
             gpu::sync_threads();
@@ -190,15 +194,20 @@ pub unsafe fn gather_neighbour_lists(
     }
     // Long lists: the whole warp on one list at a time.
     loop {
-        let long = gpu::ballot(FULL_WARP, end_edge - first_edge >= gpu::WARP_SIZE);
+        let long = gpu::ballot(
+            FULL_WARP,
+            end_edge - first_edge >= gpu::WARP_SIZE as EdgeOffset,
+        );
         if long == 0 {
             break;
         }
         let owner = long.trailing_zeros();
         let owner_list = (
             gpu::shuffle(FULL_WARP, vertex, owner),
-            gpu::shuffle(FULL_WARP, first_edge, owner),
-            gpu::shuffle(FULL_WARP, end_edge, owner),
+            (
+                gpu::shuffle_u64(FULL_WARP, first_edge, owner),
+                gpu::shuffle_u64(FULL_WARP, end_edge, owner),
+            ),
         );
         if lane == owner {
             first_edge = end_edge;
@@ -206,12 +215,9 @@ pub unsafe fn gather_neighbour_lists(
         walk(owner_list, lane, gpu::WARP_SIZE);
     }
     // Short lists: each thread its own.
-    for edge in first_edge..end_edge {
-        // SAFETY: `edge` is within the row (the contract).
-        visit(
-            unsafe { gpu::load_read_only(column_indices.add(edge as usize)) },
-            vertex,
-        );
+    // SAFETY: the row is within `column_indices` (the contract).
+    for neighbour in unsafe { row_neighbours::<true>(column_indices, (first_edge, end_edge)) } {
+        visit(neighbour, vertex);
     }
 }
 
@@ -249,11 +255,11 @@ pub unsafe fn add_block_sum(block_sum: *mut u64, value: u64, total: *mut u64) {
 /// parents) as for [`claim`].
 #[inline(always)]
 pub unsafe fn claim_and_append(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     (visited, levels, parents): (*mut u32, *mut u32, *mut u32),
     (neighbour, parent): (u32, u32),
     next_level: u32,
-    append: impl FnOnce(u32, (u32, u32)),
+    append: impl FnOnce(u32, (EdgeOffset, EdgeOffset)),
     edges: &mut u64,
 ) {
     // SAFETY: `neighbour < n` and the labels as the contract says.
@@ -261,7 +267,7 @@ pub unsafe fn claim_and_append(
         if claim(visited, levels, parents, neighbour, parent, next_level) {
             let (first_edge, end_edge) = row(row_offsets, neighbour);
             append(neighbour, (first_edge, end_edge));
-            *edges += (end_edge - first_edge) as u64;
+            *edges += end_edge - first_edge;
         }
     }
 }
@@ -288,7 +294,7 @@ const NO_OWNER: u32 = u32::MAX;
 /// but the bitmap's `atomicOr` and the count.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn direction_optimizing_bottom_up(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     frontier_bitmap: *const u32,
     next_bitmap: *mut u32,
@@ -358,31 +364,34 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_queue_to_bitmap(
     }
 }
 
-/// Appends every vertex whose bit is set in `bitmap` to `queue`; one
+/// Appends every vertex whose bit is set in words `first_word ..
+/// first_word + word_count` of `bitmap` to `queue` (a multi-GPU rank
+/// converts the words of the vertices it owns; one GPU all of them); one
 /// `atomicAdd` per word reserves the word's slots.
 ///
 /// # Safety
-/// `bitmap` has `word_count` words; `queue` has room for every set bit;
-/// `queue_size` points to one `u32` (0 at launch).
+/// `bitmap` has `first_word + word_count` words; `queue` has room for
+/// every set bit; `queue_size` points to one `u32` (0 at launch).
 ///
 /// # Launch
 /// Grid `ceil(word_count / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), no shared memory.
 ///
 /// # Thread mapping
-/// Thread `w` owns bitmap word `w` (vertices `32 w` to `32 w + 31`).
+/// Thread `w` owns bitmap word `first_word + w` (its 32 vertices).
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn direction_optimizing_bitmap_to_queue(
     bitmap: *const u32,
+    first_word: u32,
     word_count: u32,
     queue: *mut u32,
     queue_size: *mut u32,
 ) {
-    let word_index = gpu::global_thread_index();
-    if word_index >= word_count {
+    if gpu::global_thread_index() >= word_count {
         return;
     }
-    // SAFETY: `word_index < word_count`; the reserved slots are this
-    // thread's alone and within the queue (the contract).
+    let word_index = first_word + gpu::global_thread_index();
+    // SAFETY: `word_index < first_word + word_count`; the reserved slots
+    // are this thread's alone and within the queue (the contract).
     unsafe {
         let mut word = gpu::load_read_only(bitmap.add(word_index as usize));
         if word == 0 {

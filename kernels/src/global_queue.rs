@@ -12,6 +12,7 @@
 //! `v` is claimed; `levels`/`parents` as in [`crate::visit`]; `*next_frontier_size` counts the
 //! entries of `next_frontier` and starts each level at 0.
 
+use crate::abi::EdgeOffset;
 use crate::gpu;
 use crate::visit::{claim, neighbours};
 
@@ -31,7 +32,7 @@ use crate::visit::{claim, neighbours};
 /// Thread `i` expands `frontier[i]`, walking its whole adjacency list.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn global_queue_expand(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     frontier: *const u32,
     frontier_size: u32,

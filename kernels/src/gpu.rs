@@ -414,6 +414,25 @@ pub unsafe fn load_read_only(address: *const u32) -> u32 {
     value
 }
 
+/// [`load_read_only`] of a 64-bit word (an edge offset).
+///
+/// # Safety
+/// As [`load_read_only`].
+#[inline(always)]
+pub unsafe fn load_read_only_u64(address: *const u64) -> u64 {
+    let value: u64;
+    // SAFETY: as in `load_read_only`.
+    unsafe {
+        asm!(
+            "ld.global.nc.u64 {value}, [{address}];",
+            value = out(reg64) value,
+            address = in(reg64) address,
+            options(readonly, nostack, pure),
+        )
+    }
+    value
+}
+
 /// `__ballot_sync(mask, predicate)`: bit i is set when lane i of `mask`
 /// passed a true predicate.
 ///
@@ -454,6 +473,16 @@ pub fn shuffle(mask: u32, value: u32, source_lane: u32) -> u32 {
         )
     }
     shuffled
+}
+
+/// [`shuffle`] of a 64-bit value (an edge offset), as two 32-bit shuffles.
+///
+/// Every lane named in `mask` must execute it.
+#[inline(always)]
+pub fn shuffle_u64(mask: u32, value: u64, source_lane: u32) -> u64 {
+    let low = shuffle(mask, value as u32, source_lane);
+    let high = shuffle(mask, (value >> 32) as u32, source_lane);
+    (high as u64) << 32 | low as u64
 }
 
 /// `__shfl_xor_sync(FULL_WARP, value, lane_mask)`: `value` as held by the

@@ -19,7 +19,7 @@
 //! b-queue ([`B_QUEUE_DIRECT_CAPACITY`] spilled entries plus room for every
 //! w-queue).
 
-use crate::abi::{B_QUEUE_DIRECT_CAPACITY, MAX_SUB_QUEUES, W_QUEUE_CAPACITY};
+use crate::abi::{B_QUEUE_DIRECT_CAPACITY, EdgeOffset, MAX_SUB_QUEUES, W_QUEUE_CAPACITY};
 use crate::gpu;
 use crate::visit::{claim, neighbours};
 
@@ -39,7 +39,7 @@ use crate::visit::{claim, neighbours};
 /// `t + blockDim`, ….
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hierarchical_queue_expand(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     frontier: *const u32,
     frontier_size: u32,

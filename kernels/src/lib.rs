@@ -16,7 +16,9 @@
 //! a messenger warp: `warp_specialized`; and a road network's chains
 //! contracted into weighted edges, searched in rounds of their junctions:
 //! `chain_contracted`; and the junctions' contraction hierarchy, swept
-//! level by level: `hierarchy_sweep`.
+//! level by level: `hierarchy_sweep`. Across GPUs, the steps of a
+//! 1D-partitioned search besides its direction-optimizing levels:
+//! `distributed`.
 //!
 //! Built a second time, for sm_90 with `--cfg bfs_sm90`, the crate holds
 //! only the kernels that need Hopper's thread-block clusters: `cluster`
@@ -50,6 +52,8 @@ pub mod block_queue;
 pub mod chain_contracted;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod direction_optimizing;
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
+pub mod distributed;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod global_queue;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]

@@ -66,7 +66,7 @@
 //! examined (each expansion's out-degree) and the levels searched, so the
 //! work beyond a level-synchronous search's can be measured.
 
-use crate::abi::{PARTITIONED_HEADER_WORDS, UNREACHED};
+use crate::abi::{EdgeOffset, PARTITIONED_HEADER_WORDS, UNREACHED};
 use crate::gpu;
 
 /// The `pending` bit of a shared state word: expand at its level.
@@ -106,7 +106,7 @@ const UNREACHED_STATE: u32 = !(PENDING | LOWERED);
 /// `t + blockDim`, ….
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn partitioned_search(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     vertex_count: u32,
     partition_size: u32,
@@ -213,7 +213,7 @@ struct Partition {
 /// of this partition alone; every thread of the block calls it.
 #[inline(always)]
 unsafe fn search_partition(
-    (row_offsets, column_indices): (*const u32, *const u32),
+    (row_offsets, column_indices): (*const EdgeOffset, *const u32),
     partition: Partition,
     (partition_size, column_capacity, level_window): (u32, u32, u32),
     (labels, dirty, outstanding): (*mut u64, *mut u32, *mut u64),
@@ -229,9 +229,9 @@ unsafe fn search_partition(
             shared,
             shared.add(3),
             shared.add(6),
+            shared.add(10).cast::<EdgeOffset>(),
             shared.add(7),
             shared.add(8),
-            shared.add(9),
         )
     };
     // SAFETY: as above.
@@ -264,12 +264,13 @@ unsafe fn search_partition(
         }
         // 1. Stage rows, neighbours and levels, or find them still there.
         if !kept {
-            let first_edge = gpu::load_read_only(row_offsets.add(partition.first as usize));
+            let first_edge = gpu::load_read_only_u64(row_offsets.add(partition.first as usize));
             let mut vertex = thread;
             while vertex <= partition.size {
                 let offset =
-                    gpu::load_read_only(row_offsets.add((partition.first + vertex) as usize));
-                *offsets.add(vertex as usize) = offset - first_edge;
+                    gpu::load_read_only_u64(row_offsets.add((partition.first + vertex) as usize));
+                // Within a partition, offsets fit 32 bits (the host checks).
+                *offsets.add(vertex as usize) = (offset - first_edge) as u32;
                 if vertex < partition.size {
                     *state.add(vertex as usize) = if staging == Staging::EachSearch {
                         let label = labels.add((partition.first + vertex) as usize);
@@ -280,14 +281,15 @@ unsafe fn search_partition(
                 }
                 vertex += threads;
             }
-            let edge_count =
-                gpu::load_read_only(row_offsets.add((partition.first + partition.size) as usize))
-                    - first_edge;
+            let edge_count = (gpu::load_read_only_u64(
+                row_offsets.add((partition.first + partition.size) as usize),
+            ) - first_edge) as u32;
             if edge_count <= column_capacity {
                 let mut edge = thread;
                 while edge < edge_count {
-                    *shared_columns.add(edge as usize) =
-                        gpu::load_read_only(column_indices.add((first_edge + edge) as usize));
+                    *shared_columns.add(edge as usize) = gpu::load_read_only(
+                        column_indices.add((first_edge + edge as EdgeOffset) as usize),
+                    );
                     edge += threads;
                 }
             }

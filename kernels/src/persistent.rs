@@ -44,6 +44,7 @@
 //! level reached, where its frontier (empty at the end) starts in `queue`,
 //! and its size.
 
+use crate::abi::EdgeOffset;
 use crate::gpu::{self, FULL_WARP};
 use crate::visit::{expand_in_warp_step, row};
 
@@ -54,7 +55,7 @@ use crate::visit::{expand_in_warp_step, row};
 /// As [`global_queue_expand`](crate::global_queue::global_queue_expand), with
 /// `queue` of `n` entries holding the frontier from `frontier_start`, which
 /// plus the vertices still to be discovered is at most `n`; `staged_rows`
-/// of `4 * staged_capacity` words; `level_words` three `u64` set to 0;
+/// of `4 * staged_capacity` offsets; `level_words` three `u64` set to 0;
 /// `reached` three `u32`.
 ///
 /// # Launch
@@ -69,12 +70,12 @@ use crate::visit::{expand_in_warp_step, row};
 /// threads in the grid).
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn persistent_levels(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     queue: *mut u32,
     frontier_start: u32,
     frontier_size: u32,
-    staged_rows: *mut u32,
+    staged_rows: *mut EdgeOffset,
     staged_capacity: u32,
     level_words: *mut u64,
     visited: *mut u32,

@@ -51,11 +51,12 @@
 //! searched (the last one found nothing).
 
 use crate::abi::{
-    DIRECTION_ALPHA, DIRECTION_BETA, HUB_CHUNK_EDGES, HUB_DEGREE, PERSISTENT_DIRECTION_COUNTERS,
+    DIRECTION_ALPHA, DIRECTION_BETA, EdgeOffset, HUB_CHUNK_EDGES, HUB_DEGREE, ListOwner,
+    PERSISTENT_DIRECTION_COUNTERS,
 };
 use crate::direction_optimizing::{add_block_sum, claim_and_append, expand_top_down};
 use crate::gpu::{self, FULL_WARP};
-use crate::visit::{is_visited, row};
+use crate::visit::{is_visited, row, row_neighbours};
 
 /// Searches from the vertex in `queue[0]`, already labelled and visited.
 ///
@@ -85,7 +86,7 @@ use crate::visit::{is_visited, row};
 /// bitmap word.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     queue: *mut u32,
     visited: *mut u32,
@@ -102,8 +103,8 @@ pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
     let block_edges = gpu::dynamic_shared_memory::<u64>();
     // After the edge count: the gather's elected owner and its list, then
     // the barrier's count.
-    let owner_slot = block_edges.wrapping_add(1).cast::<u32>();
-    let barrier_size = owner_slot.wrapping_add(4);
+    let owner_slot = block_edges.wrapping_add(1).cast::<ListOwner>();
+    let barrier_size = owner_slot.wrapping_add(1).cast::<u32>();
     let grid = Grid {
         thread: gpu::global_thread_index(),
         threads: gpu::grid_size() * gpu::block_size(),
@@ -126,8 +127,8 @@ pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
         gpu::sync_threads();
         let source = *queue;
         let (first_edge, end_edge) = row(row_offsets, source);
-        let mut scout_count = (end_edge - first_edge) as u64;
-        let mut edges_to_check = gpu::load_read_only(row_offsets.add(vertex_count as usize)) as u64;
+        let mut scout_count = end_edge - first_edge;
+        let mut edges_to_check = gpu::load_read_only_u64(row_offsets.add(vertex_count as usize));
         let (mut level, mut start, mut size) = (0u32, 0u32, 1u32);
         let mut barrier = 0u32;
         let (mut bottom_up, mut bitmaps_dirty) = (false, false);
@@ -153,7 +154,7 @@ pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
             let reserve =
                 |total: u32| (gpu::atomic_add_u64(counter, (total as u64) << 32) >> 32) as u32;
             // Queues a vertex of the next frontier, and its chunks if it is a hub.
-            let append = |vertex: u32, (first, end): (u32, u32), slot: u32| {
+            let append = |vertex: u32, (first, end): (EdgeOffset, EdgeOffset), slot: u32| {
                 *next_frontier.add(slot as usize) = vertex;
                 let chunks = chunks_of((first, end));
                 if chunks > 0 {
@@ -172,8 +173,7 @@ pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
                     let (mut parent, mut vertex_row) = (None, (0, 0));
                     if vertex < vertex_count && !is_visited(visited, vertex) {
                         vertex_row = row(row_offsets, vertex);
-                        for edge in vertex_row.0..vertex_row.1 {
-                            let neighbour = gpu::load_read_only(column_indices.add(edge as usize));
+                        for neighbour in row_neighbours::<true>(column_indices, vertex_row) {
                             if *front.add((neighbour / 32) as usize) & (1 << (neighbour % 32)) != 0
                             {
                                 parent = Some(neighbour);
@@ -219,8 +219,8 @@ pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
                     };
                     let (first, end) = row(row_offsets, hub);
                     let edge =
-                        first as u64 + (index * HUB_CHUNK_EDGES + gpu::thread_index()) as u64;
-                    if edge < end as u64 {
+                        first + (index * HUB_CHUNK_EDGES + gpu::thread_index()) as EdgeOffset;
+                    if edge < end {
                         let neighbour = gpu::load_read_only(column_indices.add(edge as usize));
                         claim_and_append(
                             row_offsets,
@@ -276,8 +276,9 @@ pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
 /// Chunks of [`HUB_CHUNK_EDGES`] edges in a list of `(first, end)`, if it
 /// is a hub's ([`HUB_DEGREE`] edges or more); 0 for any other list.
 #[inline(always)]
-fn chunks_of((first, end): (u32, u32)) -> u32 {
-    let degree = end - first;
+fn chunks_of((first, end): (EdgeOffset, EdgeOffset)) -> u32 {
+    // A degree is below `n`, so it fits 32 bits.
+    let degree = (end - first) as u32;
     if degree >= HUB_DEGREE {
         degree.div_ceil(HUB_CHUNK_EDGES)
     } else {

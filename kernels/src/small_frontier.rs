@@ -38,7 +38,7 @@
 //! Encodings as in [`crate::global_queue`]; on return `*frontier_level` is
 //! the level of the vertices in `next_frontier` (none when its size is 0).
 
-use crate::abi::SMALL_FRONTIER_HEADER_WORDS;
+use crate::abi::{EdgeOffset, SMALL_FRONTIER_HEADER_WORDS};
 use crate::gpu::{self, FULL_WARP};
 use crate::visit::{expand_in_warp_step, row};
 
@@ -60,7 +60,7 @@ use crate::visit::{expand_in_warp_step, row};
 /// Each level, thread `t` expands frontier entries `t`, `t + blockDim`, ….
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn small_frontier_levels(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     frontier: *const u32,
     frontier_size: u32,
@@ -79,7 +79,7 @@ pub unsafe extern "ptx-kernel" fn small_frontier_levels(
     let handoff_size = handoff_size.min(capacity);
     let thread = gpu::thread_index();
     let threads = gpu::block_size();
-    // SAFETY: the launch provides `SMALL_FRONTIER_HEADER_WORDS + 6 *
+    // SAFETY: the launch provides `SMALL_FRONTIER_HEADER_WORDS + 8 *
     // capacity + visited_words` words: three counters, the hand-over start,
     // two queues, the bitmap; shared queue slots stay `< capacity` (the test
     // below) and global accesses follow `global_queue_expand`'s contract.
@@ -91,8 +91,9 @@ pub unsafe extern "ptx-kernel" fn small_frontier_levels(
         let handoff_start = shared.add(3);
         let queues = shared.add(SMALL_FRONTIER_HEADER_WORDS as usize);
         let mut current = SharedQueue::at(queues, capacity);
-        let mut next = SharedQueue::at(queues.add(3 * capacity as usize), capacity);
-        let shared_visited = queues.add(6 * capacity as usize);
+        let mut next =
+            SharedQueue::at(queues.add(SharedQueue::WORDS * capacity as usize), capacity);
+        let shared_visited = queues.add(2 * SharedQueue::WORDS * capacity as usize);
         if thread < 3 {
             *counters.add(thread as usize) = 0;
         }
@@ -186,18 +187,27 @@ unsafe fn copy_words(source: *const u32, destination: *mut u32, count: u32) {
 }
 
 /// A frontier queue in shared memory: each vertex with its row, as three
-/// arrays of `capacity` words (vertices, first edges, end edges).
+/// arrays of `capacity` entries: first edges (an [`EdgeOffset`] each),
+/// vertices and degrees (a word each; a degree is below `n`).
 struct SharedQueue {
+    first_edges: *mut EdgeOffset,
     vertices: *mut u32,
-    capacity: usize,
+    degrees: *mut u32,
 }
 
 impl SharedQueue {
-    /// The queue whose `3 * capacity` words start at `words`.
+    /// Words an entry takes.
+    const WORDS: usize = 4;
+
+    /// The queue whose `WORDS * capacity` words start at `words`, which are
+    /// 8-byte aligned.
     fn at(words: *mut u32, capacity: u32) -> SharedQueue {
+        let capacity = capacity as usize;
+        let vertices = words.wrapping_add(2 * capacity);
         SharedQueue {
-            vertices: words,
-            capacity: capacity as usize,
+            first_edges: words.cast(),
+            vertices,
+            degrees: vertices.wrapping_add(capacity),
         }
     }
 
@@ -206,17 +216,13 @@ impl SharedQueue {
     /// # Safety
     /// `slot < capacity`.
     #[inline(always)]
-    unsafe fn get(&self, slot: u32) -> (u32, (u32, u32)) {
+    unsafe fn get(&self, slot: u32) -> (u32, (EdgeOffset, EdgeOffset)) {
         let slot = slot as usize;
         // SAFETY: `slot < capacity`, within each of the three arrays.
         unsafe {
-            (
-                *self.vertices.add(slot),
-                (
-                    *self.vertices.add(self.capacity + slot),
-                    *self.vertices.add(2 * self.capacity + slot),
-                ),
-            )
+            let first_edge = *self.first_edges.add(slot);
+            let degree = *self.degrees.add(slot) as EdgeOffset;
+            (*self.vertices.add(slot), (first_edge, first_edge + degree))
         }
     }
 
@@ -225,13 +231,18 @@ impl SharedQueue {
     /// # Safety
     /// `slot < capacity`.
     #[inline(always)]
-    unsafe fn set(&mut self, slot: u32, vertex: u32, (first_edge, end_edge): (u32, u32)) {
+    unsafe fn set(
+        &mut self,
+        slot: u32,
+        vertex: u32,
+        (first_edge, end_edge): (EdgeOffset, EdgeOffset),
+    ) {
         let slot = slot as usize;
         // SAFETY: `slot < capacity`, within each of the three arrays.
         unsafe {
+            *self.first_edges.add(slot) = first_edge;
             *self.vertices.add(slot) = vertex;
-            *self.vertices.add(self.capacity + slot) = first_edge;
-            *self.vertices.add(2 * self.capacity + slot) = end_edge;
+            *self.degrees.add(slot) = (end_edge - first_edge) as u32;
         }
     }
 }

@@ -20,6 +20,7 @@
 //! [`UNREACHED`](crate::abi::UNREACHED); the masks hold one byte per vertex,
 //! 1 for set and 0 for clear.
 
+use crate::abi::EdgeOffset;
 use crate::gpu;
 
 /// Kernel 1: expand the frontier.
@@ -36,7 +37,7 @@ use crate::gpu;
 /// Thread `v` owns vertex `v` and walks its whole adjacency list.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn two_kernel_expand(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     frontier: *mut u8,
     updating: *mut u8,

@@ -11,7 +11,7 @@
 //! `parents[v]` doubles as the claim word (unreached while `UNREACHED`);
 //! `*discovered` is set to 1 when the level labelled any vertex.
 
-use crate::abi::UNREACHED;
+use crate::abi::{EdgeOffset, UNREACHED};
 use crate::gpu;
 use crate::visit::neighbours;
 
@@ -29,7 +29,7 @@ use crate::visit::neighbours;
 /// Thread `v` owns vertex `v`.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn vertex_levels_step(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     levels: *mut u32,
     parents: *mut u32,

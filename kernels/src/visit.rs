@@ -18,6 +18,7 @@
 //! sends their atomics together, without the read first (one round trip,
 //! not two), and a warp reserves its queue slots with one atomic.
 
+use crate::abi::EdgeOffset;
 use crate::gpu::{self, FULL_WARP};
 
 /// Claims `neighbour`, discovered from `vertex`, for `next_level`; returns
@@ -61,12 +62,12 @@ pub unsafe fn claim(
 /// for [`neighbours`], and `visited`, `levels`, `parents` as for [`claim`].
 #[inline(always)]
 pub unsafe fn expand_in_warp_step(
-    graph: (*const u32, *const u32),
+    graph: (*const EdgeOffset, *const u32),
     labels: (*mut u32, *mut u32, *mut u32),
-    (vertex, (mut edge, end)): (u32, (u32, u32)),
+    (vertex, (mut edge, end)): (u32, (EdgeOffset, EdgeOffset)),
     next_level: u32,
     mut reserve: impl FnMut(u32) -> u32,
-    mut append: impl FnMut(u32, u32, (u32, u32)),
+    mut append: impl FnMut(u32, u32, (EdgeOffset, EdgeOffset)),
 ) {
     while gpu::ballot(FULL_WARP, edge < end) != 0 {
         let batch = if edge < end {
@@ -82,7 +83,7 @@ pub unsafe fn expand_in_warp_step(
                 slot += 1;
             }
         }
-        edge += (end - edge).min(CLAIM_BATCH as u32);
+        edge += (end - edge).min(CLAIM_BATCH as EdgeOffset);
     }
 }
 
@@ -96,7 +97,7 @@ struct Batch {
     /// Bit `k` is set when this thread won `neighbours[k]`.
     won: u32,
     /// Each won neighbour's row, `(first_edge, end_edge)`.
-    rows: [(u32, u32); CLAIM_BATCH],
+    rows: [(EdgeOffset, EdgeOffset); CLAIM_BATCH],
 }
 
 impl Batch {
@@ -123,9 +124,9 @@ impl Batch {
 // registers; zipped iterators left them in a 72-byte stack frame.
 #[allow(clippy::needless_range_loop)]
 unsafe fn claim_batch(
-    (row_offsets, column_indices): (*const u32, *const u32),
+    (row_offsets, column_indices): (*const EdgeOffset, *const u32),
     (visited, levels, parents): (*mut u32, *mut u32, *mut u32),
-    (edge, end): (u32, u32),
+    (edge, end): (EdgeOffset, EdgeOffset),
     vertex: u32,
     next_level: u32,
 ) -> Batch {
@@ -213,12 +214,12 @@ unsafe fn label(levels: *mut u32, parents: *mut u32, neighbour: u32, vertex: u32
 /// # Safety
 /// `vertex < n` and `row_offsets` has `n + 1` entries, not written while the kernel runs.
 #[inline(always)]
-pub unsafe fn row(row_offsets: *const u32, vertex: u32) -> (u32, u32) {
+pub unsafe fn row(row_offsets: *const EdgeOffset, vertex: u32) -> (EdgeOffset, EdgeOffset) {
     // SAFETY: in bounds per the contract.
     unsafe {
         (
-            gpu::load_read_only(row_offsets.add(vertex as usize)),
-            gpu::load_read_only(row_offsets.add(vertex as usize + 1)),
+            gpu::load_read_only_u64(row_offsets.add(vertex as usize)),
+            gpu::load_read_only_u64(row_offsets.add(vertex as usize + 1)),
         )
     }
 }
@@ -231,7 +232,7 @@ pub unsafe fn row(row_offsets: *const u32, vertex: u32) -> (u32, u32) {
 /// `row_offsets[n]`, none written while the kernel runs.
 #[inline(always)]
 pub unsafe fn neighbours(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     vertex: u32,
 ) -> impl Iterator<Item = u32> {
@@ -246,20 +247,40 @@ pub unsafe fn neighbours(
 /// As [`neighbours`].
 #[inline(always)]
 pub unsafe fn neighbours_through<const READ_ONLY_CACHE: bool>(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     vertex: u32,
 ) -> impl Iterator<Item = u32> {
     // SAFETY: in bounds per the contract.
     let (first_edge, end_edge) = unsafe {
-        (
-            load::<READ_ONLY_CACHE>(row_offsets.add(vertex as usize)),
-            load::<READ_ONLY_CACHE>(row_offsets.add(vertex as usize + 1)),
-        )
+        if READ_ONLY_CACHE {
+            row(row_offsets, vertex)
+        } else {
+            (
+                *row_offsets.add(vertex as usize),
+                *row_offsets.add(vertex as usize + 1),
+            )
+        }
     };
-    // SAFETY: `first_edge..end_edge` lies within `column_indices` per the contract.
-    (first_edge..end_edge)
-        .map(move |edge| unsafe { load::<READ_ONLY_CACHE>(column_indices.add(edge as usize)) })
+    // SAFETY: the row lies within `column_indices` per the contract.
+    unsafe { row_neighbours::<READ_ONLY_CACHE>(column_indices, (first_edge, end_edge)) }
+}
+
+/// The neighbours in the row `column_indices[first_edge..end_edge]`,
+/// counted from the row's start in 32 bits (a degree is below `n`), so the
+/// loop's index stays one register where a 64-bit edge offset would take two.
+///
+/// # Safety
+/// The row lies within `column_indices`, which no thread writes during the launch.
+#[inline(always)]
+pub unsafe fn row_neighbours<const READ_ONLY_CACHE: bool>(
+    column_indices: *const u32,
+    (first_edge, end_edge): (EdgeOffset, EdgeOffset),
+) -> impl Iterator<Item = u32> {
+    let row = column_indices.wrapping_add(first_edge as usize);
+    // SAFETY: each index is below the row's length (the contract).
+    (0..(end_edge - first_edge) as u32)
+        .map(move |index| unsafe { load::<READ_ONLY_CACHE>(row.add(index as usize)) })
 }
 
 /// A load of data no thread writes during the launch: through the read-only

@@ -47,7 +47,9 @@
 //! only when its searcher is quiet and its outbox sent, after the marks
 //! those sends made are counted.
 
-use crate::abi::{WARP_SPECIALIZED_CONTROL_WORDS, WARP_SPECIALIZED_TAKE, WarpSpecializedLayout};
+use crate::abi::{
+    EdgeOffset, WARP_SPECIALIZED_CONTROL_WORDS, WARP_SPECIALIZED_TAKE, WarpSpecializedLayout,
+};
 use crate::gpu::{self, FULL_WARP};
 use crate::partitioned::mark_dirty;
 
@@ -99,7 +101,7 @@ const UNREACHED_STATE: u32 = !QUEUED;
 /// write its labels back.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn warp_specialized_search(
-    row_offsets: *const u32,
+    row_offsets: *const EdgeOffset,
     column_indices: *const u32,
     vertex_count: u32,
     partition_size: u32,
@@ -122,8 +124,10 @@ pub unsafe extern "ptx-kernel" fn warp_specialized_search(
     // neighbours where they fit `column_capacity`; both warps reach both
     // block barriers (each role returns only when the search is finished).
     unsafe {
-        let first_edge = gpu::load_read_only(row_offsets.add(first as usize));
-        let edge_count = gpu::load_read_only(row_offsets.add((first + size) as usize)) - first_edge;
+        let first_edge = gpu::load_read_only_u64(row_offsets.add(first as usize));
+        // Within a partition, offsets fit 32 bits (the host checks).
+        let edge_count =
+            (gpu::load_read_only_u64(row_offsets.add((first + size) as usize)) - first_edge) as u32;
         let partition = Partition {
             first,
             size,
@@ -332,9 +336,9 @@ impl Partition {
     /// As the kernel's contract; every thread of the block calls it.
     unsafe fn stage(
         &self,
-        row_offsets: *const u32,
+        row_offsets: *const EdgeOffset,
         column_indices: *const u32,
-        (first_edge, edge_count): (u32, u32),
+        (first_edge, edge_count): (EdgeOffset, u32),
         (thread, threads): (u32, u32),
     ) {
         let Shared {
@@ -350,8 +354,8 @@ impl Partition {
             let mut vertex = thread;
             while vertex <= self.size {
                 *rows.add(vertex as usize) =
-                    gpu::load_read_only(row_offsets.add((self.first + vertex) as usize))
-                        - first_edge;
+                    (gpu::load_read_only_u64(row_offsets.add((self.first + vertex) as usize))
+                        - first_edge) as u32;
                 if vertex < self.size {
                     *states.add(vertex as usize) = UNREACHED_STATE;
                 }
@@ -359,8 +363,9 @@ impl Partition {
             }
             let mut edge = thread;
             while self.neighbours == neighbours.cast_const() && edge < edge_count {
-                *neighbours.add(edge as usize) =
-                    gpu::load_read_only(column_indices.add((first_edge + edge) as usize));
+                *neighbours.add(edge as usize) = gpu::load_read_only(
+                    column_indices.add((first_edge + edge as EdgeOffset) as usize),
+                );
                 edge += threads;
             }
             if thread < WARP_SPECIALIZED_CONTROL_WORDS {

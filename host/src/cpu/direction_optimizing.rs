@@ -306,7 +306,7 @@ impl ParallelBfs {
             .unwrap_or_else(|poison| poison.into_inner())
             .push(source);
         self.frontier.take(&mut self.claimed);
-        let mut edges_to_check = graph.edge_count() as u64;
+        let mut edges_to_check = graph.edge_count();
         let mut scout_count = graph.degree(source) as u64;
         // The frontier's edges: `scout_count`, except after a bottom-up
         // phase, where gapbs's rule sets `scout_count` to 1 to force a
@@ -446,7 +446,7 @@ impl ParallelBfs {
             let labels = self.labels.chunks(share).nth(member).unwrap_or_default();
             let ends = offsets.get(first..).unwrap_or_default().windows(2);
             for (label, ends) in labels.iter().zip(ends) {
-                label.store(unreached(ends[1] - ends[0]), Relaxed);
+                label.store(unreached((ends[1] - ends[0]) as u32), Relaxed);
             }
         });
     }

@@ -18,10 +18,10 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::{
     DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, blocks_for, download,
-    upload_words,
+    upload,
 };
 use crate::error::CudaContext;
-use crate::graph::chains::{ChainContraction, Place};
+use crate::graph::chains::{ChainContraction, Place, WeightedRows};
 use crate::{Csr, Error, Result};
 
 /// The fewest queue entries worth keeping the search in shared memory:
@@ -77,8 +77,8 @@ impl<'g> ChainLevels<'g> {
         Ok(ChainLevels {
             levels_kernel: gpu.kernel(chain_contracted::LEVELS)?,
             parents_kernel: gpu.kernel(chain_contracted::PARENTS)?,
-            places: upload_words(&contraction.places)?,
-            chains: upload_words(&contraction.chains)?,
+            places: upload(&contraction.places)?,
+            chains: upload(&contraction.chains)?,
             kept_levels: DeviceBuffer::zeroed(contraction.kept_count().max(1) as usize)
                 .context(allocation)?,
             levels: DeviceBuffer::zeroed(vertex_count).context(allocation)?,
@@ -258,8 +258,8 @@ impl<'g> ChainContracted<'g> {
             gpu,
             graph,
             search_kernel,
-            row_offsets: upload_words(&contraction.graph.row_offsets)?,
-            arcs: upload_words(&contraction.graph.arcs)?,
+            row_offsets: upload_row_offsets(&contraction.graph, "chain-contracted")?,
+            arcs: upload(&contraction.graph.arcs)?,
             scratch,
             chain_levels: ChainLevels::new(gpu, &contraction)?,
             queue_capacity,
@@ -313,4 +313,18 @@ impl GpuBfs for ChainContracted<'_> {
         let elapsed = self.timer.stop(self.gpu)?;
         self.chain_levels.result(self.graph, source, elapsed)
     }
+}
+
+/// Uploads the row offsets of a contracted graph (`variant`'s), narrowed to
+/// the 32 bits its kernels take: a contracted graph has fewer arcs than its
+/// graph has CSR entries, or a few more with shortcuts, so only graphs of
+/// billions of edges are refused.
+pub(super) fn upload_row_offsets(rows: &WeightedRows, variant: &str) -> Result<DeviceBuffer<u32>> {
+    let narrow = rows.narrow_row_offsets().ok_or_else(|| {
+        Error::Unsupported(format!(
+            "{variant} keeps 32-bit arc offsets; its contracted graph has {} arcs",
+            rows.arc_count()
+        ))
+    })?;
+    upload(&narrow)
 }

@@ -173,6 +173,7 @@ impl<'g> DirectionOptimizing<'g> {
         unsafe {
             launch!(kernel<<<blocks_for(words, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
                 self.frontier_bitmap.as_device_ptr(),
+                0u32,
                 words,
                 self.queues.next_frontier(),
                 self.queues.next_frontier_size.as_device_ptr()
@@ -187,7 +188,7 @@ impl GpuBfs for DirectionOptimizing<'_> {
     fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
         self.queues.start(self.gpu, source)?;
         let vertex_count = self.graph.vertex_count() as u64;
-        let mut edges_to_check = self.graph.edge_count() as u64;
+        let mut edges_to_check = self.graph.edge_count();
         let mut scout_count = self.graph.degree(source) as u64;
         let (mut frontier_size, mut level) = (1u32, 0u32);
         while frontier_size > 0 {

@@ -13,8 +13,8 @@ use cust::function::Function;
 use cust::launch;
 use cust::memory::DeviceBuffer;
 
-use super::chain_contracted::{ChainLevels, seeds};
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, upload_words};
+use super::chain_contracted::{ChainLevels, seeds, upload_row_offsets};
+use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, upload};
 use crate::error::CudaContext;
 use crate::graph::chains::ChainContraction;
 use crate::graph::hierarchy::ContractionHierarchy;
@@ -115,12 +115,12 @@ impl<'g> HierarchySweep<'g> {
             gpu,
             graph,
             search_kernel,
-            level_starts: upload_words(&hierarchy.level_starts)?,
-            wide_ends: upload_words(&hierarchy.wide_ends)?,
-            lower_rows: upload_words(&hierarchy.lower.row_offsets)?,
-            lower_arcs: upload_words(&hierarchy.lower.arcs)?,
-            higher_rows: upload_words(&hierarchy.higher.row_offsets)?,
-            higher_arcs: upload_words(&hierarchy.higher.arcs)?,
+            level_starts: upload(&hierarchy.level_starts)?,
+            wide_ends: upload(&hierarchy.wide_ends)?,
+            lower_rows: upload_row_offsets(&hierarchy.lower, "hierarchy-sweep")?,
+            lower_arcs: upload(&hierarchy.lower.arcs)?,
+            higher_rows: upload_row_offsets(&hierarchy.higher, "hierarchy-sweep")?,
+            higher_arcs: upload(&hierarchy.higher.arcs)?,
             chain_levels: ChainLevels::new(gpu, &hierarchy.chains)?,
             distances_in_shared,
             hierarchy,
@@ -180,7 +180,7 @@ impl GpuBfs for HierarchySweep<'_> {
             hierarchy.chains.chain_count(),
             hierarchy.chains.kept_count(),
             hierarchy.level_count(),
-            (hierarchy.lower.arc_count() + hierarchy.higher.arc_count()) as u64,
+            hierarchy.lower.arc_count() + hierarchy.higher.arc_count(),
         ))
     }
 }

@@ -41,11 +41,12 @@ use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};
 use cust::event::{Event, EventFlags};
 use cust::function::Function;
-use cust::memory::{CopyDestination, DeviceBuffer};
+use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 
 use crate::error::{CudaContext, describe_cuda, describe_driver_result};
+use crate::graph::EdgeOffset;
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
 
 /// The kernels, built from the `bfs-kernels` crate to PTX by `build.rs`.
@@ -78,17 +79,39 @@ impl Gpu {
         Self::with_ptx(KERNELS_PTX)
     }
 
+    /// Opens CUDA device `ordinal` (of [`device_count`](Self::device_count))
+    /// and loads the kernels, for one GPU of a multi-GPU search.
+    pub fn open_device(ordinal: u32) -> Result<Gpu> {
+        Self::on_device(ordinal, KERNELS_PTX)
+    }
+
+    /// CUDA devices the driver sees; [`Error::NoDevice`] without a driver.
+    pub fn device_count() -> Result<u32> {
+        let no_device = |error: cust::error::CudaError| Error::NoDevice(describe_cuda(&error));
+        cust::init(cust::CudaFlags::empty()).map_err(no_device)?;
+        Device::num_devices().map_err(no_device)
+    }
+
     /// As [`open`](Self::open), loading the kernels from `ptx` instead of the
     /// embedded PTX (kernels built apart, or a broken module in tests). It
     /// must define every entry point of [`bfs_kernels::abi::KERNEL_NAMES`] with
     /// the same parameters. The cluster kernels are the embedded ones.
     pub fn with_ptx(ptx: &str) -> Result<Gpu> {
+        Self::on_device(0, ptx)
+    }
+
+    fn on_device(ordinal: u32, ptx: &str) -> Result<Gpu> {
         let no_device = |error: cust::error::CudaError| Error::NoDevice(describe_cuda(&error));
-        cust::init(cust::CudaFlags::empty()).map_err(no_device)?;
-        if Device::num_devices().map_err(no_device)? == 0 {
+        let count = Self::device_count()?;
+        if count == 0 {
             return Err(Error::NoDevice("the driver reports no GPU".into()));
         }
-        let device = Device::get_device(0).map_err(no_device)?;
+        if ordinal >= count {
+            return Err(Error::MultiGpu(format!(
+                "GPU {ordinal} was asked for; the driver sees {count}"
+            )));
+        }
+        let device = Device::get_device(ordinal).map_err(no_device)?;
         let context = Context::new(device).context(|| "creating a context".into())?;
         let name = device.name().context(|| "reading the device name".into())?;
         let attribute = |attribute, what: &str| {
@@ -168,12 +191,12 @@ impl Gpu {
     }
 
     /// The stream every variant runs on.
-    fn stream(&self) -> &Stream {
+    pub(crate) fn stream(&self) -> &Stream {
         &self.stream
     }
 
     /// A kernel of the loaded module, by its entry name in [`bfs_kernels::abi`].
-    fn kernel(&self, name: &str) -> Result<Function<'_>> {
+    pub(crate) fn kernel(&self, name: &str) -> Result<Function<'_>> {
         self.module
             .get_function(name)
             .context(|| format!("finding kernel {name}"))
@@ -224,21 +247,21 @@ fn raw_attribute(device: Device, attribute: cust::sys::CUdevice_attribute) -> i3
 
 /// A graph resident in device memory, in CSR form.
 pub struct DeviceGraph {
-    row_offsets: DeviceBuffer<u32>,
+    row_offsets: DeviceBuffer<EdgeOffset>,
     column_indices: DeviceBuffer<u32>,
     vertex_count: u32,
 }
 
 impl DeviceGraph {
-    /// Bytes the CSR occupies on the device: `4 (n + 1) + 4 m`.
+    /// Bytes the CSR occupies on the device: `8 (n + 1) + 4 m`.
     pub fn bytes(graph: &Csr) -> u64 {
-        4 * (graph.vertex_count() as u64 + 1) + 4 * graph.edge_count() as u64
+        size_of::<EdgeOffset>() as u64 * (graph.vertex_count() as u64 + 1) + 4 * graph.edge_count()
     }
 
     fn upload(graph: &Csr) -> Result<DeviceGraph> {
         Ok(DeviceGraph {
-            row_offsets: upload_words(graph.row_offsets())?,
-            column_indices: upload_words(graph.column_indices())?,
+            row_offsets: upload(graph.row_offsets())?,
+            column_indices: upload(graph.column_indices())?,
             vertex_count: graph.vertex_count(),
         })
     }
@@ -247,8 +270,13 @@ impl DeviceGraph {
 /// Copies `values` to a new device buffer. An empty array still gets a
 /// 1-element buffer: kernels take a valid pointer, and cust rejects
 /// zero-sized allocations.
-fn upload_words(values: &[u32]) -> Result<DeviceBuffer<u32>> {
-    let values = if values.is_empty() { &[0][..] } else { values };
+pub(crate) fn upload<T: DeviceCopy + Default>(values: &[T]) -> Result<DeviceBuffer<T>> {
+    let empty = [T::default()];
+    let values = if values.is_empty() {
+        &empty[..]
+    } else {
+        values
+    };
     DeviceBuffer::from_slice(values).context(|| "uploading the graph".into())
 }
 
@@ -329,7 +357,7 @@ pub struct Step {
 
 impl Step {
     /// A one-level step on the GPU that started at `started`.
-    fn gpu_level(level: u32, started: std::time::Instant) -> Step {
+    pub(crate) fn gpu_level(level: u32, started: std::time::Instant) -> Step {
         Step {
             first_level: level,
             levels: 1,
@@ -809,6 +837,6 @@ unsafe fn launch_cooperative(
 }
 
 /// Blocks of `block_size` threads needed to give each of `count` items a thread.
-fn blocks_for(count: u32, block_size: u32) -> u32 {
+pub(crate) fn blocks_for(count: u32, block_size: u32) -> u32 {
     count.div_ceil(block_size).max(1)
 }

@@ -101,7 +101,7 @@ impl<'g> OnChip<'g> {
     pub fn workspace_bytes(graph: &Csr) -> u64 {
         let blocks = cluster::MOST_BLOCKS as u64;
         let slots = (graph.vertex_count() as u64).div_ceil(blocks);
-        4 * (blocks + 1 + blocks * (slots + 1) + graph.edge_count() as u64) + 8 * blocks * slots
+        4 * (blocks + 1 + blocks * (slots + 1) + graph.edge_count()) + 8 * blocks * slots
     }
 
     /// Lays `graph` out for the largest cluster `gpu` runs it in, and

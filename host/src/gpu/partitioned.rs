@@ -101,7 +101,7 @@ impl<'g> Partitioned<'g> {
                  bytes of shared memory; {partition_size} is not"
             )));
         }
-        let (renumbering, renumbered, most_columns) = grow_partitions(graph, partition_size);
+        let (renumbering, renumbered, most_columns) = grow_partitions(graph, partition_size)?;
         let column_capacity = most_columns
             .min(shared_limit.saturating_sub(partitioned_shared_bytes(partition_size, 0)) / 4);
         let shared_bytes = partitioned_shared_bytes(partition_size, column_capacity);
@@ -299,8 +299,9 @@ impl PartitionLabels {
 
 /// `graph` renumbered into BFS-grown partitions of `partition_size`
 /// consecutive ids: the renumbering, the renumbered graph, and the most
-/// neighbours (CSR entries) any one partition has.
-pub(super) fn grow_partitions(graph: &Csr, partition_size: u32) -> (Renumbering, Csr, u32) {
+/// neighbours (CSR entries) any one partition has, which the kernels
+/// count from the partition's first edge in 32 bits.
+pub(super) fn grow_partitions(graph: &Csr, partition_size: u32) -> Result<(Renumbering, Csr, u32)> {
     let renumbering = Renumbering::grown_partitions(graph, partition_size);
     let renumbered = renumbering.apply(graph);
     let vertex_count = graph.vertex_count();
@@ -313,7 +314,13 @@ pub(super) fn grow_partitions(graph: &Csr, partition_size: u32) -> (Renumbering,
         })
         .max()
         .unwrap_or(0);
-    (renumbering, renumbered, most_columns)
+    let most_columns = u32::try_from(most_columns).map_err(|_| {
+        Error::Unsupported(format!(
+            "a partition's edges are counted in 32 bits; a partition of {partition_size} \
+             vertices has {most_columns}"
+        ))
+    })?;
+    Ok((renumbering, renumbered, most_columns))
 }
 
 /// The most shared memory the kernel's block may take on `gpu`.

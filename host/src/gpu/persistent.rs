@@ -4,7 +4,7 @@
 //! large-frontier stretches of a road network this way.
 
 use bfs_kernels::abi::{
-    PERSISTENT_BLOCK_SIZE, PERSISTENT_SHARED_BYTES, PERSISTENT_STAGED_ROWS, persistent,
+    EdgeOffset, PERSISTENT_BLOCK_SIZE, PERSISTENT_SHARED_BYTES, PERSISTENT_STAGED_ROWS, persistent,
 };
 use cust::function::Function;
 use cust::memory::{CopyDestination, DeviceBuffer};
@@ -21,7 +21,7 @@ use crate::error::CudaContext;
 pub struct PersistentLevels<'g> {
     kernel: Function<'g>,
     level_words: DeviceBuffer<u64>,
-    staged_rows: DeviceBuffer<u32>,
+    staged_rows: DeviceBuffer<EdgeOffset>,
     staged_capacity: u32,
     reached: DeviceBuffer<u32>,
 }
@@ -31,7 +31,7 @@ impl<'g> PersistentLevels<'g> {
     /// barrier words, the staged rows (no more than a bitmap's bytes), three
     /// reported words.
     pub fn workspace_bytes(vertex_count: u32) -> u64 {
-        8 * 3 + 4 * 4 * staged_capacity(vertex_count) as u64 + 4 * 3
+        8 * 3 + 4 * size_of::<EdgeOffset>() as u64 * staged_capacity(vertex_count) as u64 + 4 * 3
     }
 
     /// Loads the kernel and sizes the grid to one block per multiprocessor,
@@ -133,8 +133,8 @@ impl<'g> PersistentLevels<'g> {
 }
 
 /// Frontier entries whose rows the kernel stages: `n / 128`, so the
-/// staging (16 bytes an entry) takes no more than a bitmap's `n / 8` bytes,
-/// and at most [`PERSISTENT_STAGED_ROWS`].
+/// staging (two rows of two offsets, 32 bytes, an entry) takes no more than
+/// `n / 4` bytes, and at most [`PERSISTENT_STAGED_ROWS`].
 fn staged_capacity(vertex_count: u32) -> u32 {
     (vertex_count / 128).min(PERSISTENT_STAGED_ROWS)
 }

@@ -45,7 +45,7 @@ impl<'g> PersistentDirectionOptimizing<'g> {
         let vertex_count = graph.vertex_count();
         FrontierQueues::workspace_bytes(vertex_count)
             + 3 * 4 * visited_words(vertex_count) as u64
-            + 2 * 8 * hub_chunk_capacity(graph.edge_count() as u64)
+            + 2 * 8 * hub_chunk_capacity(graph.edge_count())
             + 8 * (COUNTER_WORDS as u64 + 1)
     }
 
@@ -61,7 +61,7 @@ impl<'g> PersistentDirectionOptimizing<'g> {
             persistent_direction_optimizing::SEARCH,
         )?;
         let words = visited_words(graph.vertex_count());
-        let hub_chunk_capacity = hub_chunk_capacity(graph.edge_count() as u64) as u32;
+        let hub_chunk_capacity = hub_chunk_capacity(graph.edge_count()) as u32;
         let allocation = || "allocating persistent direction-optimizing buffers".to_string();
         Ok(PersistentDirectionOptimizing {
             gpu,

@@ -4,8 +4,8 @@
 //! block resumes.
 
 use bfs_kernels::abi::{
-    SMALL_FRONTIER_BLOCK_SIZE, SMALL_FRONTIER_CAPACITY, SMALL_FRONTIER_HEADER_WORDS, block_queue,
-    block_queue_shared_bytes, small_frontier, small_frontier_shared_bytes,
+    SMALL_FRONTIER_BLOCK_SIZE, SMALL_FRONTIER_CAPACITY, block_queue, block_queue_shared_bytes,
+    small_frontier, small_frontier_shared_bytes,
 };
 use cust::function::Function;
 use cust::launch;
@@ -221,6 +221,8 @@ impl GpuBfs for SmallFrontier<'_> {
 fn shared_queue_capacity(gpu: &Gpu) -> u32 {
     /// Every CUDA device gives a block at least this much.
     const GUARANTEED_SHARED_BYTES: u32 = 48 * 1024;
-    let words = gpu.shared_memory_per_block().max(GUARANTEED_SHARED_BYTES) / 4;
-    ((words - SMALL_FRONTIER_HEADER_WORDS) / 6).min(SMALL_FRONTIER_CAPACITY)
+    let bytes = gpu.shared_memory_per_block().max(GUARANTEED_SHARED_BYTES);
+    let header = small_frontier_shared_bytes(0, 0);
+    let entry = small_frontier_shared_bytes(1, 0) - header;
+    ((bytes - header) / entry).min(SMALL_FRONTIER_CAPACITY)
 }

@@ -58,7 +58,7 @@ impl<'g> WarpSpecialized<'g> {
         let kernel = gpu.kernel(warp_specialized::SEARCH)?;
         let blocks = gpu.multiprocessors() * PARTITIONS_PER_MULTIPROCESSOR;
         let partition_size = vertex_count.div_ceil(blocks).next_multiple_of(32).max(32);
-        let (renumbering, renumbered, most_columns) = grow_partitions(graph, partition_size);
+        let (renumbering, renumbered, most_columns) = grow_partitions(graph, partition_size)?;
         let partitions = vertex_count.div_ceil(partition_size).max(1);
         let vertex_bytes = WarpSpecializedLayout::new(partition_size, 0).bytes();
         let shared_limit = shared_limit(gpu) as u64;

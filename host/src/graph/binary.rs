@@ -4,19 +4,23 @@
 //! Layout, little-endian: a 40-byte header (magic `BFSCSR\0\0`, format
 //! version `u32`, reserved `u32`, vertex count `u64`, edge count `u64`,
 //! CRC-32 of the two arrays `u32`, reserved `u32`), then the `n + 1` row
-//! offsets and the `m` column indices as `u32`. A reader checks the magic,
+//! offsets as `u64` and the `m` column indices as `u32`. Version 1 files,
+//! whose row offsets are `u32`, still load. A reader checks the magic,
 //! version, sizes, checksum and the CSR's structure before trusting it.
 
 use std::io::{Read, Write};
 use std::path::Path;
 
+use super::EdgeOffset;
 use super::edge_list::FormatError;
 use crate::Csr;
 
 /// The file's first eight bytes.
 pub const MAGIC: &[u8; 8] = b"BFSCSR\0\0";
-/// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The format version this build writes: 64-bit row offsets.
+pub const VERSION: u32 = 2;
+/// The first version, with 32-bit row offsets, which this build still reads.
+pub const VERSION_32_BIT_OFFSETS: u32 = 1;
 const HEADER_BYTES: usize = 40;
 
 /// Writes `graph` in the binary format.
@@ -31,7 +35,7 @@ pub fn write(graph: &Csr, writer: &mut impl Write) -> std::io::Result<()> {
     header.extend_from_slice(&VERSION.to_le_bytes());
     header.extend_from_slice(&0u32.to_le_bytes());
     header.extend_from_slice(&(graph.vertex_count() as u64).to_le_bytes());
-    header.extend_from_slice(&(graph.edge_count() as u64).to_le_bytes());
+    header.extend_from_slice(&graph.edge_count().to_le_bytes());
     header.extend_from_slice(&checksum.finalize().to_le_bytes());
     header.extend_from_slice(&0u32.to_le_bytes());
     writer.write_all(&header)?;
@@ -55,41 +59,62 @@ pub fn read(path: &Path) -> Result<Csr, FormatError> {
     }
     let word = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().expect("4 bytes"));
     let long = |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().expect("8 bytes"));
-    if word(8) != VERSION {
-        return Err(fail(format!(
-            "binary CSR version {} (this build reads version {VERSION})",
-            word(8)
-        )));
-    }
+    let version = word(8);
+    let offset_bytes = match version {
+        VERSION => 8,
+        VERSION_32_BIT_OFFSETS => 4,
+        _ => {
+            return Err(fail(format!(
+                "binary CSR version {version} (this build reads versions {VERSION_32_BIT_OFFSETS} and {VERSION})"
+            )));
+        }
+    };
     let (vertex_count, edge_count, checksum) = (long(16), long(24), word(32));
-    if vertex_count >= u32::MAX as u64 || edge_count > u32::MAX as u64 {
-        return Err(fail(format!(
-            "{vertex_count} vertices and {edge_count} edges do not fit a u32 CSR"
-        )));
+    if vertex_count >= u32::MAX as u64 {
+        return Err(fail(format!("{vertex_count} vertices do not fit u32 ids")));
     }
-    let expected = HEADER_BYTES as u64 + 4 * (vertex_count + 1) + 4 * edge_count;
-    if length != expected {
+    let expected = (vertex_count + 1)
+        .checked_mul(offset_bytes)
+        .and_then(|offsets| offsets.checked_add(edge_count.checked_mul(4)?))
+        .and_then(|arrays| arrays.checked_add(HEADER_BYTES as u64));
+    if expected != Some(length) {
         return Err(fail(format!(
-            "the header declares {vertex_count} vertices and {edge_count} edges ({expected} bytes), the file has {length} bytes"
+            "the header declares {vertex_count} vertices and {edge_count} edges, which do not match the file's {length} bytes"
         )));
-    }
-    let mut row_offsets = vec![0u32; vertex_count as usize + 1];
-    let mut column_indices = vec![0u32; edge_count as usize];
-    file.read_exact(bytemuck::cast_slice_mut(&mut row_offsets))
-        .map_err(|error| fail(error.to_string()))?;
-    file.read_exact(bytemuck::cast_slice_mut(&mut column_indices))
-        .map_err(|error| fail(error.to_string()))?;
-    if cfg!(target_endian = "big") {
-        row_offsets
-            .iter_mut()
-            .chain(column_indices.iter_mut())
-            .for_each(|value| *value = u32::from_le(*value));
     }
     let mut hasher = crc32fast::Hasher::new();
-    hasher.update(bytemuck::cast_slice(&row_offsets));
-    hasher.update(bytemuck::cast_slice(&column_indices));
+    let mut read_into = |bytes: &mut [u8]| -> Result<(), FormatError> {
+        file.read_exact(bytes)
+            .map_err(|error| fail(error.to_string()))?;
+        hasher.update(bytes);
+        Ok(())
+    };
+    let mut row_offsets = if version == VERSION_32_BIT_OFFSETS {
+        let mut narrow = vec![0u32; vertex_count as usize + 1];
+        read_into(bytemuck::cast_slice_mut(&mut narrow))?;
+        narrow
+            .iter()
+            .map(|&offset| u32::from_le(offset) as EdgeOffset)
+            .collect()
+    } else {
+        let mut offsets = vec![0 as EdgeOffset; vertex_count as usize + 1];
+        read_into(bytemuck::cast_slice_mut(&mut offsets))?;
+        offsets
+    };
+    let mut column_indices = vec![0u32; edge_count as usize];
+    read_into(bytemuck::cast_slice_mut(&mut column_indices))?;
     if hasher.finalize() != checksum {
         return Err(fail("checksum mismatch: the file is corrupt".into()));
+    }
+    if cfg!(target_endian = "big") {
+        if version == VERSION {
+            row_offsets
+                .iter_mut()
+                .for_each(|offset| *offset = EdgeOffset::from_le(*offset));
+        }
+        column_indices
+            .iter_mut()
+            .for_each(|column| *column = u32::from_le(*column));
     }
     Csr::from_parts(row_offsets, column_indices).map_err(fail)
 }

@@ -16,7 +16,7 @@
 
 use rayon::prelude::*;
 
-use super::{Csr, sort_and_deduplicate};
+use super::{Csr, EdgeOffset, sort_and_deduplicate};
 
 /// How entries are binned: by `tail >> shift`.
 #[derive(Clone, Copy, Debug)]
@@ -42,7 +42,7 @@ impl BinnedPiece {
 impl Binning {
     /// Bins for a graph of `vertex_count` vertices; with `symmetric`, each
     /// entry is also binned reversed. Blocks are small enough that a
-    /// block's counters (4 bytes a vertex) stay in a core's L2 cache, and
+    /// block's counters (8 bytes a vertex) stay in a core's L2 cache, and
     /// numerous enough that every thread has several.
     pub fn new(vertex_count: u32, symmetric: bool) -> Binning {
         let blocks_wanted = (rayon::current_num_threads() * 8) as u32;
@@ -101,12 +101,12 @@ impl Binning {
     }
 
     /// The CSR of the binned pieces' edges, rows sorted and deduplicated.
-    /// `None` when there are more than `u32::MAX` directed edges.
+    /// `None` when memory for its columns cannot be had.
     pub fn build(&self, pieces: &[BinnedPiece]) -> Option<Csr> {
         let block = self.block_vertices();
         let vertex_count = self.vertex_count as usize;
         // Each block's degrees, in its own stretch of the row offsets.
-        let mut row_offsets = vec![0u32; vertex_count + 1];
+        let mut row_offsets: Vec<EdgeOffset> = vec![0; vertex_count + 1];
         let block_edges: Vec<u64> = row_offsets[..vertex_count]
             .par_chunks_mut(block)
             .enumerate()
@@ -123,9 +123,6 @@ impl Binning {
             })
             .collect();
         let total: u64 = block_edges.iter().sum();
-        if total > u32::MAX as u64 {
-            return None;
-        }
         let mut block_starts = Vec::with_capacity(block_edges.len() + 1);
         block_starts.push(0usize);
         for &edges in &block_edges {
@@ -136,17 +133,19 @@ impl Binning {
             .par_chunks_mut(block)
             .zip(&block_starts)
             .for_each(|(offsets, &start)| {
-                let mut offset = start as u32;
+                let mut offset = start as EdgeOffset;
                 for entry in offsets {
                     let degree = *entry;
                     *entry = offset;
                     offset += degree;
                 }
             });
-        row_offsets[vertex_count] = total as u32;
+        row_offsets[vertex_count] = total;
 
         // Each block scatters into, sorts and deduplicates its own rows.
-        let mut column_indices = vec![0u32; total as usize];
+        let mut column_indices = Vec::new();
+        column_indices.try_reserve_exact(total as usize).ok()?;
+        column_indices.resize(total as usize, 0u32);
         let mut kept = vec![0u32; vertex_count];
         let mut columns_left: &mut [u32] = &mut column_indices;
         let mut tasks = Vec::with_capacity(block_edges.len());
@@ -158,13 +157,16 @@ impl Binning {
         }
         tasks.into_par_iter().for_each(|(bin, columns, kept)| {
             let first = bin * block;
-            let start = block_starts[bin] as u32;
+            let start = block_starts[bin] as EdgeOffset;
             let offsets = &row_offsets[first..=first + kept.len()];
-            let mut cursors: Vec<u32> = offsets.iter().map(|&offset| offset - start).collect();
+            let mut cursors: Vec<usize> = offsets
+                .iter()
+                .map(|&offset| (offset - start) as usize)
+                .collect();
             for piece in pieces {
                 for &(tail, head) in piece.bin(bin) {
                     let cursor = &mut cursors[tail as usize - first];
-                    columns[*cursor as usize] = head;
+                    columns[*cursor] = head;
                     *cursor += 1;
                 }
             }

@@ -21,7 +21,7 @@
 
 use bfs_kernels::abi::{CHAIN_WORDS, IN_CHAIN, NO_ENTRY};
 
-use crate::graph::Csr;
+use crate::graph::{Csr, EdgeOffset};
 
 /// A graph's chains contracted: the kept vertices' weighted graph, where
 /// each vertex lies, and each chain's ends and length.
@@ -43,7 +43,7 @@ pub struct ChainContraction {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WeightedRows {
     /// `vertex_count + 1` offsets into the arcs.
-    pub row_offsets: Vec<u32>,
+    pub row_offsets: Vec<EdgeOffset>,
     /// Head and weight of each arc.
     pub arcs: Vec<u32>,
 }
@@ -59,7 +59,9 @@ impl WeightedRows {
             weighted
                 .arcs
                 .extend(row.into_iter().flat_map(|(head, weight)| [head, weight]));
-            weighted.row_offsets.push((weighted.arcs.len() / 2) as u32);
+            weighted
+                .row_offsets
+                .push((weighted.arcs.len() / 2) as EdgeOffset);
         }
         weighted
     }
@@ -76,11 +78,25 @@ impl WeightedRows {
     }
 
     /// Arcs in all.
-    pub fn arc_count(&self) -> u32 {
-        (self.arcs.len() / 2) as u32
+    pub fn arc_count(&self) -> u64 {
+        (self.arcs.len() / 2) as u64
     }
 
-    /// Bytes of its two arrays.
+    /// Its row offsets narrowed to the 32 bits the kernels of contracted
+    /// graphs take, or `None` beyond `u32::MAX` arcs.
+    pub fn narrow_row_offsets(&self) -> Option<Vec<u32>> {
+        if self.arc_count() > u32::MAX as u64 {
+            return None;
+        }
+        Some(
+            self.row_offsets
+                .iter()
+                .map(|&offset| offset as u32)
+                .collect(),
+        )
+    }
+
+    /// Bytes of its two arrays on the device (offsets narrowed to 32 bits).
     pub fn bytes(&self) -> u64 {
         4 * (self.row_offsets.len() + self.arcs.len()) as u64
     }
@@ -189,7 +205,7 @@ impl ChainContraction {
                     arcs.extend([index(head), weight]);
                 }
             }
-            row_offsets.push((arcs.len() / 2) as u32);
+            row_offsets.push((arcs.len() / 2) as EdgeOffset);
         }
         ChainContraction {
             graph: WeightedRows { row_offsets, arcs },
@@ -274,7 +290,7 @@ impl ChainContraction {
     }
 
     /// Arcs of the contracted graph.
-    pub fn arc_count(&self) -> u32 {
+    pub fn arc_count(&self) -> u64 {
         self.graph.arc_count()
     }
 

@@ -152,9 +152,8 @@ pub fn build_csr(
         (
             None,
             format!(
-                "{} directed edges do not fit 32-bit CSR offsets (at most {})",
+                "the CSR's {} directed edges do not fit in the host's memory",
                 entries * binning.copies(),
-                u32::MAX
             ),
         )
     })

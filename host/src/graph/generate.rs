@@ -19,6 +19,7 @@ use std::str::FromStr;
 
 use rayon::prelude::*;
 
+use super::{Progress, Visitor};
 use crate::{Csr, Error, Result};
 
 /// A generator and its parameters.
@@ -77,9 +78,12 @@ pub const DEFAULT_SEED: u64 = 1;
 pub const DEFAULT_GRAPH: &str = "grid:1000x1000:0.05";
 
 impl Spec {
-    /// Generates the graph, in parallel chunks of [`CHUNK_EDGES`] edges, each
-    /// with its own stream derived from the seed: the same graph on any
-    /// number of threads.
+    /// Generates the graph, in parallel chunks, each with its own stream
+    /// derived from the seed (the same graph on any number of threads).
+    /// The generators are deterministic, so they run twice and no edge
+    /// list is held: once to count each vertex's degree, once to scatter
+    /// the edges into the CSR ([`Csr::from_edge_passes`]). A progress bar
+    /// appears on a terminal when that takes more than a second.
     pub fn generate(&self) -> Result<Csr> {
         match self.shape {
             Shape::Grid {
@@ -89,27 +93,27 @@ impl Spec {
             } => {
                 let vertex_count = checked_vertex_count(width as u64 * height as u64)?;
                 let rows_per_chunk = (CHUNK_EDGES / (2 * width as u64).max(1)).max(1) as u32;
-                let chunks: Vec<Vec<(u32, u32)>> = (0..height.div_ceil(rows_per_chunk))
-                    .into_par_iter()
-                    .map(|chunk| {
-                        let mut random = self.stream(chunk as u64);
-                        let mut edges = Vec::new();
-                        for y in chunk * rows_per_chunk..((chunk + 1) * rows_per_chunk).min(height)
-                        {
+                let chunks = height.div_ceil(rows_per_chunk) as u64;
+                self.build(
+                    vertex_count,
+                    chunks,
+                    2 * width as u64 * height as u64,
+                    |chunk, visit| {
+                        let mut random = self.stream(chunk);
+                        let first_row = chunk as u32 * rows_per_chunk;
+                        for y in first_row..(first_row + rows_per_chunk).min(height) {
                             for x in 0..width {
                                 let vertex = y * width + x;
                                 if x + 1 < width && random.unit() >= missing {
-                                    edges.push((vertex, vertex + 1));
+                                    visit(vertex, vertex + 1);
                                 }
                                 if y + 1 < height && random.unit() >= missing {
-                                    edges.push((vertex, vertex + width));
+                                    visit(vertex, vertex + width);
                                 }
                             }
                         }
-                        edges
-                    })
-                    .collect();
-                Csr::from_edge_chunks(vertex_count, chunks, true)
+                    },
+                )
             }
             Shape::Kronecker { scale, edge_factor } => {
                 if scale >= 32 {
@@ -118,19 +122,21 @@ impl Spec {
                     )));
                 }
                 let vertex_count = 1u32 << scale;
-                let permutation = SplitMix64(self.seed).permutation(vertex_count);
-                let chunks = self.edge_chunks(edge_factor as u64 * vertex_count as u64, |random| {
-                    let (tail, head) = random.kronecker_edge(scale);
-                    (permutation[tail as usize], permutation[head as usize])
-                });
-                Csr::from_edge_chunks(vertex_count, chunks, true)
+                let relabel = Relabelling::new(&mut SplitMix64(self.seed), scale);
+                self.draws(
+                    vertex_count,
+                    edge_factor as u64 * vertex_count as u64,
+                    |random| {
+                        let (tail, head) = random.kronecker_edge(scale);
+                        (relabel.of(tail), relabel.of(head))
+                    },
+                )
             }
             Shape::Uniform { vertices, edges } => {
                 checked_vertex_count(vertices as u64)?;
-                let chunks = self.edge_chunks(edges, |random| {
+                self.draws(vertices, edges, |random| {
                     (random.below(vertices), random.below(vertices))
-                });
-                Csr::from_edge_chunks(vertices, chunks, true)
+                })
             }
             Shape::Path { vertices } => {
                 let edges: Vec<(u32, u32)> =
@@ -149,20 +155,53 @@ impl Spec {
         SplitMix64(self.seed ^ (chunk + 1).wrapping_mul(0xD1B5_4A32_D192_ED03))
     }
 
-    /// `count` edges drawn by `edge`, in chunks generated in parallel.
-    fn edge_chunks(
+    /// The graph of `count` edges drawn by `edge`, in chunks of
+    /// [`CHUNK_EDGES`], each from its own stream.
+    fn draws(
         &self,
+        vertex_count: u32,
         count: u64,
         edge: impl Fn(&mut SplitMix64) -> (u32, u32) + Sync,
-    ) -> Vec<Vec<(u32, u32)>> {
-        (0..count.div_ceil(CHUNK_EDGES))
-            .into_par_iter()
-            .map(|chunk| {
-                let mut random = self.stream(chunk);
-                let size = CHUNK_EDGES.min(count - chunk * CHUNK_EDGES);
-                (0..size).map(|_| edge(&mut random)).collect()
-            })
-            .collect()
+    ) -> Result<Csr> {
+        let chunks = count.div_ceil(CHUNK_EDGES);
+        self.build(vertex_count, chunks, count, |chunk, visit| {
+            let mut random = self.stream(chunk);
+            for _ in 0..CHUNK_EDGES.min(count - chunk * CHUNK_EDGES) {
+                let (tail, head) = edge(&mut random);
+                visit(tail, head);
+            }
+        })
+    }
+
+    /// The undirected graph whose edges `chunk(c, visit)` visits, for the
+    /// `chunks` chunks `c`, in parallel and twice (count, then scatter);
+    /// `most_edges` bounds their number, for the progress bar.
+    fn build(
+        &self,
+        vertex_count: u32,
+        chunks: u64,
+        most_edges: u64,
+        chunk: impl Fn(u64, &mut dyn FnMut(u32, u32)) + Sync,
+    ) -> Result<Csr> {
+        let progress = Progress::edges(&format!("generating gen:{self}"), 2 * most_edges);
+        let pass = |visit: Visitor<'_>| -> Result<u64> {
+            let edges = (0..chunks)
+                .into_par_iter()
+                .map(|index| {
+                    let mut edges = 0u64;
+                    chunk(index, &mut |tail, head| {
+                        visit(tail, head);
+                        edges += 1;
+                    });
+                    progress.advance(edges);
+                    edges
+                })
+                .sum();
+            Ok(edges)
+        };
+        let graph = Csr::from_edge_passes(vertex_count, true, pass, Error::GraphTooLarge);
+        progress.finish();
+        graph
     }
 }
 
@@ -293,6 +332,39 @@ pub fn sources_with_edges(graph: &Csr, count: usize, seed: u64) -> Vec<u32> {
         .collect()
 }
 
+/// A pseudo-random permutation of the ids below 2^scale, as Graph500 permutes
+/// its Kronecker vertices (so the hubs, ids near 0, spread over the
+/// graph): rounds of a multiplication by an odd number and an xor-shift,
+/// each a bijection modulo 2^scale. Computed, not a table: a table of
+/// 2^28 ids is a gigabyte, and a random read of it for every edge end
+/// cost more than drawing the edge.
+struct Relabelling {
+    multipliers: [u32; 3],
+    mask: u32,
+    shift: u32,
+}
+
+impl Relabelling {
+    fn new(random: &mut SplitMix64, scale: u32) -> Relabelling {
+        Relabelling {
+            multipliers: [0; 3].map(|_| random.next() as u32 | 1),
+            mask: ((1u64 << scale) - 1) as u32,
+            shift: (scale / 2).max(1),
+        }
+    }
+
+    /// The new id of `vertex`.
+    fn of(&self, vertex: u32) -> u32 {
+        self.multipliers.iter().fold(vertex, |id, &multiplier| {
+            let id = id.wrapping_mul(multiplier) & self.mask;
+            id ^ id >> self.shift
+        })
+    }
+}
+
+/// The values [`SplitMix64::unit`] draws from: 2^53, every multiple of 2^-53 in [0, 1).
+const UNIT_STEPS: f64 = (1u64 << 53) as f64;
+
 /// SplitMix64 (Steele, Lea & Flood 2014): tiny, fast, and the same sequence
 /// on every platform and crate version, which seeded test graphs need.
 struct SplitMix64(u64);
@@ -306,9 +378,9 @@ impl SplitMix64 {
         z ^ (z >> 31)
     }
 
-    /// Uniform in [0, 1).
+    /// Uniform in [0, 1): one of [`UNIT_STEPS`] equally spaced values.
     fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        (self.next() >> 11) as f64 / UNIT_STEPS
     }
 
     /// Uniform in [0, bound) (Lemire's multiply-shift; bias below 2^-32).
@@ -331,18 +403,19 @@ impl SplitMix64 {
         const A: f64 = 0.57;
         const B: f64 = 0.19;
         const C: f64 = 0.19;
+        // A draw of `unit` is `x / 2^53` for an integer `x`; it is below a
+        // probability `p` exactly when `x < ceil(p * 2^53)`, so integer
+        // comparisons give the same quadrants as comparing the draws.
+        let below = |probability: f64| (probability * UNIT_STEPS).ceil() as u64;
+        let (a, a_b, a_b_c) = (below(A), below(A + B), below(A + B + C));
         let (mut tail, mut head) = (0u32, 0u32);
         for bit in 0..scale {
-            let draw = self.unit();
-            let (tail_bit, head_bit) = if draw < A {
-                (0, 0)
-            } else if draw < A + B {
-                (0, 1)
-            } else if draw < A + B + C {
-                (1, 0)
-            } else {
-                (1, 1)
-            };
+            let draw = self.next() >> 11;
+            // Quadrants A (0, 0), B (0, 1), C (1, 0), D (1, 1), chosen
+            // without branches: the draws are unpredictable, and a
+            // mispredicted branch a level cost more than the draw.
+            let tail_bit = (draw >= a_b) as u32;
+            let head_bit = ((draw >= a) & (draw < a_b) | (draw >= a_b_c)) as u32;
             tail |= tail_bit << bit;
             head |= head_bit << bit;
         }

@@ -92,7 +92,7 @@ impl ContractionHierarchy {
     /// The most arcs [`of`](Self::of) gives `graph`'s hierarchy, both
     /// directions counted, from the contraction alone.
     pub fn most_arcs(graph: &Csr, chains: &ChainContraction) -> u64 {
-        (graph.column_indices().len() as u64).max(chains.arc_count() as u64)
+        (graph.column_indices().len() as u64).max(chains.arc_count())
     }
 
     fn build(chains: ChainContraction, arc_budget: u64, symmetric: bool) -> ContractionHierarchy {

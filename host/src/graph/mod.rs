@@ -1,8 +1,9 @@
 //! Graphs in compressed sparse row (CSR) form, loaded or generated.
 //!
-//! Vertex ids are 0-based `u32`; each vertex's neighbours are sorted, with
-//! duplicates and self loops removed. An undirected graph stores each edge in
-//! both directions.
+//! Vertex ids are 0-based `u32`; row offsets are [`EdgeOffset`]s (64 bits),
+//! so a graph may have more than 2^32 CSR entries. Each vertex's neighbours
+//! are sorted, with duplicates and self loops removed. An undirected graph
+//! stores each edge in both directions.
 
 pub mod binary;
 pub mod binned;
@@ -18,8 +19,9 @@ pub mod snap;
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
+pub use bfs_kernels::abi::EdgeOffset;
 use rayon::prelude::*;
 
 use crate::{Error, Result};
@@ -31,7 +33,7 @@ pub type Visitor<'a> = &'a (dyn Fn(u32, u32) + Sync);
 /// `column_indices[row_offsets[v]..row_offsets[v + 1]]`.
 #[derive(Clone, Debug, Eq)]
 pub struct Csr {
-    row_offsets: Vec<u32>,
+    row_offsets: Vec<EdgeOffset>,
     column_indices: Vec<u32>,
     /// [`is_symmetric`](Csr::is_symmetric), once asked: a pass over every edge.
     symmetric: OnceLock<bool>,
@@ -90,14 +92,14 @@ impl Csr {
     /// scatters each edge to its row through an atomic cursor; then the rows
     /// are sorted and deduplicated. Self loops are dropped; with `symmetric`
     /// each edge is also added reversed. `pass` returns the entries it
-    /// visited; `too_large` makes the error for more edges than `u32` offsets hold.
+    /// visited; `too_large` makes the error for a graph beyond the host's memory.
     pub fn from_edge_passes<E>(
         vertex_count: u32,
         symmetric: bool,
         pass: impl Fn(Visitor<'_>) -> Result<u64, E>,
         too_large: impl Fn(String) -> E,
     ) -> Result<Csr, E> {
-        let offsets_bytes = 4 * (vertex_count as u64 + 1);
+        let offsets_bytes = size_of::<EdgeOffset>() as u64 * (vertex_count as u64 + 1);
         fits_in_host_memory(2 * offsets_bytes, vertex_count, None).map_err(&too_large)?;
         let counters = zeroed_counters(vertex_count as usize + 1);
         let entries = pass(&|tail, head| {
@@ -108,16 +110,7 @@ impl Csr {
                 }
             }
         })?;
-        // Below this no counter can have wrapped.
         let copies = if symmetric { 2 } else { 1 };
-        if entries * copies > u32::MAX as u64 {
-            return Err(too_large(format!(
-                "{} directed edges do not fit 32-bit CSR offsets (at most {})",
-                entries * copies,
-                u32::MAX
-            )));
-        }
-
         fits_in_host_memory(
             2 * offsets_bytes + 4 * entries * copies,
             vertex_count,
@@ -127,7 +120,7 @@ impl Csr {
 
         // Degrees become row offsets; the counters become each row's cursor.
         let mut offsets = Vec::with_capacity(counters.len());
-        let mut total = 0u32;
+        let mut total: EdgeOffset = 0;
         for counter in &counters {
             offsets.push(total);
             total += counter.swap(total, Ordering::Relaxed);
@@ -155,7 +148,7 @@ impl Csr {
 
     /// Sorts each row, drops duplicates (in parallel over ranges of rows)
     /// and compacts the rows.
-    fn sorted_and_deduplicated(row_offsets: Vec<u32>, mut column_indices: Vec<u32>) -> Csr {
+    fn sorted_and_deduplicated(row_offsets: Vec<EdgeOffset>, mut column_indices: Vec<u32>) -> Csr {
         let vertex_count = row_offsets.len() - 1;
         let ranges = balanced_ranges(&row_offsets, rayon::current_num_threads() * 8);
         let mut kept = vec![0u32; vertex_count];
@@ -184,17 +177,21 @@ impl Csr {
 
     /// The CSR of rows that keep only their first `kept[v]` entries, moved
     /// together.
-    fn compacted(mut row_offsets: Vec<u32>, kept: &[u32], mut column_indices: Vec<u32>) -> Csr {
+    fn compacted(
+        mut row_offsets: Vec<EdgeOffset>,
+        kept: &[u32],
+        mut column_indices: Vec<u32>,
+    ) -> Csr {
         let vertex_count = row_offsets.len() - 1;
         let mut write = 0usize;
         for vertex in 0..vertex_count {
             let begin = row_offsets[vertex] as usize;
             let count = kept[vertex] as usize;
             column_indices.copy_within(begin..begin + count, write);
-            row_offsets[vertex] = write as u32;
+            row_offsets[vertex] = write as EdgeOffset;
             write += count;
         }
-        row_offsets[vertex_count] = write as u32;
+        row_offsets[vertex_count] = write as EdgeOffset;
         column_indices.truncate(write);
         column_indices.shrink_to_fit();
         Csr {
@@ -206,7 +203,10 @@ impl Csr {
 
     /// A CSR from its arrays, checked: offsets start at 0, never decrease
     /// and end at `m`; each row is strictly increasing, with ids `< n`.
-    pub fn from_parts(row_offsets: Vec<u32>, column_indices: Vec<u32>) -> Result<Csr, String> {
+    pub fn from_parts(
+        row_offsets: Vec<EdgeOffset>,
+        column_indices: Vec<u32>,
+    ) -> Result<Csr, String> {
         let vertex_count = row_offsets.len().checked_sub(1).ok_or("no row offsets")?;
         if vertex_count >= u32::MAX as usize {
             return Err(format!("{vertex_count} vertices do not fit u32 ids"));
@@ -287,13 +287,13 @@ impl Csr {
     }
 
     /// Number of directed edges stored, `m` (twice the undirected edges).
-    pub fn edge_count(&self) -> u32 {
-        self.column_indices.len() as u32
+    pub fn edge_count(&self) -> EdgeOffset {
+        self.column_indices.len() as EdgeOffset
     }
 
-    /// Out-degree of `vertex`.
+    /// Out-degree of `vertex` (below `n`, so it fits 32 bits).
     pub fn degree(&self, vertex: u32) -> u32 {
-        self.row_offsets[vertex as usize + 1] - self.row_offsets[vertex as usize]
+        (self.row_offsets[vertex as usize + 1] - self.row_offsets[vertex as usize]) as u32
     }
 
     /// Sorted neighbours of `vertex`.
@@ -304,7 +304,7 @@ impl Csr {
     }
 
     /// The `n + 1` row offsets.
-    pub fn row_offsets(&self) -> &[u32] {
+    pub fn row_offsets(&self) -> &[EdgeOffset] {
         &self.row_offsets
     }
 
@@ -426,14 +426,14 @@ fn parse_size(value: &str) -> Option<u64> {
 /// `count` atomic counters at 0, allocated zeroed, so pages are mapped only
 /// as they are used: a header's false claim of billions of vertices costs
 /// nothing until its entries are read and found wanting.
-fn zeroed_counters(count: usize) -> Vec<AtomicU32> {
-    let mut zeros = std::mem::ManuallyDrop::new(vec![0u32; count]);
-    // SAFETY: `AtomicU32` has the size, alignment and bit validity of `u32`,
-    // and all-zero bits are `AtomicU32::new(0)`; the allocation is handed
+fn zeroed_counters(count: usize) -> Vec<AtomicU64> {
+    let mut zeros = std::mem::ManuallyDrop::new(vec![0u64; count]);
+    // SAFETY: `AtomicU64` has the size, alignment and bit validity of `u64`,
+    // and all-zero bits are `AtomicU64::new(0)`; the allocation is handed
     // over whole (pointer, length, capacity) and the original never dropped.
     unsafe {
         Vec::from_raw_parts(
-            zeros.as_mut_ptr().cast::<AtomicU32>(),
+            zeros.as_mut_ptr().cast::<AtomicU64>(),
             zeros.len(),
             zeros.capacity(),
         )
@@ -472,16 +472,15 @@ fn sort_and_deduplicate(row: &mut [u32]) -> u32 {
 
 /// Splits the rows into about `pieces` ranges `(first, end)` of similar
 /// edge counts, for parallel work over rows.
-fn balanced_ranges(row_offsets: &[u32], pieces: usize) -> Vec<(usize, usize)> {
+fn balanced_ranges(row_offsets: &[EdgeOffset], pieces: usize) -> Vec<(usize, usize)> {
     let vertex_count = row_offsets.len() - 1;
-    let total = row_offsets[vertex_count] as u64;
-    let target = (total / pieces.max(1) as u64).max(1 << 14);
+    let total = row_offsets[vertex_count];
+    let target = (total / pieces.max(1) as EdgeOffset).max(1 << 14);
     let mut ranges = Vec::new();
     let mut first = 0;
     while first < vertex_count {
-        let goal = row_offsets[first] as u64 + target;
-        let end =
-            row_offsets[first + 1..].partition_point(|&offset| (offset as u64) < goal) + first + 1;
+        let goal = row_offsets[first] + target;
+        let end = row_offsets[first + 1..].partition_point(|&offset| offset < goal) + first + 1;
         let end = end.clamp(first + 1, vertex_count);
         ranges.push((first, end));
         first = end;
@@ -621,7 +620,7 @@ pub fn load_with(path: &Path, reader: Reader) -> Result<Csr> {
         mapped = unsafe { memmap2::Mmap::map(&file) }.map_err(io_error)?;
         &mapped
     };
-    let progress = LoadProgress::new(path, bytes.len() as u64);
+    let progress = Progress::bytes(path, bytes.len() as u64);
     let report = |bytes| progress.advance(bytes);
     let graph = match Format::detect(path, &bytes[..bytes.len().min(16)]) {
         Format::MatrixMarket if reader == Reader::Reference => {
@@ -663,32 +662,48 @@ pub fn save_ordered(graph: &Csr, path: &Path, order: matrix_market::EntryOrder) 
     })
 }
 
-/// A progress bar for long loads: drawn only on a terminal, and only once
-/// the load has taken a second.
-struct LoadProgress {
+/// A progress bar for long loads and generations: drawn only on a
+/// terminal, and only once the work has taken a second.
+pub(crate) struct Progress {
     bar: indicatif::ProgressBar,
     started: std::time::Instant,
 }
 
-impl LoadProgress {
-    fn new(path: &Path, bytes: u64) -> LoadProgress {
-        let bar = indicatif::ProgressBar::with_draw_target(
-            Some(bytes),
-            indicatif::ProgressDrawTarget::hidden(),
-        );
-        let style = indicatif::ProgressStyle::with_template(
+impl Progress {
+    /// A bar over the `bytes` of the file at `path`.
+    fn bytes(path: &Path, bytes: u64) -> Progress {
+        Self::new(
+            format!("loading {}", path.display()),
+            bytes,
             "{msg} {bar:40} {bytes}/{total_bytes} ({bytes_per_sec})",
         )
-        .expect("a valid template");
+    }
+
+    /// A bar over `edges` edges, with `message` before it.
+    pub(crate) fn edges(message: &str, edges: u64) -> Progress {
+        Self::new(
+            message.to_string(),
+            edges,
+            "{msg} {bar:40} {human_pos}/{human_len} edges ({per_sec})",
+        )
+    }
+
+    fn new(message: String, total: u64, template: &str) -> Progress {
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(total),
+            indicatif::ProgressDrawTarget::hidden(),
+        );
+        let style = indicatif::ProgressStyle::with_template(template).expect("a valid template");
         bar.set_style(style);
-        bar.set_message(format!("loading {}", path.display()));
-        LoadProgress {
+        bar.set_message(message);
+        Progress {
             bar,
             started: std::time::Instant::now(),
         }
     }
 
-    fn advance(&self, bytes: u64) {
+    /// Adds `done` to the bar's count.
+    pub(crate) fn advance(&self, done: u64) {
         if self.bar.is_hidden()
             && self.started.elapsed().as_secs_f64() > 1.0
             && std::io::stderr().is_terminal()
@@ -696,10 +711,11 @@ impl LoadProgress {
             self.bar
                 .set_draw_target(indicatif::ProgressDrawTarget::stderr());
         }
-        self.bar.inc(bytes);
+        self.bar.inc(done);
     }
 
-    fn finish(&self) {
+    /// Clears the bar.
+    pub(crate) fn finish(&self) {
         self.bar.finish_and_clear();
     }
 }

@@ -13,7 +13,7 @@
 //! it is a compact patch next to the previous one. Within a partition the
 //! ids follow the BFS order too, so neighbours share cache lines.
 
-use crate::graph::Csr;
+use crate::graph::{Csr, EdgeOffset};
 
 /// A renumbering of a graph's vertices and its inverse.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,7 +74,7 @@ impl Renumbering {
                     .map(|&neighbour| self.new_ids[neighbour as usize]),
             );
             column_indices[start..].sort_unstable();
-            row_offsets.push(column_indices.len() as u32);
+            row_offsets.push(column_indices.len() as EdgeOffset);
         }
         Csr::from_parts(row_offsets, column_indices)
             .expect("a renumbering of a valid CSR is a valid CSR")

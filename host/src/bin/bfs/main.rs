@@ -101,6 +101,42 @@ struct SearchArgs {
     /// Print the GPU variants, one a line, and exit.
     #[arg(long)]
     list_variants: bool,
+    /// Search over N GPUs of this host (or `all`) through NCCL, each
+    /// holding its part of the graph (one thread each).
+    #[arg(long, value_parser = parse_gpus, conflicts_with_all = ["rank", "variant", "partition_size", "device"])]
+    gpus: Option<GpuCount>,
+    /// Run as this rank of a search over --ranks processes, one GPU each
+    /// (rank modulo the host's GPUs); rank 0 prints the results.
+    #[arg(long, env = "BFS_RANK", requires = "ranks", conflicts_with_all = ["variant", "partition_size", "device"])]
+    rank: Option<u32>,
+    /// Processes in the search (with --rank).
+    #[arg(long, env = "BFS_RANKS", requires = "rank", value_parser = clap::value_parser!(u32).range(1..))]
+    ranks: Option<u32>,
+    /// Where rank 0 writes the NCCL id for the other ranks (with --rank).
+    #[arg(long, env = "BFS_NCCL_ID_FILE", default_value = "bfs-nccl-id")]
+    nccl_id_file: PathBuf,
+    /// Seconds a rank waits for the others to join before giving up.
+    #[arg(long, default_value_t = 60.0)]
+    join_timeout: f64,
+}
+
+/// `--gpus`: a count, or every GPU of the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GpuCount {
+    Count(u32),
+    All,
+}
+
+fn parse_gpus(text: &str) -> Result<GpuCount, String> {
+    match text {
+        "all" => Ok(GpuCount::All),
+        _ => match text.parse::<u32>() {
+            Ok(count) if count > 0 => Ok(GpuCount::Count(count)),
+            _ => Err(format!(
+                "'{text}' is not a positive number of GPUs or `all`"
+            )),
+        },
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

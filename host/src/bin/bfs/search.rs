@@ -1,6 +1,7 @@
 //! `bfs` without a subcommand: load a graph, search it from one source or
 //! many, and report, check and write what was found.
 
+use std::collections::VecDeque;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -8,11 +9,12 @@ use anyhow::{Context, bail};
 use bfs::gpu::{Gpu, Partitioned, Search, Step, Variant, Work};
 use bfs::graph::GraphSource;
 use bfs::graph::generate::sources_with_edges;
+use bfs::multi::{MultiRun, Ranks};
 use bfs::report::{self, Report, Statistics};
 use bfs::{Bfs, Csr, Error, UNREACHED, cpu, output, plot, validate};
 use serde::Serialize;
 
-use crate::{DeviceChoice, SearchArgs};
+use crate::{DeviceChoice, GpuCount, SearchArgs};
 
 /// Graph500's number of search keys, for `--sources random`.
 const GRAPH500_SOURCES: usize = 64;
@@ -60,7 +62,9 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
         .transpose()?;
     let wants_parents = arguments.parents.is_some() || target.is_some();
 
+    let ranks = multi_gpu_ranks(arguments)?;
     let gpu = match arguments.device {
+        _ if ranks.is_some() => None,
         DeviceChoice::Cpu | DeviceChoice::CpuReference => None,
         DeviceChoice::Gpu => Some(open_gpu(arguments)?),
         DeviceChoice::Auto => match open_gpu(arguments) {
@@ -72,8 +76,20 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
             Err(error) => return Err(error.into()),
         },
     };
-    let mut searcher = match &gpu {
-        Some(gpu) => {
+    let mut searcher = match (&gpu, ranks) {
+        (_, Some(ranks)) => {
+            let timeout = Duration::from_secs_f64(arguments.join_timeout.max(0.0));
+            let runs = bfs::multi::search(&graph, &ranks, &sources, timeout)?;
+            let Some(first) = runs.first() else {
+                println!("rank done: {} searches", sources.len());
+                return Ok(());
+            };
+            Searcher::MultiGpu {
+                device: first.device.clone(),
+                runs: runs.into(),
+            }
+        }
+        (Some(gpu), None) => {
             if wants_parents && !arguments.variant.records_parents() {
                 bail!(
                     "variant {} records no parents; --parents and --target need another",
@@ -93,8 +109,8 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
                 },
             }
         }
-        None if arguments.device == DeviceChoice::CpuReference => Searcher::CpuReference,
-        None => {
+        (None, None) if arguments.device == DeviceChoice::CpuReference => Searcher::CpuReference,
+        (None, None) => {
             let threads = arguments
                 .threads
                 .map_or_else(cpu_count, |threads| threads as usize);
@@ -129,7 +145,7 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
         print_trace(&report);
     }
     if arguments.verify {
-        verify(&graph, result)?;
+        Verifier::default().check(&graph, result)?;
         report.verified = Some(true);
         println!("verify:    pass (distances equal the CPU reference; Graph500 rules hold)");
     }
@@ -210,6 +226,20 @@ fn cpu_count() -> usize {
     std::thread::available_parallelism().map_or(1, |count| count.get())
 }
 
+/// The ranks of a multi-GPU search the options ask for, if any.
+fn multi_gpu_ranks(arguments: &SearchArgs) -> anyhow::Result<Option<Ranks>> {
+    Ok(match (arguments.gpus, arguments.rank, arguments.ranks) {
+        (Some(GpuCount::Count(count)), ..) => Some(Ranks::Threads(count)),
+        (Some(GpuCount::All), ..) => Some(Ranks::Threads(Gpu::device_count()?)),
+        (None, Some(rank), Some(ranks)) => Some(Ranks::Process {
+            rank,
+            ranks,
+            id_file: arguments.nccl_id_file.clone(),
+        }),
+        _ => None,
+    })
+}
+
 /// Where the searches run.
 enum Searcher<'g> {
     /// The parallel CPU engine.
@@ -220,6 +250,13 @@ enum Searcher<'g> {
         gpu: &'g Gpu,
         variant: Variant,
         search: Search<'g>,
+    },
+    /// Several GPUs through NCCL: the searches all ran when it was made
+    /// (the ranks stay joined from one source to the next), and `run`
+    /// hands their results out in order.
+    MultiGpu {
+        device: String,
+        runs: VecDeque<MultiRun>,
     },
 }
 
@@ -256,6 +293,18 @@ impl Searcher<'_> {
                     work: run.work,
                 })
             }
+            Searcher::MultiGpu { runs, .. } => {
+                let run = runs
+                    .pop_front()
+                    .filter(|run| run.result.source == source)
+                    .context("the multi-GPU searches ran for other sources")?;
+                Ok(Outcome {
+                    result: run.result,
+                    elapsed: run.elapsed,
+                    steps: run.steps,
+                    work: None,
+                })
+            }
         }
     }
 
@@ -267,29 +316,61 @@ impl Searcher<'_> {
             ),
             Searcher::CpuReference => "CPU (reference BFS, one thread)".into(),
             Searcher::Gpu { gpu, .. } => gpu.name().into(),
+            Searcher::MultiGpu { device, .. } => device.clone(),
         }
     }
 
     fn variant(&self) -> Option<Variant> {
         match self {
-            Searcher::Cpu(_) | Searcher::CpuReference => None,
+            Searcher::Cpu(_) | Searcher::CpuReference | Searcher::MultiGpu { .. } => None,
             Searcher::Gpu { variant, .. } => Some(*variant),
         }
     }
 
     fn device_bytes(&self) -> Option<u64> {
         match self {
-            Searcher::Cpu(_) | Searcher::CpuReference => None,
+            Searcher::Cpu(_) | Searcher::CpuReference | Searcher::MultiGpu { .. } => None,
             Searcher::Gpu { search, .. } => Some(search.device_bytes()),
         }
     }
 }
 
-fn verify(graph: &Csr, result: &Bfs) -> anyhow::Result<()> {
-    let reference = cpu::bfs(graph, result.source);
-    validate::same_levels(result, &reference)?;
-    validate::validate(graph, result)?;
-    Ok(())
+/// Graphs of more CSR entries than this are verified against the parallel
+/// CPU search, not the single-thread reference, which would take minutes a
+/// source there (Kronecker 28: 8.6 billion entries). The Graph500 rules
+/// are checked either way.
+const REFERENCE_MOST_EDGES: u64 = 1 << 30;
+
+/// Checks a search's distances against a CPU search's, and its parents by
+/// the Graph500 rules.
+#[derive(Default)]
+struct Verifier {
+    /// The parallel CPU search, for graphs past [`REFERENCE_MOST_EDGES`].
+    parallel: Option<cpu::ParallelBfs>,
+}
+
+impl Verifier {
+    fn check(&mut self, graph: &Csr, result: &Bfs) -> anyhow::Result<()> {
+        let reference = if graph.edge_count() > REFERENCE_MOST_EDGES {
+            let engine = match &mut self.parallel {
+                Some(engine) => engine,
+                None => self
+                    .parallel
+                    .insert(cpu::ParallelBfs::new(cpu_count()).map_err(|error| {
+                        Error::Threads {
+                            threads: cpu_count(),
+                            error,
+                        }
+                    })?),
+            };
+            engine.search(graph, result.source)
+        } else {
+            cpu::bfs(graph, result.source)
+        };
+        validate::same_levels(result, &reference)?;
+        validate::validate(graph, result)?;
+        Ok(())
+    }
 }
 
 /// Many searches on one graph: Graph500's statistics.
@@ -312,7 +393,7 @@ fn many_searches(
     struct ManyReport {
         graph: String,
         vertices: u32,
-        edges: u32,
+        edges: u64,
         device: String,
         variant: Option<String>,
         device_bytes: Option<u64>,
@@ -321,10 +402,13 @@ fn many_searches(
         searches: Vec<Searched>,
     }
     let (mut times, mut edges, mut searches) = (Vec::new(), Vec::new(), Vec::new());
+    let mut verifier = Verifier::default();
     for &source in sources {
         let outcome = searcher.run(graph, source)?;
         if arguments.verify {
-            verify(graph, &outcome.result).with_context(|| format!("source {source}"))?;
+            verifier
+                .check(graph, &outcome.result)
+                .with_context(|| format!("source {source}"))?;
         }
         let traversed = outcome.result.edges_traversed(graph);
         searches.push(Searched {
@@ -409,7 +493,7 @@ fn print_load(graph_source: &GraphSource, graph: &Csr, load_time: Duration) {
         graph.vertex_count(),
         graph.edge_count()
     );
-    let csr_bytes = 4 * (graph.vertex_count() as u64 + 1) + 4 * graph.edge_count() as u64;
+    let csr_bytes = 4 * (graph.vertex_count() as u64 + 1) + 4 * graph.edge_count();
     match peak_memory_bytes() {
         Some(peak) => println!(
             "memory:    peak {:.1} MB resident (mapped file included), CSR {:.1} MB",

@@ -1,0 +1,643 @@
+//! One GPU's part of a direction-optimizing search over several: the
+//! search of Beamer, Buluç, Asanović & Patterson (IPDPSW 2013), 1D.
+//!
+//! Each rank holds the rows of the vertices it owns ([`partition`]) and
+//! full-size copies of the frontier and visited bitmaps and of the labels;
+//! it runs the single-GPU kernels of `direction-optimizing` on its rows and
+//! exchanges each level's discoveries through NCCL, as `distributed`'s
+//! kernels describe:
+//! - a top-down level expands the owned frontier vertices; the ranks
+//!   all-gather their claims (vertex, parent), and each applies them all:
+//!   the next frontier's bits, and for its own vertices their labels and
+//!   its next owned queue. Cost: the claims, 8 bytes each, to every rank.
+//! - a bottom-up level checks the owned unvisited vertices against the
+//!   replicated frontier; the ranks all-gather the words of the next
+//!   frontier they own. Cost: `n / 8` bytes to every rank.
+//!
+//! The direction follows gapbs's rule on global counts, all-reduced each
+//! level: to bottom-up when the frontier's edges exceed the unexplored
+//! edges over α, back when the frontier shrinks below `n / β`.
+//!
+//! [`partition`]: super::partition
+
+use std::ops::Range;
+use std::time::{Duration, Instant};
+
+use bfs_kernels::abi::{
+    BLOCK_SIZE, DIRECTION_ALPHA, DIRECTION_BETA, DIRECTION_TOP_DOWN_SHARED_BYTES, EdgeOffset,
+    HUB_CHUNK_EDGES, direction_optimizing, distributed, hub_chunk_capacity,
+};
+use cust::function::Function;
+use cust::launch;
+use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
+
+use super::nccl::Communicator;
+use super::partition;
+use crate::error::CudaContext;
+use crate::gpu::{Gpu, Step, blocks_for, upload};
+use crate::{Bfs, Csr, Error, Result, UNREACHED};
+
+/// One rank: its GPU, its communicator, its rows and the search's buffers.
+pub struct Rank<'g> {
+    gpu: &'g Gpu,
+    communicator: Communicator,
+    /// Every rank's vertices; this rank's is `ranges[rank]`.
+    ranges: Vec<Range<u32>>,
+    vertex_count: u32,
+    edge_count: EdgeOffset,
+    symmetric: bool,
+    kernels: Kernels<'g>,
+    rows: DeviceBuffer<EdgeOffset>,
+    columns: DeviceBuffer<u32>,
+    visited: DeviceBuffer<u32>,
+    frontier: DeviceBuffer<u32>,
+    next: DeviceBuffer<u32>,
+    levels: DeviceBuffer<u32>,
+    parents: DeviceBuffer<u32>,
+    /// The owned frontier, and the next one.
+    owned_queues: [DeviceBuffer<u32>; 2],
+    /// The owned frontier's vertices but its hubs, and the hubs' chunks
+    /// (hub, chunk) pairs; and their sizes.
+    light_queue: DeviceBuffer<u32>,
+    hub_chunks: DeviceBuffer<u32>,
+    light_size: DeviceBuffer<u32>,
+    chunk_count: DeviceBuffer<u32>,
+    /// This level's claims, then as pairs to send, then every rank's pairs.
+    claims: DeviceBuffer<u32>,
+    pairs: DeviceBuffer<u32>,
+    gathered_pairs: DeviceBuffer<u32>,
+    /// Counts a kernel writes: queue sizes, awake vertices.
+    count: DeviceBuffer<u32>,
+    /// Every rank's claim count.
+    gathered_counts: DeviceBuffer<u32>,
+    /// The next owned frontier's edges, then the all-reduced pair of counts.
+    edges: DeviceBuffer<u64>,
+    totals: DeviceBuffer<u64>,
+}
+
+struct Kernels<'g> {
+    top_down: Function<'g>,
+    bottom_up: Function<'g>,
+    bitmap_to_queue: Function<'g>,
+    pack_claims: Function<'g>,
+    apply_claims: Function<'g>,
+    merge_visited: Function<'g>,
+    split_hubs: Function<'g>,
+    expand_hub_chunks: Function<'g>,
+}
+
+/// A finished search on one rank: its time and levels, and on rank 0 the
+/// whole result.
+pub struct RankRun {
+    /// Wall time from the first level's start to the last level's end.
+    pub elapsed: Duration,
+    /// Each level's time, exchange included.
+    pub steps: Vec<Step>,
+    /// Levels and parents of every vertex, on rank 0 only.
+    pub result: Option<Bfs>,
+}
+
+impl<'g> Rank<'g> {
+    /// Device bytes a rank owning `owned` of `graph` allocates, of `ranks`.
+    pub fn device_bytes(graph: &Csr, owned: &Range<u32>, ranks: u32) -> u64 {
+        let n = graph.vertex_count() as u64;
+        let owned_edges = owned_edges(graph, owned);
+        let words = n.div_ceil(32).max(1);
+        8 * (n + 1)
+            + 4 * owned_edges.max(1)
+            + 3 * 4 * words
+            + 2 * 4 * n
+            + 3 * 4 * (owned.len() as u64).max(1)
+            + 2 * 4 * hub_chunk_capacity(owned_edges)
+            + 4 * 2
+            + 4 * n
+            + 8 * n
+            + 8 * n * ranks as u64
+            + 4 * (1 + ranks as u64)
+            + 8 * 3
+    }
+
+    /// Uploads this rank's rows of `graph` (owned: `ranges[rank]`) and
+    /// allocates the search's buffers, after checking they fit.
+    pub fn new(
+        gpu: &'g Gpu,
+        communicator: Communicator,
+        graph: &Csr,
+        ranges: Vec<Range<u32>>,
+    ) -> Result<Rank<'g>> {
+        let rank = communicator.rank();
+        let owned = ranges[rank as usize].clone();
+        let needed = Self::device_bytes(graph, &owned, communicator.ranks());
+        let free = gpu.free_memory()?;
+        // Every rank learns whether every part fits, so none waits in a
+        // collective for one that gave up.
+        let mut totals = DeviceBuffer::zeroed(2).context(|| "allocating a counter".into())?;
+        let too_large = [(needed > free) as u64, 0];
+        totals
+            .copy_from(&too_large[..])
+            .context(|| "counting the ranks' parts that fit".into())?;
+        communicator.sum_u64(totals.as_device_ptr(), 2, gpu.stream())?;
+        let parts_too_large = read(gpu, &totals)?[0];
+        if needed > free {
+            return Err(Error::MultiGpu(format!(
+                "rank {rank}'s part (vertices {}..{}) needs {needed} bytes of device memory on {}, {free} are free",
+                owned.start,
+                owned.end,
+                gpu.name()
+            )));
+        }
+        if parts_too_large > 0 {
+            return Err(Error::MultiGpu(format!(
+                "rank {rank}: {parts_too_large} other ranks' parts do not fit their GPUs"
+            )));
+        }
+        let n = graph.vertex_count() as usize;
+        let (rows, columns) = partition::owned_rows(graph, &owned);
+        let allocation = || format!("allocating rank {rank}'s buffers");
+        let words = n.div_ceil(32).max(1);
+        let zeroed = |count: usize| DeviceBuffer::<u32>::zeroed(count.max(1)).context(allocation);
+        let owned_count = owned.len();
+        Ok(Rank {
+            gpu,
+            ranges,
+            vertex_count: graph.vertex_count(),
+            edge_count: graph.edge_count(),
+            symmetric: graph.is_symmetric(),
+            kernels: Kernels {
+                top_down: gpu.kernel(direction_optimizing::TOP_DOWN)?,
+                bottom_up: gpu.kernel(direction_optimizing::BOTTOM_UP)?,
+                bitmap_to_queue: gpu.kernel(direction_optimizing::BITMAP_TO_QUEUE)?,
+                pack_claims: gpu.kernel(distributed::PACK_CLAIMS)?,
+                apply_claims: gpu.kernel(distributed::APPLY_CLAIMS)?,
+                merge_visited: gpu.kernel(distributed::MERGE_VISITED)?,
+                split_hubs: gpu.kernel(distributed::SPLIT_HUBS)?,
+                expand_hub_chunks: gpu.kernel(distributed::EXPAND_HUB_CHUNKS)?,
+            },
+            rows: upload(&rows)?,
+            columns: upload(columns)?,
+            visited: zeroed(words)?,
+            frontier: zeroed(words)?,
+            next: zeroed(words)?,
+            levels: zeroed(n)?,
+            parents: zeroed(n)?,
+            owned_queues: [zeroed(owned_count)?, zeroed(owned_count)?],
+            light_queue: zeroed(owned_count)?,
+            hub_chunks: zeroed(2 * hub_chunk_capacity(owned_edges(graph, &owned)) as usize)?,
+            light_size: zeroed(1)?,
+            chunk_count: zeroed(1)?,
+            claims: zeroed(n)?,
+            pairs: zeroed(2 * n)?,
+            gathered_pairs: zeroed(2 * n * communicator.ranks() as usize)?,
+            count: zeroed(1)?,
+            gathered_counts: zeroed(communicator.ranks() as usize)?,
+            edges: DeviceBuffer::zeroed(1).context(allocation)?,
+            totals,
+            communicator,
+        })
+    }
+
+    fn owned(&self) -> Range<u32> {
+        self.ranges[self.communicator.rank() as usize].clone()
+    }
+
+    /// Searches from `source` with the other ranks (every rank calls it
+    /// with the same source), then gathers the labels on rank 0.
+    pub fn search(&mut self, source: u32, degree_of_source: u32) -> Result<RankRun> {
+        self.reset(source)?;
+        self.gpu
+            .stream()
+            .synchronize()
+            .context(|| "initialising the search".into())?;
+        let started = Instant::now();
+        let steps = self.levels_from(source, degree_of_source)?;
+        let elapsed = started.elapsed();
+        let result = self.gather(source)?;
+        Ok(RankRun {
+            elapsed,
+            steps,
+            result,
+        })
+    }
+
+    /// Clears the bitmaps and labels and places the source: in both
+    /// bitmaps' frontier, at level 0, its own parent, and in its owner's queue.
+    fn reset(&mut self, source: u32) -> Result<()> {
+        let stream = self.gpu.stream();
+        let context = || "initialising the search".to_string();
+        let (word, bit) = ((source / 32) as usize, 1u32 << (source % 32));
+        let at = source as usize..=source as usize;
+        // SAFETY: memsets ordered on the one stream before any kernel that
+        // reads these buffers; the host does not touch them meanwhile.
+        unsafe {
+            for bitmap in [&mut self.visited, &mut self.frontier, &mut self.next] {
+                bitmap.set_zero_async(stream).context(context)?;
+            }
+            for bitmap in [&mut self.visited, &mut self.frontier] {
+                bitmap
+                    .index(word..=word)
+                    .set_32_async(bit, stream)
+                    .context(context)?;
+            }
+            self.levels
+                .set_32_async(UNREACHED, stream)
+                .context(context)?;
+            self.parents
+                .set_32_async(UNREACHED, stream)
+                .context(context)?;
+            self.levels
+                .index(at.clone())
+                .set_32_async(0, stream)
+                .context(context)?;
+            self.parents
+                .index(at)
+                .set_32_async(source, stream)
+                .context(context)?;
+            self.owned_queues[0]
+                .index(0..=0)
+                .set_32_async(source, stream)
+                .context(context)
+        }
+    }
+
+    /// Runs the levels; returns each one's time.
+    fn levels_from(&mut self, source: u32, degree_of_source: u32) -> Result<Vec<Step>> {
+        let n = self.vertex_count as u64;
+        let mut owned_size = self.owned().contains(&source) as u32;
+        let mut edges_to_check = self.edge_count;
+        let mut scout_count = degree_of_source as u64;
+        let (mut frontier_size, mut level) = (1u64, 0u32);
+        let mut steps = Vec::new();
+        while frontier_size > 0 {
+            let started = Instant::now();
+            if self.symmetric && scout_count > edges_to_check / DIRECTION_ALPHA {
+                let mut awake = frontier_size;
+                let mut started = started;
+                loop {
+                    let previous = awake;
+                    awake = self.bottom_up_step(level)?;
+                    steps.push(Step::gpu_level(level, started));
+                    started = Instant::now();
+                    level += 1;
+                    let growing_or_large = awake >= previous || awake > n / DIRECTION_BETA;
+                    if awake == 0 || !growing_or_large {
+                        owned_size = self.owned_frontier_queue()?;
+                        frontier_size = awake;
+                        break;
+                    }
+                }
+                scout_count = 1;
+            } else {
+                edges_to_check = edges_to_check.saturating_sub(scout_count);
+                (owned_size, frontier_size, scout_count) = self.top_down_step(owned_size, level)?;
+                steps.push(Step::gpu_level(level, started));
+                level += 1;
+            }
+        }
+        Ok(steps)
+    }
+
+    /// One top-down level from the owned frontier queue (`owned_size`
+    /// vertices); returns the next owned queue's size, and the next
+    /// frontier's size and edges over every rank.
+    fn top_down_step(&mut self, owned_size: u32, level: u32) -> Result<(u32, u64, u64)> {
+        let (light_size, chunk_count) = self.split_hubs(owned_size, level)?;
+        let stream = self.gpu.stream();
+        let context = || {
+            format!(
+                "top-down level {level} on rank {}",
+                self.communicator.rank()
+            )
+        };
+        // SAFETY: a memset on the stream, before the kernels that count.
+        unsafe { self.count.set_32_async(0, stream) }.context(context)?;
+        if light_size > 0 {
+            let kernel = &self.kernels.top_down;
+            // SAFETY: the light queue holds `light_size` owned vertices; the
+            // rows cover every vertex (others' empty); claims, visited and
+            // labels have room for every vertex:
+            // `direction_optimizing_top_down`'s contract.
+            unsafe {
+                launch!(kernel<<<blocks_for(light_size, BLOCK_SIZE), BLOCK_SIZE, DIRECTION_TOP_DOWN_SHARED_BYTES, stream>>>(
+                    self.rows.as_device_ptr(),
+                    self.columns.as_device_ptr(),
+                    self.light_queue.as_device_ptr(),
+                    light_size,
+                    self.claims.as_device_ptr(),
+                    self.count.as_device_ptr(),
+                    self.visited.as_device_ptr(),
+                    self.levels.as_device_ptr(),
+                    self.parents.as_device_ptr(),
+                    level,
+                    self.edges.as_device_ptr()
+                ))
+                .context(context)?;
+            }
+        }
+        if chunk_count > 0 {
+            let kernel = &self.kernels.expand_hub_chunks;
+            // SAFETY: `chunk_count` pairs of owned hubs and their chunks;
+            // the graph, claims and labels as above:
+            // `distributed_expand_hub_chunks`'s contract.
+            unsafe {
+                launch!(kernel<<<chunk_count, HUB_CHUNK_EDGES, 0, stream>>>(
+                    self.rows.as_device_ptr(),
+                    self.columns.as_device_ptr(),
+                    self.hub_chunks.as_device_ptr(),
+                    self.claims.as_device_ptr(),
+                    self.count.as_device_ptr(),
+                    self.visited.as_device_ptr(),
+                    self.levels.as_device_ptr(),
+                    self.parents.as_device_ptr(),
+                    level + 1
+                ))
+                .context(context)?;
+            }
+        }
+        let claim_count = read(self.gpu, &self.count)?[0];
+        if claim_count > 0 {
+            let kernel = &self.kernels.pack_claims;
+            // SAFETY: `claim_count` claims, each a vertex whose parent this
+            // rank wrote; `pairs` has two words a vertex.
+            unsafe {
+                launch!(kernel<<<blocks_for(claim_count, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
+                    self.claims.as_device_ptr(),
+                    claim_count,
+                    self.parents.as_device_ptr(),
+                    self.pairs.as_device_ptr()
+                ))
+                .context(context)?;
+            }
+        }
+        // Every rank's count, then every rank's pairs.
+        self.communicator.all_gather_u32(
+            self.count.as_device_ptr(),
+            self.gathered_counts.as_device_ptr(),
+            stream,
+        )?;
+        let counts = read(self.gpu, &self.gathered_counts)?;
+        let words: Vec<u64> = counts.iter().map(|&count| 2 * count as u64).collect();
+        let starts: Vec<u64> = words
+            .iter()
+            .scan(0, |start, &count| {
+                let this = *start;
+                *start += count;
+                Some(this)
+            })
+            .collect();
+        self.communicator.all_gather_words(
+            self.pairs.as_device_ptr(),
+            self.gathered_pairs.as_device_ptr(),
+            (&starts, &words),
+            stream,
+        )?;
+        let pair_count: u64 = counts.iter().map(|&count| count as u64).sum();
+
+        // Apply them all: the next frontier, and this rank's next queue.
+        let owned = self.owned();
+        // SAFETY: memsets on the stream, before the kernel that reads them.
+        unsafe {
+            self.next.set_zero_async(stream).context(context)?;
+            self.count.set_32_async(0, stream).context(context)?;
+            self.edges.set_zero_async(stream).context(context)?;
+        }
+        if pair_count > 0 {
+            let kernel = &self.kernels.apply_claims;
+            // SAFETY: `pair_count` pairs of vertices `< n` and parents; the
+            // bitmaps, rows and labels cover every vertex; the next owned
+            // queue has room for every owned vertex:
+            // `distributed_apply_claims`'s contract.
+            unsafe {
+                launch!(kernel<<<blocks_for(pair_count as u32, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
+                    self.gathered_pairs.as_device_ptr(),
+                    pair_count as u32,
+                    owned.start,
+                    owned.end,
+                    self.rows.as_device_ptr(),
+                    self.next.as_device_ptr(),
+                    self.visited.as_device_ptr(),
+                    self.owned_queues[1].as_device_ptr(),
+                    self.count.as_device_ptr(),
+                    self.edges.as_device_ptr(),
+                    self.levels.as_device_ptr(),
+                    self.parents.as_device_ptr(),
+                    level + 1
+                ))
+                .context(context)?;
+            }
+        }
+        let next_owned = read(self.gpu, &self.count)?[0];
+        let owned_edges = read(self.gpu, &self.edges)?[0];
+        let (frontier_size, frontier_edges) =
+            self.sum_over_ranks([next_owned as u64, owned_edges])?;
+        std::mem::swap(&mut self.frontier, &mut self.next);
+        self.owned_queues.swap(0, 1);
+        Ok((next_owned, frontier_size, frontier_edges))
+    }
+
+    /// One bottom-up level over the owned unvisited vertices; returns the
+    /// vertices found over every rank.
+    fn bottom_up_step(&mut self, level: u32) -> Result<u64> {
+        let stream = self.gpu.stream();
+        let context = || {
+            format!(
+                "bottom-up level {level} on rank {}",
+                self.communicator.rank()
+            )
+        };
+        let owned = self.owned();
+        let first_word = (owned.start / 32) as usize;
+        // SAFETY: memsets on the stream, before the kernel that reads them.
+        unsafe {
+            self.next.set_zero_async(stream).context(context)?;
+            self.count.set_32_async(0, stream).context(context)?;
+        }
+        if !owned.is_empty() {
+            let kernel = &self.kernels.bottom_up;
+            let from = owned.start as usize;
+            // SAFETY: the kernel's vertex 0 is the owned range's first
+            // vertex, a multiple of 32, so each array is passed from that
+            // vertex's entry (or bitmap word) on, and `owned.len()` vertices
+            // follow in each; neighbours index the whole frontier bitmap:
+            // `direction_optimizing_bottom_up`'s contract for the range.
+            unsafe {
+                launch!(kernel<<<blocks_for(owned.len() as u32, BLOCK_SIZE), BLOCK_SIZE, 4, stream>>>(
+                    self.rows.as_device_ptr().add(from),
+                    self.columns.as_device_ptr(),
+                    self.frontier.as_device_ptr(),
+                    self.next.as_device_ptr().add(first_word),
+                    self.visited.as_device_ptr().add(first_word),
+                    self.levels.as_device_ptr().add(from),
+                    self.parents.as_device_ptr().add(from),
+                    level,
+                    owned.len() as u32,
+                    self.count.as_device_ptr()
+                ))
+                .context(context)?;
+            }
+        }
+        // Each rank's words of the next frontier, to every rank.
+        let words = self.next.len() as u64;
+        let (starts, counts): (Vec<u64>, Vec<u64>) = self
+            .ranges
+            .iter()
+            .map(|range| {
+                let words = self.words_of(range);
+                (words.start as u64, words.len() as u64)
+            })
+            .unzip();
+        let own = self.next.as_device_ptr();
+        // SAFETY: this rank's start is within the bitmap.
+        let own_words = unsafe { own.add(starts[self.communicator.rank() as usize] as usize) };
+        self.communicator
+            .all_gather_words(own_words, own, (&starts, &counts), stream)?;
+        let kernel = &self.kernels.merge_visited;
+        // SAFETY: both bitmaps have `words` words.
+        unsafe {
+            launch!(kernel<<<blocks_for(words as u32, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
+                self.next.as_device_ptr(),
+                self.visited.as_device_ptr(),
+                words as u32
+            ))
+            .context(context)?;
+        }
+        let awake = read(self.gpu, &self.count)?[0];
+        let (awake, _) = self.sum_over_ranks([awake as u64, 0])?;
+        std::mem::swap(&mut self.frontier, &mut self.next);
+        Ok(awake)
+    }
+
+    /// The owned vertices of the frontier bitmap into the owned queue;
+    /// returns how many.
+    fn owned_frontier_queue(&mut self) -> Result<u32> {
+        let owned = self.owned();
+        let stream = self.gpu.stream();
+        let context = || "converting the owned frontier to a queue".to_string();
+        // SAFETY: a memset on the stream, before the kernel that counts.
+        unsafe { self.count.set_32_async(0, stream) }.context(context)?;
+        let words = self.words_of(&owned);
+        if words.is_empty() {
+            return Ok(0);
+        }
+        let kernel = &self.kernels.bitmap_to_queue;
+        // SAFETY: the words are the owned range's, within the bitmap; their
+        // set bits are owned frontier vertices, for which the owned queue
+        // has room: `direction_optimizing_bitmap_to_queue`'s contract.
+        unsafe {
+            launch!(kernel<<<blocks_for(words.len() as u32, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
+                self.frontier.as_device_ptr(),
+                words.start,
+                words.len() as u32,
+                self.owned_queues[0].as_device_ptr(),
+                self.count.as_device_ptr()
+            ))
+            .context(context)?;
+        }
+        Ok(read(self.gpu, &self.count)?[0])
+    }
+
+    /// The bitmap words of `range`'s vertices, none for an empty range: a
+    /// range starts at a multiple of 32, and the last takes the last word,
+    /// however full.
+    fn words_of(&self, range: &Range<u32>) -> Range<u32> {
+        if range.is_empty() {
+            return 0..0;
+        }
+        let end = if range.end == self.vertex_count {
+            self.vertex_count.div_ceil(32)
+        } else {
+            range.end / 32
+        };
+        range.start / 32..end
+    }
+
+    /// Splits the owned frontier queue (`owned_size` vertices) into the
+    /// light queue and the hubs' chunks; returns the sizes of both.
+    fn split_hubs(&mut self, owned_size: u32, level: u32) -> Result<(u32, u32)> {
+        if owned_size == 0 {
+            return Ok((0, 0));
+        }
+        let stream = self.gpu.stream();
+        let context = || format!("splitting level {level}'s hubs");
+        // SAFETY: memsets on the stream, before the kernel that counts.
+        unsafe {
+            self.light_size.set_32_async(0, stream).context(context)?;
+            self.chunk_count.set_32_async(0, stream).context(context)?;
+        }
+        let kernel = &self.kernels.split_hubs;
+        // SAFETY: the owned queue holds `owned_size` owned vertices, which
+        // the light queue has room for, and `hub_chunks` for every owned
+        // hub's chunks: `distributed_split_hubs`'s contract.
+        unsafe {
+            launch!(kernel<<<blocks_for(owned_size, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
+                self.owned_queues[0].as_device_ptr(),
+                owned_size,
+                self.rows.as_device_ptr(),
+                self.light_queue.as_device_ptr(),
+                self.light_size.as_device_ptr(),
+                self.hub_chunks.as_device_ptr(),
+                self.chunk_count.as_device_ptr()
+            ))
+            .context(context)?;
+        }
+        Ok((
+            read(self.gpu, &self.light_size)?[0],
+            read(self.gpu, &self.chunk_count)?[0],
+        ))
+    }
+
+    /// Sums two counts over the ranks.
+    fn sum_over_ranks(&mut self, values: [u64; 2]) -> Result<(u64, u64)> {
+        let context = || "summing counts over the ranks".to_string();
+        self.totals.copy_from(&values[..]).context(context)?;
+        self.communicator
+            .sum_u64(self.totals.as_device_ptr(), 2, self.gpu.stream())?;
+        let totals = read(self.gpu, &self.totals)?;
+        Ok((totals[0], totals[1]))
+    }
+
+    /// Gathers every rank's owned labels to every rank (in place); rank 0
+    /// copies them back.
+    fn gather(&mut self, source: u32) -> Result<Option<Bfs>> {
+        let stream = self.gpu.stream();
+        let (starts, counts): (Vec<u64>, Vec<u64>) = self
+            .ranges
+            .iter()
+            .map(|range| (range.start as u64, range.len() as u64))
+            .unzip();
+        let own = self.owned().start as usize;
+        for labels in [&self.levels, &self.parents] {
+            let pointer = labels.as_device_ptr();
+            // SAFETY: the owned range lies within the labels.
+            let own_labels = unsafe { pointer.add(own) };
+            self.communicator
+                .all_gather_words(own_labels, pointer, (&starts, &counts), stream)?;
+        }
+        if self.communicator.rank() != 0 {
+            stream
+                .synchronize()
+                .context(|| "gathering the labels".into())?;
+            return Ok(None);
+        }
+        let n = self.vertex_count as usize;
+        Ok(Some(Bfs {
+            source,
+            levels: read(self.gpu, &self.levels.index(..n))?,
+            parents: Some(read(self.gpu, &self.parents.index(..n))?),
+        }))
+    }
+}
+
+/// The CSR entries of `owned`'s rows.
+fn owned_edges(graph: &Csr, owned: &Range<u32>) -> u64 {
+    let offsets = graph.row_offsets();
+    offsets[owned.end as usize] - offsets[owned.start as usize]
+}
+
+/// `buffer`'s values, once the stream's work before now is done.
+fn read<T: DeviceCopy + Default + Clone>(gpu: &Gpu, buffer: &DeviceSlice<T>) -> Result<Vec<T>> {
+    let context = || "reading counts back".to_string();
+    gpu.stream().synchronize().context(context)?;
+    let mut values = vec![T::default(); buffer.len()];
+    buffer.copy_to(&mut values[..]).context(context)?;
+    Ok(values)
+}

@@ -1,0 +1,350 @@
+//! NCCL, loaded at run time (`libnccl.so.2`), so the project builds and
+//! runs on one GPU without it: the few functions the multi-GPU search
+//! calls, declared from `nccl.h` (NCCL 2.x), each wrapped once in a safe
+//! method that turns its status into [`Error::MultiGpu`].
+//!
+//! Every process that opens NCCL here sets `NCCL_NVLS_ENABLE=0` first:
+//! NVLink SHARP (multicast) stays off, as the machines this runs on
+//! require.
+
+use std::ffi::{CStr, CString, c_char, c_int, c_void};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use cust::memory::DevicePointer;
+use cust::stream::Stream;
+
+use crate::{Error, Result};
+
+/// `ncclUniqueId`: the bytes rank 0 makes and every rank passes to
+/// [`Communicator::join`].
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct UniqueId(pub [u8; UNIQUE_ID_BYTES]);
+
+/// `NCCL_UNIQUE_ID_BYTES`.
+pub const UNIQUE_ID_BYTES: usize = 128;
+
+type Status = c_int;
+type RawComm = *mut c_void;
+type RawStream = *mut c_void;
+
+/// `ncclSuccess`.
+const SUCCESS: Status = 0;
+/// `ncclUint32`.
+const UINT32: c_int = 3;
+/// `ncclUint64`.
+const UINT64: c_int = 5;
+/// `ncclSum`.
+const SUM: c_int = 0;
+
+/// `ncclGetUniqueId`.
+type GetUniqueId = unsafe extern "C" fn(*mut UniqueId) -> Status;
+/// `ncclCommInitRank`.
+type CommInitRank = unsafe extern "C" fn(*mut RawComm, c_int, UniqueId, c_int) -> Status;
+/// `ncclCommDestroy`.
+type CommDestroy = unsafe extern "C" fn(RawComm) -> Status;
+/// `ncclGetErrorString`.
+type GetErrorString = unsafe extern "C" fn(Status) -> *const c_char;
+/// `ncclAllReduce` and `ncclBroadcast`: send, receive, count, type, the
+/// operation or the root, communicator, stream.
+type Collective = unsafe extern "C" fn(
+    *const c_void,
+    *mut c_void,
+    usize,
+    c_int,
+    c_int,
+    RawComm,
+    RawStream,
+) -> Status;
+/// `ncclAllGather`.
+type AllGather =
+    unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, RawComm, RawStream) -> Status;
+/// `ncclGroupStart` and `ncclGroupEnd`.
+type Group = unsafe extern "C" fn() -> Status;
+
+/// The entry points, resolved once from the library.
+struct Library {
+    get_unique_id: GetUniqueId,
+    comm_init_rank: CommInitRank,
+    comm_destroy: CommDestroy,
+    get_error_string: GetErrorString,
+    all_reduce: Collective,
+    broadcast: Collective,
+    all_gather: AllGather,
+    group_start: Group,
+    group_end: Group,
+}
+
+/// The library's file name, found where the dynamic loader looks.
+const LIBRARY: &str = "libnccl.so.2";
+
+/// The variable that names another NCCL library file to load instead.
+pub const LIBRARY_VARIABLE: &str = "BFS_NCCL_LIBRARY";
+
+/// The library, loaded on first use; an error (said once) where it is missing.
+fn library() -> Result<&'static Library> {
+    static LOADED: OnceLock<std::result::Result<Library, String>> = OnceLock::new();
+    LOADED
+        .get_or_init(load)
+        .as_ref()
+        .map_err(|message| Error::MultiGpu(message.clone()))
+}
+
+fn load() -> std::result::Result<Library, String> {
+    // SAFETY: setting a variable before any NCCL thread exists; the search
+    // sets it before its own threads start.
+    unsafe { std::env::set_var("NCCL_NVLS_ENABLE", "0") };
+    let library = std::env::var(LIBRARY_VARIABLE).unwrap_or_else(|_| LIBRARY.into());
+    let name = CString::new(library.clone())
+        .map_err(|_| format!("{LIBRARY_VARIABLE} holds a NUL byte"))?;
+    // SAFETY: dlopen with a valid C string; the handle is never closed, so
+    // the symbols stay valid for the process's life.
+    let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+    if handle.is_null() {
+        return Err(format!(
+            "{library} could not be loaded ({}); a search over several GPUs needs NCCL 2 installed",
+            dl_error()
+        ));
+    }
+    let symbol = |symbol: &str| -> std::result::Result<*mut c_void, String> {
+        let c_name = CString::new(symbol).expect("no NUL in the name");
+        // SAFETY: a valid handle and C string.
+        let address = unsafe { libc::dlsym(handle, c_name.as_ptr()) };
+        if address.is_null() {
+            Err(format!("{library} lacks {symbol}: {}", dl_error()))
+        } else {
+            Ok(address)
+        }
+    };
+    // SAFETY: each symbol is the NCCL 2 function of that name, whose C
+    // signature its type spells out (nccl.h).
+    unsafe {
+        Ok(Library {
+            get_unique_id: std::mem::transmute::<*mut c_void, GetUniqueId>(symbol(
+                "ncclGetUniqueId",
+            )?),
+            comm_init_rank: std::mem::transmute::<*mut c_void, CommInitRank>(symbol(
+                "ncclCommInitRank",
+            )?),
+            comm_destroy: std::mem::transmute::<*mut c_void, CommDestroy>(symbol(
+                "ncclCommDestroy",
+            )?),
+            get_error_string: std::mem::transmute::<*mut c_void, GetErrorString>(symbol(
+                "ncclGetErrorString",
+            )?),
+            all_reduce: std::mem::transmute::<*mut c_void, Collective>(symbol("ncclAllReduce")?),
+            broadcast: std::mem::transmute::<*mut c_void, Collective>(symbol("ncclBroadcast")?),
+            all_gather: std::mem::transmute::<*mut c_void, AllGather>(symbol("ncclAllGather")?),
+            group_start: std::mem::transmute::<*mut c_void, Group>(symbol("ncclGroupStart")?),
+            group_end: std::mem::transmute::<*mut c_void, Group>(symbol("ncclGroupEnd")?),
+        })
+    }
+}
+
+/// The dynamic loader's last error.
+fn dl_error() -> String {
+    // SAFETY: dlerror returns null or a NUL-terminated string valid until
+    // the next call on this thread.
+    let text = unsafe { libc::dlerror() };
+    if text.is_null() {
+        "unknown reason".into()
+    } else {
+        // SAFETY: as above.
+        unsafe { CStr::from_ptr(text) }
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+/// `status` as a result, with `what` was being done.
+fn check(library: &Library, status: Status, what: &str) -> Result<()> {
+    if status == SUCCESS {
+        return Ok(());
+    }
+    // SAFETY: ncclGetErrorString returns a static NUL-terminated string.
+    let message = unsafe { CStr::from_ptr((library.get_error_string)(status)) };
+    Err(Error::MultiGpu(format!(
+        "NCCL {what}: {}",
+        message.to_string_lossy()
+    )))
+}
+
+/// A new unique id (rank 0 makes it; the others receive it).
+pub fn unique_id() -> Result<UniqueId> {
+    let library = library()?;
+    let mut id = UniqueId([0; UNIQUE_ID_BYTES]);
+    // SAFETY: writes one ncclUniqueId.
+    let status = unsafe { (library.get_unique_id)(&mut id) };
+    check(library, status, "ncclGetUniqueId")?;
+    Ok(id)
+}
+
+/// One rank's NCCL communicator, on the CUDA context current on the
+/// thread that joined.
+pub struct Communicator {
+    raw: RawComm,
+    library: &'static Library,
+    rank: u32,
+    ranks: u32,
+}
+
+/// A raw handle (a CUDA context, a communicator) handed to or from the
+/// thread that joins.
+struct Handle(*mut c_void);
+
+// SAFETY: the handles are only passed between threads, each used by one
+// thread at a time, as CUDA and NCCL allow.
+unsafe impl Send for Handle {}
+
+impl Communicator {
+    /// Joins communicator `id` as `rank` of `ranks`, on the CUDA context
+    /// current on this thread, once every rank has joined; an error after
+    /// `timeout` if they have not (the join, which NCCL does not bound,
+    /// waits on a thread of its own, left behind then).
+    pub fn join(id: UniqueId, rank: u32, ranks: u32, timeout: Duration) -> Result<Communicator> {
+        let library = library()?;
+        let mut context: cust::sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: writes one context handle (null when none is current).
+        unsafe { cust::sys::cuCtxGetCurrent(&mut context) };
+        let context = Handle(context.cast());
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let context = context;
+            let mut raw: RawComm = std::ptr::null_mut();
+            // SAFETY: makes the joining thread's context current here (the
+            // context outlives the join: its owner waits for this result or
+            // gives up on it), then writes one communicator handle; the id
+            // is passed by value.
+            let status = unsafe {
+                cust::sys::cuCtxSetCurrent(context.0.cast());
+                (library.comm_init_rank)(&mut raw, ranks as c_int, id, rank as c_int)
+            };
+            // The receiver may have given up; then the handle is abandoned.
+            let _ = sender.send((status, Handle(raw)));
+        });
+        let (status, raw) = receiver.recv_timeout(timeout).map_err(|_| {
+            Error::MultiGpu(format!(
+                "rank {rank}: not every one of the {ranks} ranks joined within {} s",
+                timeout.as_secs_f64()
+            ))
+        })?;
+        check(library, status, "ncclCommInitRank")?;
+        Ok(Communicator {
+            raw: raw.0,
+            library,
+            rank,
+            ranks,
+        })
+    }
+
+    /// This rank.
+    pub fn rank(&self) -> u32 {
+        self.rank
+    }
+
+    /// Ranks in all.
+    pub fn ranks(&self) -> u32 {
+        self.ranks
+    }
+
+    /// Sums `values` (device `u64`s) over the ranks, in place, on `stream`.
+    pub fn sum_u64(&self, values: DevicePointer<u64>, count: usize, stream: &Stream) -> Result<()> {
+        let pointer = values.as_raw() as *mut c_void;
+        // SAFETY: `values` holds `count` u64s on this rank's device, and
+        // in-place all-reduce is allowed.
+        let status = unsafe {
+            (self.library.all_reduce)(
+                pointer,
+                pointer,
+                count,
+                UINT64,
+                SUM,
+                self.raw,
+                stream.as_inner().cast(),
+            )
+        };
+        check(self.library, status, "ncclAllReduce")
+    }
+
+    /// Gathers one `u32` from every rank: `gathered[r]` gets rank `r`'s `value`.
+    pub fn all_gather_u32(
+        &self,
+        value: DevicePointer<u32>,
+        gathered: DevicePointer<u32>,
+        stream: &Stream,
+    ) -> Result<()> {
+        // SAFETY: `value` is one u32 and `gathered` `ranks` u32s on this
+        // rank's device.
+        let status = unsafe {
+            (self.library.all_gather)(
+                value.as_raw() as *const c_void,
+                gathered.as_raw() as *mut c_void,
+                1,
+                UINT32,
+                self.raw,
+                stream.as_inner().cast(),
+            )
+        };
+        check(self.library, status, "ncclAllGather")
+    }
+
+    /// All-gathers words of differing counts (MPI's `allgatherv`): rank
+    /// `r`'s `counts[r]` words at its `send` reach every rank at `receive +
+    /// starts[r]` (one broadcast per rank, in one group). `send` may be
+    /// this rank's own place in `receive`.
+    pub fn all_gather_words(
+        &self,
+        send: DevicePointer<u32>,
+        receive: DevicePointer<u32>,
+        (starts, counts): (&[u64], &[u64]),
+        stream: &Stream,
+    ) -> Result<()> {
+        // SAFETY: group calls take no arguments.
+        check(
+            self.library,
+            unsafe { (self.library.group_start)() },
+            "ncclGroupStart",
+        )?;
+        let mut result = Ok(());
+        for (root, (&start, &count)) in starts.iter().zip(counts).enumerate() {
+            // SAFETY: the caller's ranges lie within `receive`, and `send`
+            // holds this rank's count, on this rank's device; only the
+            // root's send buffer is read.
+            let status = unsafe {
+                let at = (receive.as_raw() as *mut u32).add(start as usize);
+                let from = if root as u32 == self.rank {
+                    send.as_raw() as *const c_void
+                } else {
+                    at.cast_const().cast::<c_void>()
+                };
+                (self.library.broadcast)(
+                    from,
+                    at.cast::<c_void>(),
+                    count as usize,
+                    UINT32,
+                    root as c_int,
+                    self.raw,
+                    stream.as_inner().cast(),
+                )
+            };
+            if result.is_ok() {
+                result = check(self.library, status, "ncclBroadcast");
+            }
+        }
+        // SAFETY: closes the group opened above, whatever its calls returned.
+        let ended = check(
+            self.library,
+            unsafe { (self.library.group_end)() },
+            "ncclGroupEnd",
+        );
+        result.and(ended)
+    }
+}
+
+impl Drop for Communicator {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from ncclCommInitRank and is destroyed once.
+        unsafe { (self.library.comm_destroy)(self.raw) };
+    }
+}

@@ -1,0 +1,246 @@
+//! # Distributed BFS: the steps a GPU of several takes besides its search
+//!
+//! Beamer, Buluç, Asanović & Patterson, "Distributed Memory Breadth-First
+//! Search Revisited: Enabling Bottom-Up Search" (IPDPSW 2013), 1D: each of
+//! the GPUs owns a range of vertices (a multiple of 32 ids, so its bits
+//! fill whole bitmap words) and holds their rows; the frontier and visited
+//! bitmaps are replicated on every GPU. A level runs the single-GPU
+//! kernels of [`crate::direction_optimizing`] on a GPU's own rows, then the
+//! GPUs exchange what they found through NCCL:
+//! - bottom-up, each GPU finds parents for its own unvisited vertices in
+//!   the replicated frontier, and the GPUs all-gather the words of the
+//!   next frontier they own; [`distributed_merge_visited`] adds them to
+//!   the visited bitmap;
+//! - top-down, each GPU expands the frontier vertices it owns, claiming
+//!   neighbours (any GPU's) in its copy of the visited bitmap: the hubs'
+//!   lists in chunks, a block each ([`distributed_split_hubs`],
+//!   [`distributed_expand_hub_chunks`], as
+//!   [`crate::persistent_direction_optimizing`] does, so one hub's million
+//!   edges do not hold one block for the level), the others as one GPU
+//!   does; [`distributed_pack_claims`] pairs each claimed vertex with its
+//!   parent, the GPUs all-gather the pairs, and [`distributed_apply_claims`]
+//!   sets their bits everywhere and, on each vertex's owner, its level,
+//!   its parent and its place in the owner's next frontier queue.
+//!
+//! Encodings as in [`crate::direction_optimizing`]; a pair is two words,
+//! the vertex then its parent.
+
+use crate::abi::{EdgeOffset, HUB_CHUNK_EDGES, HUB_DEGREE};
+use crate::gpu;
+use crate::visit::{claim, row};
+
+/// Splits the frontier `queue` of `size` vertices: a hub ([`HUB_DEGREE`]
+/// edges or more) goes to `chunks` as (hub, chunk) pairs, one for every
+/// [`HUB_CHUNK_EDGES`] of its edges, every other vertex to `light_queue`.
+///
+/// # Safety
+/// `queue` holds `size` vertices `< n`; `row_offsets` has `n + 1` entries;
+/// `light_queue` has room for `size` vertices and `chunks` for every
+/// hub's chunks ([`hub_chunk_capacity`](crate::abi::hub_chunk_capacity)
+/// of the queued edges); `light_size` and `chunk_count` are one `u32` each, 0.
+///
+/// # Launch
+/// Grid `ceil(size / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), no shared memory.
+///
+/// # Thread mapping
+/// Thread `i` places `queue[i]`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn distributed_split_hubs(
+    queue: *const u32,
+    size: u32,
+    row_offsets: *const EdgeOffset,
+    light_queue: *mut u32,
+    light_size: *mut u32,
+    chunks: *mut u32,
+    chunk_count: *mut u32,
+) {
+    let index = gpu::global_thread_index();
+    if index >= size {
+        return;
+    }
+    // SAFETY: `index < size`, vertices are `< n`, and each reserved slot
+    // is this thread's alone, within its array (the contract).
+    unsafe {
+        let vertex = gpu::load_read_only(queue.add(index as usize));
+        let (first_edge, end_edge) = row(row_offsets, vertex);
+        let degree = (end_edge - first_edge) as u32;
+        if degree < HUB_DEGREE {
+            *light_queue.add(gpu::atomic_add(light_size, 1) as usize) = vertex;
+            return;
+        }
+        let count = degree.div_ceil(HUB_CHUNK_EDGES);
+        let slot = gpu::atomic_add(chunk_count, count) as usize;
+        for chunk in 0..count as usize {
+            *chunks.add(2 * (slot + chunk)) = vertex;
+            *chunks.add(2 * (slot + chunk) + 1) = chunk as u32;
+        }
+    }
+}
+
+/// Expands `chunk_count` hub chunks for `next_level`, a block each: thread
+/// `t` of block `b` claims edge `t` of chunk `b`, and appends what it wins
+/// to `claims` (a warp's slots reserved with one atomic on `*claim_count`).
+///
+/// # Safety
+/// `chunks` holds `chunk_count` pairs from [`distributed_split_hubs`];
+/// the graph as in `global_queue_expand`; `claims` has room for every
+/// vertex; `visited`, `levels` and `parents` as for [`claim`].
+///
+/// # Launch
+/// Grid `chunk_count`, block [`HUB_CHUNK_EDGES`] (whole warps), no shared memory.
+///
+/// # Thread mapping
+/// Block `b` takes chunk `b`, thread `t` its edge `t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn distributed_expand_hub_chunks(
+    row_offsets: *const EdgeOffset,
+    column_indices: *const u32,
+    chunks: *const u32,
+    claims: *mut u32,
+    claim_count: *mut u32,
+    visited: *mut u32,
+    levels: *mut u32,
+    parents: *mut u32,
+    next_level: u32,
+) {
+    let chunk = gpu::block_index() as usize;
+    // SAFETY: block `b < chunk_count` reads pair `b`; its hub's edge is
+    // loaded only within the row; claims are handed out once each. Every
+    // lane reaches the warp's reservation.
+    unsafe {
+        let hub = gpu::load_read_only(chunks.add(2 * chunk));
+        let index = gpu::load_read_only(chunks.add(2 * chunk + 1));
+        let (first_edge, end_edge) = row(row_offsets, hub);
+        let edge = first_edge + (index * HUB_CHUNK_EDGES + gpu::thread_index()) as EdgeOffset;
+        let neighbour =
+            (edge < end_edge).then(|| gpu::load_read_only(column_indices.add(edge as usize)));
+        let won = neighbour
+            .filter(|&neighbour| claim(visited, levels, parents, neighbour, hub, next_level));
+        let slot =
+            gpu::warp_reserve_one(won.is_some(), |total| gpu::atomic_add(claim_count, total));
+        if let Some(neighbour) = won {
+            *claims.add(slot as usize) = neighbour;
+        }
+    }
+}
+
+/// Writes claimed vertex `claims[i]` and its parent `parents[claims[i]]` as
+/// pair `i` of `pairs`.
+///
+/// # Safety
+/// `claims` holds `claim_count` vertex ids `< n`; `parents` has `n`
+/// entries; `pairs` has `2 * claim_count` words.
+///
+/// # Launch
+/// Grid `ceil(claim_count / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), no shared memory.
+///
+/// # Thread mapping
+/// Thread `i` writes pair `i`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn distributed_pack_claims(
+    claims: *const u32,
+    claim_count: u32,
+    parents: *const u32,
+    pairs: *mut u32,
+) {
+    let index = gpu::global_thread_index();
+    if index >= claim_count {
+        return;
+    }
+    // SAFETY: `index < claim_count`, and claimed ids are `< n` (the contract).
+    unsafe {
+        let vertex = gpu::load_read_only(claims.add(index as usize));
+        *pairs.add(2 * index as usize) = vertex;
+        *pairs.add(2 * index as usize + 1) = gpu::load_read_only(parents.add(vertex as usize));
+    }
+}
+
+/// Applies every GPU's claims of one top-down level, `pair_count` pairs
+/// (vertex, parent): the first thread to set a vertex's bit in
+/// `next_bitmap` also sets its visited bit and, if this GPU owns it
+/// (`first_vertex <= v < end_vertex`), appends it to `owned_queue` and adds
+/// its degree to `*owned_edges`. The owner sets each owned vertex's level
+/// to `next_level` and lowers its parent to the least claimant's, so every
+/// GPU's copies agree whatever order the pairs came in.
+///
+/// # Safety
+/// `pairs` holds `2 * pair_count` words, vertices `< n` and their parents;
+/// `row_offsets` has `n + 1` entries; `next_bitmap` (cleared before the
+/// level's first launch) and `visited` have `ceil(n / 32)` words; `levels`
+/// and `parents` `n` entries (an owned vertex not yet reached has
+/// [`UNREACHED`](crate::abi::UNREACHED) in both); `owned_queue` has room for every owned vertex;
+/// `owned_size` one `u32`, `owned_edges` one `u64`.
+///
+/// # Launch
+/// Grid `ceil(pair_count / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), no shared memory.
+///
+/// # Thread mapping
+/// Thread `i` applies pair `i`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
+    pairs: *const u32,
+    pair_count: u32,
+    first_vertex: u32,
+    end_vertex: u32,
+    row_offsets: *const EdgeOffset,
+    next_bitmap: *mut u32,
+    visited: *mut u32,
+    owned_queue: *mut u32,
+    owned_size: *mut u32,
+    owned_edges: *mut u64,
+    levels: *mut u32,
+    parents: *mut u32,
+    next_level: u32,
+) {
+    let index = gpu::global_thread_index();
+    if index >= pair_count {
+        return;
+    }
+    // SAFETY: `index < pair_count`; vertices are `< n` and index their
+    // bitmap words, rows and labels (the contract); queue slots are handed
+    // out once each, one per owned vertex.
+    unsafe {
+        let vertex = gpu::load_read_only(pairs.add(2 * index as usize));
+        let parent = gpu::load_read_only(pairs.add(2 * index as usize + 1));
+        let owned = first_vertex <= vertex && vertex < end_vertex;
+        if owned {
+            *levels.add(vertex as usize) = next_level;
+            gpu::atomic_min(parents.add(vertex as usize), parent);
+        }
+        let (word, bit) = ((vertex / 32) as usize, 1 << (vertex % 32));
+        if gpu::atomic_or(next_bitmap.add(word), bit) & bit != 0 {
+            return;
+        }
+        gpu::atomic_or(visited.add(word), bit);
+        if owned {
+            *owned_queue.add(gpu::atomic_add(owned_size, 1) as usize) = vertex;
+            let (first_edge, end_edge) = row(row_offsets, vertex);
+            gpu::atomic_add_u64(owned_edges, end_edge - first_edge);
+        }
+    }
+}
+
+/// Adds the next frontier's bits to the visited bitmap, after the GPUs
+/// have all-gathered a bottom-up level's words.
+///
+/// # Safety
+/// `next_bitmap` and `visited` have `word_count` words.
+///
+/// # Launch
+/// Grid `ceil(word_count / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), no shared memory.
+///
+/// # Thread mapping
+/// Thread `w` merges word `w`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn distributed_merge_visited(
+    next_bitmap: *const u32,
+    visited: *mut u32,
+    word_count: u32,
+) {
+    let word = gpu::global_thread_index();
+    if word >= word_count {
+        return;
+    }
+    // SAFETY: `word < word_count` (the contract); each thread its own word.
+    unsafe { *visited.add(word as usize) |= gpu::load_read_only(next_bitmap.add(word as usize)) };
+}

@@ -1,0 +1,188 @@
+//! The search over several GPUs (NCCL) against the CPU reference: the same
+//! distance on every vertex and valid parents, on one GPU, on every GPU of
+//! the machine and on three where there are three, over many graphs,
+//! including graphs with fewer vertices than GPUs; two processes on a
+//! two-GPU machine; and the one-line errors of bad setups. Without a GPU
+//! each test prints `skip: no CUDA device` (and fails instead when
+//! `BFS_REQUIRE_GPU` is set).
+
+use std::time::Duration;
+
+use bfs::gpu::Gpu;
+use bfs::multi::{self, Ranks};
+use bfs::validate::{same_levels, validate};
+use bfs::{Csr, cpu};
+use bfs_tests::{REQUIRE_GPU, directed_random, generated, run_bfs, skip, sources, test_graphs};
+
+/// The GPUs of the machine, or `None` after a visible skip where there are none.
+fn device_count(test: &str) -> Option<u32> {
+    match Gpu::device_count() {
+        Ok(count) if count > 0 => Some(count),
+        _ if std::env::var_os(REQUIRE_GPU).is_some() => {
+            panic!("{test}: the GPU is required but the driver sees none")
+        }
+        _ => {
+            skip(test, "no CUDA device");
+            None
+        }
+    }
+}
+
+/// The rank counts to test on `devices` GPUs: one, all, and three (an
+/// uneven split) where there are more than three.
+fn rank_counts(devices: u32) -> Vec<u32> {
+    let mut counts = vec![1, devices];
+    if devices > 3 {
+        counts.push(3);
+    }
+    counts.dedup();
+    counts
+}
+
+/// Searches `graph` from `sources` over `ranks` GPU threads and checks each
+/// result against the CPU reference and the Graph500 rules.
+fn assert_exact(name: &str, graph: &Csr, ranks: u32, sources: &[u32]) {
+    let runs = multi::search(
+        graph,
+        &Ranks::Threads(ranks),
+        sources,
+        Duration::from_secs(60),
+    )
+    .unwrap_or_else(|error| panic!("{name} over {ranks} GPUs: {error}"));
+    assert_eq!(runs.len(), sources.len(), "{name}: one result a source");
+    for (run, &source) in runs.iter().zip(sources) {
+        let context = format!("{name} over {ranks} GPUs from {source}");
+        assert_eq!(run.result.source, source, "{context}");
+        same_levels(&run.result, &cpu::bfs(graph, source))
+            .unwrap_or_else(|error| panic!("{context}: {error}"));
+        validate(graph, &run.result).unwrap_or_else(|error| panic!("{context}: {error}"));
+    }
+}
+
+#[test]
+fn several_gpus_give_the_cpu_distances_on_every_test_graph() {
+    let test = "several_gpus_give_the_cpu_distances_on_every_test_graph";
+    let Some(devices) = device_count(test) else {
+        return;
+    };
+    // Hubs past `HUB_DEGREE` edges, expanded in chunks.
+    let hubs = [
+        ("gen:star:20000".to_string(), generated("star:20000", 1)),
+        ("gen:kron:16:32".to_string(), generated("kron:16:32", 2)),
+    ];
+    for (name, graph) in test_graphs().into_iter().chain(hubs) {
+        for ranks in rank_counts(devices) {
+            assert_exact(&name, &graph, ranks, &sources(&graph));
+        }
+    }
+}
+
+#[test]
+fn several_gpus_give_the_cpu_distances_on_random_graphs_small_and_large() {
+    let test = "several_gpus_give_the_cpu_distances_on_random_graphs_small_and_large";
+    let Some(devices) = device_count(test) else {
+        return;
+    };
+    // Sizes from fewer vertices than GPUs to more than one bitmap word per
+    // rank, shapes from sparse to scale-free, undirected and directed.
+    let mut state = 0x5eed_u64;
+    let mut next = |bound: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % bound
+    };
+    for case in 0..24u64 {
+        let vertices = [1, 2, 3, 31, 33, 64, 100, 1000, 5000][next(9) as usize];
+        let edges = next(4 * vertices + 1);
+        let graph = match case % 4 {
+            0 => generated(&format!("uniform:{vertices}:{edges}"), case),
+            1 => generated(&format!("kron:{}:8", 1 + next(12)), case),
+            2 => generated(&format!("grid:{}x{}:0.2", 1 + next(60), 1 + next(60)), case),
+            _ => directed_random(vertices as u32, edges as u32, case),
+        };
+        let name = format!("random graph {case} ({} vertices)", graph.vertex_count());
+        let sources: Vec<u32> = (0..3)
+            .map(|_| next(graph.vertex_count() as u64) as u32)
+            .collect();
+        for ranks in rank_counts(devices) {
+            assert_exact(&name, &graph, ranks, &sources);
+        }
+    }
+}
+
+#[test]
+fn two_processes_on_two_gpus_search_together() {
+    let test = "two_processes_on_two_gpus_search_together";
+    let Some(devices) = device_count(test) else {
+        return;
+    };
+    if devices < 2 {
+        skip(test, "one GPU: two ranks need two");
+        return;
+    }
+    let folder = bfs_tests::temporary_folder(test);
+    let id_file = folder.join("nccl-id");
+    let id_file = id_file.to_str().expect("a UTF-8 path");
+    let rank = |rank: &str| {
+        std::process::Command::new(bfs_tests::bfs_binary())
+            .args(["--graph", "gen:kron:14:16", "--sources", "8", "--verify"])
+            .args(["--rank", rank, "--ranks", "2", "--nccl-id-file", id_file])
+            .output()
+            .expect("running bfs")
+    };
+    let (first, second) = std::thread::scope(|scope| {
+        let first = scope.spawn(|| rank("0"));
+        let second = scope.spawn(|| rank("1"));
+        (first.join().unwrap(), second.join().unwrap())
+    });
+    let text = |output: &std::process::Output| {
+        String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr)
+    };
+    assert!(first.status.success(), "rank 0: {}", text(&first));
+    assert!(second.status.success(), "rank 1: {}", text(&second));
+    assert!(
+        text(&first).contains("verify:    pass for every source"),
+        "{}",
+        text(&first)
+    );
+    assert!(text(&first).contains("2 × "), "{}", text(&first));
+}
+
+#[test]
+fn bad_multi_gpu_setups_give_one_line_errors() {
+    let test = "bad_multi_gpu_setups_give_one_line_errors";
+    let Some(devices) = device_count(test) else {
+        return;
+    };
+    let graph = ["--graph", "gen:kron:10:8"];
+    let too_many = (devices + 1).to_string();
+    run_bfs(&[&graph[..], &["--gpus", &too_many]].concat()).assert_one_line_error(&format!(
+        "{too_many} GPUs were asked for; this host has {devices}"
+    ));
+
+    let missing = std::process::Command::new(bfs_tests::bfs_binary())
+        .args(graph)
+        .args(["--gpus", "1"])
+        .env(multi::nccl::LIBRARY_VARIABLE, "/nonexistent/libnccl.so.2")
+        .output()
+        .expect("running bfs");
+    bfs_tests::Cli::from(missing).assert_one_line_error("could not be loaded");
+
+    let folder = bfs_tests::temporary_folder(test);
+    let id_file = folder.join("nccl-id");
+    let id_file = id_file.to_str().expect("a UTF-8 path");
+    let alone = |rank: &str| {
+        run_bfs(
+            &[
+                &graph[..],
+                &["--rank", rank, "--ranks", "2", "--nccl-id-file", id_file],
+                &["--join-timeout", "2"],
+            ]
+            .concat(),
+        )
+    };
+    alone("1").assert_one_line_error("rank 0 wrote no NCCL id");
+    alone("0").assert_one_line_error("not every one of the 2 ranks joined within 2 s");
+}
