@@ -187,14 +187,12 @@ impl Spec {
         let pass = |visit: Visitor<'_>| -> Result<u64> {
             let edges = (0..chunks)
                 .into_par_iter()
-                .map(|index| {
-                    let mut edges = 0u64;
-                    chunk(index, &mut |tail, head| {
-                        visit(tail, head);
-                        edges += 1;
-                    });
-                    progress.advance(edges);
-                    edges
+                .map_init(Vec::new, |batch, index| {
+                    batch.clear();
+                    chunk(index, &mut |tail, head| batch.push((tail, head)));
+                    visit(batch);
+                    progress.advance(batch.len() as u64);
+                    batch.len() as u64
                 })
                 .sum();
             Ok(edges)

@@ -5,6 +5,7 @@
 //! are sorted, with duplicates and self loops removed. An undirected graph
 //! stores each edge in both directions.
 
+mod batched;
 pub mod binary;
 pub mod binned;
 pub mod chains;
@@ -21,13 +22,15 @@ use std::path::Path;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use batched::{BatchDegrees, BatchRows, Columns};
 pub use bfs_kernels::abi::EdgeOffset;
 use rayon::prelude::*;
 
 use crate::{Error, Result};
 
-/// A function given each edge `(tail, head)`, 0-based, from many threads.
-pub type Visitor<'a> = &'a (dyn Fn(u32, u32) + Sync);
+/// A function given the edges `(tail, head)`, 0-based, a batch at a time,
+/// from many threads.
+pub type Visitor<'a> = &'a (dyn Fn(&[(u32, u32)]) + Sync);
 
 /// A graph in CSR form: the neighbours of `v` are
 /// `column_indices[row_offsets[v]..row_offsets[v + 1]]`.
@@ -74,12 +77,7 @@ impl Csr {
             )));
         }
         let pass = |visit: Visitor<'_>| -> Result<u64> {
-            chunks.par_iter().for_each(|chunk| {
-                chunk
-                    .as_ref()
-                    .iter()
-                    .for_each(|&(tail, head)| visit(tail, head))
-            });
+            chunks.par_iter().for_each(|chunk| visit(chunk.as_ref()));
             Ok(chunks.iter().map(|chunk| chunk.as_ref().len() as u64).sum())
         };
         Self::from_edge_passes(vertex_count, symmetric, pass, Error::GraphTooLarge)
@@ -89,8 +87,9 @@ impl Csr {
     /// (the generators' edges in memory), in parallel and without copying
     /// them: the first `pass` counts each vertex's degree,
     /// the degrees are prefix-summed into row offsets, and the second `pass`
-    /// scatters each edge to its row through an atomic cursor; then the rows
-    /// are sorted and deduplicated. Self loops are dropped; with `symmetric`
+    /// scatters each edge to its row through an atomic cursor (both a batch
+    /// at a time, through [`batched`]'s tables); then the rows are sorted
+    /// and deduplicated. Self loops are dropped; with `symmetric`
     /// each edge is also added reversed. `pass` returns the entries it
     /// visited; `too_large` makes the error for a graph beyond the host's memory.
     pub fn from_edge_passes<E>(
@@ -102,11 +101,12 @@ impl Csr {
         let offsets_bytes = size_of::<EdgeOffset>() as u64 * (vertex_count as u64 + 1);
         fits_in_host_memory(2 * offsets_bytes, vertex_count, None).map_err(&too_large)?;
         let counters = zeroed_counters(vertex_count as usize + 1);
-        let entries = pass(&|tail, head| {
-            if tail != head {
-                counters[tail as usize].fetch_add(1, Ordering::Relaxed);
+        let entries = pass(&|edges| {
+            let mut degrees = BatchDegrees::new(&counters);
+            for &(tail, head) in edges.iter().filter(|(tail, head)| tail != head) {
+                degrees.add(tail);
                 if symmetric {
-                    counters[head as usize].fetch_add(1, Ordering::Relaxed);
+                    degrees.add(head);
                 }
             }
         })?;
@@ -127,18 +127,17 @@ impl Csr {
         }
         let mut column_indices = vec![0u32; total as usize];
         let columns = SharedColumns(column_indices.as_mut_ptr());
-        let place = |tail: u32, head: u32| {
-            let slot = counters[tail as usize].fetch_add(1, Ordering::Relaxed);
-            // SAFETY: the cursor of `tail` hands out each slot of its row
-            // once (the second pass visits the same edges as the first), and
-            // rows lie within `column_indices`.
-            unsafe { columns.write(slot as usize, head) };
-        };
-        pass(&|tail, head| {
-            if tail != head {
-                place(tail, head);
-                if symmetric {
-                    place(head, tail);
+        pass(&|edges| {
+            let mut rows = BatchRows::new(&counters, &columns);
+            for &(tail, head) in edges.iter().filter(|(tail, head)| tail != head) {
+                // SAFETY: the second pass visits the same edges as the
+                // first, so each row gets as many heads as its cursor has
+                // slots, and rows lie within `column_indices`.
+                unsafe {
+                    rows.place(tail, head);
+                    if symmetric {
+                        rows.place(head, tail);
+                    }
                 }
             }
         })?;
@@ -447,12 +446,10 @@ struct SharedColumns(*mut u32);
 // SAFETY: the pointer is only written through `write`, at distinct slots.
 unsafe impl Sync for SharedColumns {}
 
-impl SharedColumns {
-    /// # Safety
-    /// `slot` is in bounds and no other thread writes it.
-    unsafe fn write(&self, slot: usize, value: u32) {
+impl Columns for SharedColumns {
+    unsafe fn write(&self, slot: usize, head: u32) {
         // SAFETY: forwarded from the caller.
-        unsafe { self.0.add(slot).write(value) }
+        unsafe { self.0.add(slot).write(head) }
     }
 }
 

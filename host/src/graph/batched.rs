@@ -1,0 +1,152 @@
+//! Counting degrees and scattering edges into CSR rows a batch of edges at
+//! a time, through a small direct-mapped table in front of the shared
+//! atomic counters.
+//!
+//! Many threads count and place edges at once, each edge with an atomic on
+//! its tail's counter. On a scale-free graph a few hubs hold much of every
+//! batch's edges, and every thread's atomics then fight over the same few
+//! cache lines: the Kronecker generator spent most of its time there. A
+//! table per batch gathers a vertex's edges first: its count is added in
+//! one atomic when the vertex leaves the table, and its heads are written
+//! as one run of slots reserved with one atomic ([`ROW_RUN`] at most).
+//! Ordinary vertices pass through the table at the cost of one more
+//! memory access each.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Entries of the table.
+const SLOTS: usize = 256;
+
+/// Most heads a row's entry holds before they are written out together.
+pub const ROW_RUN: usize = 15;
+
+/// A vertex id no graph has (ids are below `u32::MAX`): an empty slot.
+const EMPTY: u32 = u32::MAX;
+
+/// The slot of `vertex`: Fibonacci hashing, so consecutive ids spread.
+fn slot_of(vertex: u32) -> usize {
+    (vertex.wrapping_mul(0x9E37_79B9) >> (32 - SLOTS.trailing_zeros())) as usize
+}
+
+/// A batch's degree counts on their way to the shared counters.
+pub struct BatchDegrees<'c> {
+    counters: &'c [AtomicU64],
+    vertices: Vec<u32>,
+    counts: Vec<u64>,
+}
+
+impl<'c> BatchDegrees<'c> {
+    /// An empty table in front of `counters`.
+    pub fn new(counters: &'c [AtomicU64]) -> Self {
+        BatchDegrees {
+            counters,
+            vertices: vec![EMPTY; SLOTS],
+            counts: vec![0; SLOTS],
+        }
+    }
+
+    /// Counts one more edge of `vertex`.
+    pub fn add(&mut self, vertex: u32) {
+        let slot = slot_of(vertex);
+        if self.vertices[slot] != vertex {
+            self.flush(slot);
+            self.vertices[slot] = vertex;
+        }
+        self.counts[slot] += 1;
+    }
+
+    /// Adds a slot's count to its vertex's counter, and empties it.
+    fn flush(&mut self, slot: usize) {
+        if self.counts[slot] > 0 {
+            self.counters[self.vertices[slot] as usize]
+                .fetch_add(self.counts[slot], Ordering::Relaxed);
+            self.counts[slot] = 0;
+        }
+    }
+}
+
+impl Drop for BatchDegrees<'_> {
+    /// The batch's last counts reach the counters.
+    fn drop(&mut self) {
+        (0..SLOTS).for_each(|slot| self.flush(slot));
+    }
+}
+
+/// Where a batch's heads go: `write(slot, head)` puts a head at a slot of
+/// the column array that a row's cursor handed out.
+pub trait Columns: Sync {
+    /// # Safety
+    /// `slot` is in bounds, and no other thread writes it.
+    unsafe fn write(&self, slot: usize, head: u32);
+}
+
+/// A batch's edges on their way to their rows: each row's cursor (its
+/// counter) hands out a run of slots at a time.
+pub struct BatchRows<'c, C: Columns> {
+    cursors: &'c [AtomicU64],
+    columns: &'c C,
+    vertices: Vec<u32>,
+    lengths: Vec<u8>,
+    heads: Vec<[u32; ROW_RUN]>,
+}
+
+impl<'c, C: Columns> BatchRows<'c, C> {
+    /// An empty table in front of the rows' `cursors` into `columns`.
+    pub fn new(cursors: &'c [AtomicU64], columns: &'c C) -> Self {
+        BatchRows {
+            cursors,
+            columns,
+            vertices: vec![EMPTY; SLOTS],
+            lengths: vec![0; SLOTS],
+            heads: vec![[0; ROW_RUN]; SLOTS],
+        }
+    }
+
+    /// Places `head` in `tail`'s row.
+    ///
+    /// # Safety
+    /// Over all batches, the edges placed in each row are no more than its
+    /// cursor has slots left within the row (the degree the count gave).
+    pub unsafe fn place(&mut self, tail: u32, head: u32) {
+        let slot = slot_of(tail);
+        if self.vertices[slot] != tail {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.write_out(slot) };
+            self.vertices[slot] = tail;
+        }
+        let length = self.lengths[slot] as usize;
+        self.heads[slot][length] = head;
+        self.lengths[slot] += 1;
+        if length + 1 == ROW_RUN {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.write_out(slot) };
+        }
+    }
+
+    /// Writes a slot's heads to a run of its row's slots, and empties it.
+    ///
+    /// # Safety
+    /// As [`place`](Self::place).
+    unsafe fn write_out(&mut self, slot: usize) {
+        let length = self.lengths[slot] as usize;
+        if length == 0 {
+            return;
+        }
+        let cursor = &self.cursors[self.vertices[slot] as usize];
+        let first = cursor.fetch_add(length as u64, Ordering::Relaxed) as usize;
+        for (offset, &head) in self.heads[slot][..length].iter().enumerate() {
+            // SAFETY: the cursor handed out `first..first + length` to this
+            // thread alone, within the row (the caller's contract).
+            unsafe { self.columns.write(first + offset, head) };
+        }
+        self.lengths[slot] = 0;
+    }
+}
+
+impl<C: Columns> Drop for BatchRows<'_, C> {
+    /// The batch's last heads reach their rows.
+    fn drop(&mut self) {
+        // SAFETY: `place`'s callers promised room for every head placed.
+        (0..SLOTS).for_each(|slot| unsafe { self.write_out(slot) });
+    }
+}
