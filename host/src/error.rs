@@ -34,7 +34,8 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
-    /// The graph exceeds what a `u32` CSR can index.
+    /// The graph does not fit the host's memory, or has more vertices than
+    /// `u32` ids number.
     #[error("graph too large: {0}")]
     GraphTooLarge(String),
     /// The source vertex is not a vertex of the graph.
