@@ -84,8 +84,8 @@ impl Csr {
     }
 
     /// Builds a CSR from a source of directed edges that can be walked twice
-    /// (the generators' edges in memory), in parallel and without copying
-    /// them: the first `pass` counts each vertex's degree,
+    /// (chunks of edges in memory, or a seeded generator run again), in
+    /// parallel and without holding them: the first `pass` counts each vertex's degree,
     /// the degrees are prefix-summed into row offsets, and the second `pass`
     /// scatters each edge to its row through an atomic cursor (both a batch
     /// at a time, through [`batched`]'s tables); then the rows are sorted

@@ -114,8 +114,7 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
             let threads = arguments
                 .threads
                 .map_or_else(cpu_count, |threads| threads as usize);
-            let engine = cpu::ParallelBfs::new(threads)
-                .map_err(|error| Error::Threads { threads, error })?;
+            let engine = parallel_engine(threads)?;
             // The one-time pass that decides whether bottom-up levels are
             // possible belongs to loading, not to the first search.
             graph.is_symmetric();
@@ -219,6 +218,11 @@ fn open_gpu(arguments: &SearchArgs) -> bfs::Result<Gpu> {
             Gpu::with_ptx(&ptx)
         }
     }
+}
+
+/// The parallel CPU engine on `threads` threads.
+fn parallel_engine(threads: usize) -> bfs::Result<cpu::ParallelBfs> {
+    cpu::ParallelBfs::new(threads).map_err(|error| Error::Threads { threads, error })
 }
 
 /// The machine's hardware threads.
@@ -354,14 +358,7 @@ impl Verifier {
         let reference = if graph.edge_count() > REFERENCE_MOST_EDGES {
             let engine = match &mut self.parallel {
                 Some(engine) => engine,
-                None => self
-                    .parallel
-                    .insert(cpu::ParallelBfs::new(cpu_count()).map_err(|error| {
-                        Error::Threads {
-                            threads: cpu_count(),
-                            error,
-                        }
-                    })?),
+                None => self.parallel.insert(parallel_engine(cpu_count())?),
             };
             engine.search(graph, result.source)
         } else {
