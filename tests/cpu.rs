@@ -132,6 +132,13 @@ fn validator_rejects_wrong_levels_and_parents() {
     let mut source_parent = good.clone();
     source_parent.parents.as_mut().unwrap()[0] = 1;
     assert!(validate(&path, &source_parent).is_err());
+    // A second vertex at level 0, its parent the one next to it.
+    let second_root = Bfs {
+        source: 0,
+        levels: vec![0, 1, 0, 1],
+        parents: Some(vec![0, 0, 1, 2]),
+    };
+    assert!(validate(&path, &second_root).is_err());
 }
 
 #[test]
@@ -168,6 +175,46 @@ fn generators_are_deterministic_and_shaped_as_specified() {
             "{bad} parsed"
         );
     }
+}
+
+#[test]
+fn generated_graphs_know_graph500s_input_edges() {
+    // Every tuple drawn counts, duplicates and self loops included.
+    let kron = generated("kron:12:16", 3);
+    assert_eq!(kron.input_edge_count(), Some(16 * 4096));
+    assert!(kron.edge_count() < 2 * 16 * 4096, "duplicates were merged");
+    let uniform = generated("uniform:1000:7000", 3);
+    assert_eq!(uniform.input_edge_count(), Some(7000));
+    // A connected grid: the search from any vertex reaches every tuple.
+    let grid = generated("grid:30x20:0", 1);
+    let tuples = 29 * 20 + 30 * 19;
+    assert_eq!(grid.input_edge_count(), Some(tuples));
+    assert_eq!(
+        cpu::bfs(&grid, 77).input_edges_traversed(&grid),
+        Some(tuples)
+    );
+    // Two stars of 5 and 3 vertices: each search counts its own component.
+    let two_stars = Csr::from_edges(8, &[(0, 1), (0, 2), (0, 3), (0, 4), (5, 6), (5, 7)], true)
+        .expect("a graph");
+    assert_eq!(
+        cpu::bfs(&two_stars, 6).input_edges_traversed(&two_stars),
+        Some(2)
+    );
+    assert_eq!(
+        cpu::bfs(&two_stars, 0).input_edges_traversed(&two_stars),
+        Some(4)
+    );
+    // On a Kronecker graph, about half the CSR entries examined.
+    let result = cpu::bfs(&kron, 0);
+    let input = result.input_edges_traversed(&kron).expect("known");
+    assert!(input * 2 >= result.edges_traversed(&kron), "{input}");
+    // A graph read from rows (a `.bcsr` file) knows only its rows.
+    let rows = Csr::from_parts(vec![0, 1, 2], vec![1, 0]).expect("a graph");
+    assert_eq!(rows.input_edge_count(), None);
+    assert_eq!(cpu::bfs(&rows, 0).input_edges_traversed(&rows), None);
+    // Generated graphs are symmetric by construction, known without a pass.
+    assert_eq!(kron.known_symmetric(), Some(true));
+    assert_eq!(rows.known_symmetric(), None);
 }
 
 #[test]

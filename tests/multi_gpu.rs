@@ -6,9 +6,11 @@
 //! each test prints `skip: no CUDA device` (and fails instead when
 //! `BFS_REQUIRE_GPU` is set).
 
+use std::path::Path;
 use std::time::Duration;
 
 use bfs::gpu::Gpu;
+use bfs::multi::direction_optimizing::Rank;
 use bfs::multi::{self, Ranks};
 use bfs::validate::{same_levels, validate};
 use bfs::{Csr, cpu};
@@ -42,11 +44,16 @@ fn rank_counts(devices: u32) -> Vec<u32> {
 /// Searches `graph` from `sources` over `ranks` GPU threads and checks each
 /// result against the CPU reference and the Graph500 rules.
 fn assert_exact(name: &str, graph: &Csr, ranks: u32, sources: &[u32]) {
-    let runs = multi::search(
+    let mut runs = Vec::new();
+    multi::search(
         graph,
         &Ranks::Threads(ranks),
         sources,
         Duration::from_secs(60),
+        &mut |run| {
+            runs.push(run);
+            Ok(())
+        },
     )
     .unwrap_or_else(|error| panic!("{name} over {ranks} GPUs: {error}"));
     assert_eq!(runs.len(), sources.len(), "{name}: one result a source");
@@ -131,11 +138,18 @@ fn two_processes_on_two_gpus_search_together() {
             .output()
             .expect("running bfs")
     };
+    // Rank 1 starts 3 s late, after rank 0 has written the id: a rank
+    // slower to start or to load than rank 0 still takes it.
     let (first, second) = std::thread::scope(|scope| {
         let first = scope.spawn(|| rank("0"));
+        std::thread::sleep(Duration::from_secs(3));
         let second = scope.spawn(|| rank("1"));
         (first.join().unwrap(), second.join().unwrap())
     });
+    assert!(
+        !Path::new(id_file).exists(),
+        "rank 0 removes the id file once all joined"
+    );
     let text = |output: &std::process::Output| {
         String::from_utf8_lossy(&output.stdout).into_owned()
             + &String::from_utf8_lossy(&output.stderr)
@@ -148,6 +162,41 @@ fn two_processes_on_two_gpus_search_together() {
         text(&first)
     );
     assert!(text(&first).contains("2 × "), "{}", text(&first));
+}
+
+#[test]
+fn a_part_beyond_its_gpus_free_memory_is_refused_with_the_bytes() {
+    // Holds most of the GPU's memory for the test's length: the suite runs
+    // the GPU tests one at a time (`--test-threads=1`).
+    let test = "a_part_beyond_its_gpus_free_memory_is_refused_with_the_bytes";
+    if device_count(test).is_none() {
+        return;
+    }
+    let graph = generated("kron:23:16", 8);
+    let gpu = Gpu::open().expect("the first GPU opens");
+    let needed = Rank::device_bytes(&graph, &(0..graph.vertex_count()), 1);
+    // Leave a little less than the rank needs: NCCL's context and buffers
+    // (hundreds of MB) fit in that, and take more of it before the rank
+    // checks.
+    let free = gpu.free_memory().expect("free memory");
+    let hog = cust::memory::DeviceBuffer::<u8>::zeroed((free - needed + (64 << 20)) as usize)
+        .expect("most of the GPU's memory");
+    let refused = multi::search(
+        &graph,
+        &Ranks::Threads(1),
+        &[0],
+        Duration::from_secs(60),
+        &mut |_| Ok(()),
+    )
+    .expect_err("the part does not fit");
+    drop(hog);
+    let message = refused.to_string();
+    assert!(
+        message.contains(&format!("needs {needed} bytes of device memory"))
+            && message.contains("are free")
+            && !message.contains('\n'),
+        "{message}"
+    );
 }
 
 #[test]

@@ -79,9 +79,13 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
             (0, (0, 0))
         };
         let labels = (visited, levels, parents);
-        // Each slot is handed out once, within the queue (the contract).
+        // Each slot is handed out once, within the queue (the contract);
+        // the lanes that claim together take their slots with one atomic,
+        // as a level can claim millions of vertices.
         let append = |neighbour, _| {
-            *next_frontier.add(gpu::atomic_add(next_frontier_size, 1) as usize) = neighbour;
+            let slot =
+                gpu::coalesced_reserve_one(|total| gpu::atomic_add(next_frontier_size, total));
+            *next_frontier.add(slot as usize) = neighbour;
         };
         let graph = (row_offsets, column_indices);
         let edges = expand_top_down(graph, owner_slot, labels, entry, level + 1, append);

@@ -26,6 +26,7 @@
 //! the vertex then its parent.
 
 use crate::abi::{EdgeOffset, HUB_CHUNK_EDGES, HUB_DEGREE};
+use crate::direction_optimizing::add_block_sum;
 use crate::gpu;
 use crate::visit::{claim, row};
 
@@ -159,7 +160,9 @@ pub unsafe extern "ptx-kernel" fn distributed_pack_claims(
 /// (vertex, parent): the first thread to set a vertex's bit in
 /// `next_bitmap` also sets its visited bit and, if this GPU owns it
 /// (`first_vertex <= v < end_vertex`), appends it to `owned_queue` and adds
-/// its degree to `*owned_edges`. The owner sets each owned vertex's level
+/// its degree to `*owned_edges` (a warp's queue slots taken with one
+/// atomic, a block's degrees added with one: a level can bring millions
+/// of pairs). The owner sets each owned vertex's level
 /// to `next_level` and lowers its parent to the least claimant's, so every
 /// GPU's copies agree whatever order the pairs came in.
 ///
@@ -172,7 +175,8 @@ pub unsafe extern "ptx-kernel" fn distributed_pack_claims(
 /// `owned_size` one `u32`, `owned_edges` one `u64`.
 ///
 /// # Launch
-/// Grid `ceil(pair_count / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), no shared memory.
+/// Grid `ceil(pair_count / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE)
+/// (whole warps), shared memory 8 bytes.
 ///
 /// # Thread mapping
 /// Thread `i` applies pair `i`.
@@ -193,30 +197,42 @@ pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
     next_level: u32,
 ) {
     let index = gpu::global_thread_index();
-    if index >= pair_count {
-        return;
-    }
-    // SAFETY: `index < pair_count`; vertices are `< n` and index their
-    // bitmap words, rows and labels (the contract); queue slots are handed
-    // out once each, one per owned vertex.
+    let block_edges = gpu::dynamic_shared_memory::<u64>();
+    // SAFETY: pairs are read for `index < pair_count` only; vertices are
+    // `< n` and index their bitmap words, rows and labels (the contract);
+    // queue slots are handed out once each, one per owned vertex. Every
+    // thread reaches the warp's reservation and the block's sum, and the
+    // launch gives the sum its 8 bytes of shared memory.
     unsafe {
-        let vertex = gpu::load_read_only(pairs.add(2 * index as usize));
-        let parent = gpu::load_read_only(pairs.add(2 * index as usize + 1));
-        let owned = first_vertex <= vertex && vertex < end_vertex;
-        if owned {
-            *levels.add(vertex as usize) = next_level;
-            gpu::atomic_min(parents.add(vertex as usize), parent);
+        if gpu::thread_index() == 0 {
+            *block_edges = 0;
         }
-        let (word, bit) = ((vertex / 32) as usize, 1 << (vertex % 32));
-        if gpu::atomic_or(next_bitmap.add(word), bit) & bit != 0 {
-            return;
+        gpu::sync_threads();
+        let mut newly_owned = None;
+        if index < pair_count {
+            let vertex = gpu::load_read_only(pairs.add(2 * index as usize));
+            let parent = gpu::load_read_only(pairs.add(2 * index as usize + 1));
+            let owned = first_vertex <= vertex && vertex < end_vertex;
+            if owned {
+                *levels.add(vertex as usize) = next_level;
+                gpu::atomic_min(parents.add(vertex as usize), parent);
+            }
+            let (word, bit) = ((vertex / 32) as usize, 1 << (vertex % 32));
+            if gpu::atomic_or(next_bitmap.add(word), bit) & bit == 0 {
+                gpu::atomic_or(visited.add(word), bit);
+                newly_owned = owned.then_some(vertex);
+            }
         }
-        gpu::atomic_or(visited.add(word), bit);
-        if owned {
-            *owned_queue.add(gpu::atomic_add(owned_size, 1) as usize) = vertex;
+        let slot = gpu::warp_reserve_one(newly_owned.is_some(), |total| {
+            gpu::atomic_add(owned_size, total)
+        });
+        let mut degree = 0;
+        if let Some(vertex) = newly_owned {
+            *owned_queue.add(slot as usize) = vertex;
             let (first_edge, end_edge) = row(row_offsets, vertex);
-            gpu::atomic_add_u64(owned_edges, end_edge - first_edge);
+            degree = end_edge - first_edge;
         }
+        add_block_sum(block_edges, degree, owned_edges);
     }
 }
 

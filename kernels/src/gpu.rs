@@ -381,6 +381,30 @@ pub fn warp_reserve_one(wants: bool, reserve: impl FnOnce(u32) -> u32) -> u32 {
     if takers == 0 {
         return 0;
     }
+    hand_out_one_each(FULL_WARP, takers, reserve)
+}
+
+/// Warp-aggregated reservation of one slot for each lane that calls it,
+/// among the lanes of its warp that call it together: [`active_mask`]
+/// names them, the lowest reserves them all with one `reserve(total)`, and
+/// [`shuffle`] hands out the first slot. Returns this lane's slot; lanes
+/// get theirs in lane order. For code where lanes diverge (a lane that won
+/// a claim, inside a loop others have left); where every lane of the warp
+/// calls it, [`warp_reserve_one`] does the same. (The coalesced-group
+/// atomic of NVIDIA's "CUDA Pro Tip: Optimized Filtering with
+/// Warp-Aggregated Atomics".)
+#[inline(always)]
+pub fn coalesced_reserve_one(reserve: impl FnOnce(u32) -> u32) -> u32 {
+    let lanes = active_mask();
+    hand_out_one_each(lanes, lanes, reserve)
+}
+
+/// One slot for each of the `takers` (a non-empty subset of the lanes in
+/// `mask`): the lowest taker reserves them all with `reserve(total)`, and
+/// a shuffle over `mask` passes the first slot; each taker's slot follows
+/// the takers below it. Every lane in `mask` executes it.
+#[inline(always)]
+fn hand_out_one_each(mask: u32, takers: u32, reserve: impl FnOnce(u32) -> u32) -> u32 {
     let leader = takers.trailing_zeros();
     let first = if lane_index() == leader {
         reserve(takers.count_ones())
@@ -388,7 +412,23 @@ pub fn warp_reserve_one(wants: bool, reserve: impl FnOnce(u32) -> u32) -> u32 {
         0
     };
     let lanes_below = (1u32 << lane_index()) - 1;
-    shuffle(FULL_WARP, first, leader) + (takers & lanes_below).count_ones()
+    shuffle(mask, first, leader) + (takers & lanes_below).count_ones()
+}
+
+/// `__activemask()`: the lanes of this warp executing this instruction
+/// together with this one.
+#[inline(always)]
+pub fn active_mask() -> u32 {
+    let lanes: u32;
+    // SAFETY: activemask reads no memory and synchronizes nothing.
+    unsafe {
+        asm!(
+            "activemask.b32 {lanes};",
+            lanes = out(reg32) lanes,
+            options(nomem, nostack),
+        )
+    }
+    lanes
 }
 
 /// Every lane of a warp, for warp-wide votes and shuffles.

@@ -6,29 +6,42 @@
 # `hierarchy-sweep` also on a graph that is mostly chains, its search in
 # shared memory (the 256² grid keeps too many vertices for that), and
 # `hierarchy-sweep` on a grid missing nearly half its streets, whose
-# hierarchy has wide vertices below the core (a warp each).
-# Fails on any sanitizer error. Usage: sanitize.sh [VARIANT...]
+# hierarchy has wide vertices below the core (a warp each). `nccl` (in the
+# default list) is the search over GPUs through NCCL, on one GPU
+# (`--gpus 1`), also on a star whose hub is expanded in chunks; memcheck
+# leaves out API errors there, NCCL's own probes of its kernels' attributes.
+# Fails on any sanitizer error. Usage: sanitize.sh [VARIANT...|nccl]
 set -uo pipefail
 cd "$(dirname "$0")"
 log="${OUT:-/tmp}/sanitize.log"
 : >"$log"
 variants=("$@")
-[ ${#variants[@]} -gt 0 ] || mapfile -t variants < <(./bfs --list-variants | cut -d' ' -f1)
+if [ ${#variants[@]} -eq 0 ]; then
+    mapfile -t variants < <(./bfs --list-variants | cut -d' ' -f1)
+    variants+=(nccl)
+fi
 graphs=("gen:grid:32x32:0.1" "gen:kron:14:8" "gen:grid:256x256:0.05")
 failed=0
 table=""
 for tool in memcheck racecheck synccheck initcheck; do
     for variant in "${variants[@]}"; do
         runs=("${graphs[@]}")
+        search=(--device gpu --variant "$variant")
+        checks=()
         [ "$variant" = partitioned ] && runs+=("gen:grid:256x256:0.05 --partition-size 64")
         case "$variant" in
             chain-contracted) runs+=("gen:uniform:3000:3000") ;;
             hierarchy-sweep) runs+=("gen:uniform:3000:3000" "gen:grid:100x100:0.45") ;;
+            nccl)
+                runs+=("gen:star:10000")
+                search=(--gpus 1)
+                [ "$tool" = memcheck ] && checks=(--report-api-errors no)
+                ;;
         esac
         for graph in "${runs[@]}"; do
             run_log=$(mktemp)
-            if compute-sanitizer --tool "$tool" --error-exitcode 99 \
-                ./bfs --device gpu --variant "$variant" --graph $graph --source 1 --verify >"$run_log" 2>&1; then
+            if compute-sanitizer --tool "$tool" "${checks[@]}" --error-exitcode 99 \
+                ./bfs "${search[@]}" --graph $graph --source 1 --verify >"$run_log" 2>&1; then
                 result="ok"
             else
                 result="FAIL"

@@ -9,6 +9,7 @@
 //! reached vertices): for an undirected graph, twice Graph500's count.
 
 pub mod gapbs;
+pub mod scaling;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -71,6 +72,8 @@ pub struct Row {
     pub times: Vec<Duration>,
     /// Per-source edges examined.
     pub edges: Vec<u64>,
+    /// Per-source edges by Graph500's count, where the graph knows it.
+    pub input_edges: Vec<u64>,
     /// Per-source level counts.
     pub levels: Vec<u32>,
     /// Per-source barriers, partition searches and edges examined, where the variant reports them.
@@ -86,6 +89,7 @@ impl Row {
             variant,
             times: vec![],
             edges: vec![],
+            input_edges: vec![],
             levels: vec![],
             work: vec![],
             device_bytes,
@@ -95,6 +99,7 @@ impl Row {
     fn record(&mut self, result: &Bfs, graph: &Csr, elapsed: Duration) {
         self.times.push(elapsed);
         self.edges.push(result.edges_traversed(graph));
+        self.input_edges.extend(result.input_edges_traversed(graph));
         self.levels.push(result.level_count());
     }
 
@@ -109,7 +114,9 @@ impl Row {
 
     /// The row's time quantiles and harmonic-mean GTEPS.
     pub fn statistics(&self) -> Statistics {
-        Statistics::of(&self.times, &self.edges)
+        let input_edges =
+            (self.input_edges.len() == self.times.len()).then_some(&self.input_edges[..]);
+        Statistics::of(&self.times, &self.edges, input_edges)
     }
 
     /// Median time over mean level count: what one level costs, in µs.

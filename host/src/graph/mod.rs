@@ -20,7 +20,7 @@ pub mod snap;
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use batched::{BatchDegrees, BatchRows, Columns};
 pub use bfs_kernels::abi::EdgeOffset;
@@ -40,8 +40,15 @@ pub struct Csr {
     column_indices: Vec<u32>,
     /// [`is_symmetric`](Csr::is_symmetric), once asked: a pass over every edge.
     symmetric: OnceLock<bool>,
+    /// For an undirected graph built from edge tuples (the generators'):
+    /// the tuples ending at each vertex, duplicates and self loops
+    /// included (a loop ends twice at its vertex), which Graph500 counts
+    /// as traversed ([`Bfs::input_edges_traversed`](crate::Bfs::input_edges_traversed)).
+    input_edge_ends: Option<Vec<u32>>,
 }
 
+/// Graphs are equal when their rows are: the input tuples they were built
+/// from do not count.
 impl PartialEq for Csr {
     fn eq(&self, other: &Csr) -> bool {
         self.row_offsets == other.row_offsets && self.column_indices == other.column_indices
@@ -90,7 +97,8 @@ impl Csr {
     /// scatters each edge to its row through an atomic cursor (both a batch
     /// at a time, through [`batched`]'s tables); then the rows are sorted
     /// and deduplicated. Self loops are dropped; with `symmetric`
-    /// each edge is also added reversed. `pass` returns the entries it
+    /// each edge is also added reversed, and the tuples' ends at each
+    /// vertex are kept for Graph500's edge count. `pass` returns the entries it
     /// visited; `too_large` makes the error for a graph beyond the host's memory.
     pub fn from_edge_passes<E>(
         vertex_count: u32,
@@ -99,24 +107,46 @@ impl Csr {
         too_large: impl Fn(String) -> E,
     ) -> Result<Csr, E> {
         let offsets_bytes = size_of::<EdgeOffset>() as u64 * (vertex_count as u64 + 1);
-        fits_in_host_memory(2 * offsets_bytes, vertex_count, None).map_err(&too_large)?;
+        let loops_bytes = if symmetric {
+            4 * vertex_count as u64
+        } else {
+            0
+        };
+        fits_in_host_memory(2 * offsets_bytes + loops_bytes, vertex_count, None)
+            .map_err(&too_large)?;
         let counters = zeroed_counters(vertex_count as usize + 1);
+        let loops: Vec<AtomicU32> = match symmetric {
+            true => (0..vertex_count)
+                .into_par_iter()
+                .map(|_| AtomicU32::new(0))
+                .collect(),
+            false => Vec::new(),
+        };
         let entries = pass(&|edges| {
             let mut degrees = BatchDegrees::new(&counters);
-            for &(tail, head) in edges.iter().filter(|(tail, head)| tail != head) {
-                degrees.add(tail);
-                if symmetric {
-                    degrees.add(head);
+            for &(tail, head) in edges {
+                if tail == head {
+                    if symmetric {
+                        loops[tail as usize].fetch_add(1, Ordering::Relaxed);
+                    }
+                } else {
+                    degrees.add(tail);
+                    if symmetric {
+                        degrees.add(head);
+                    }
                 }
             }
         })?;
         let copies = if symmetric { 2 } else { 1 };
         fits_in_host_memory(
-            2 * offsets_bytes + 4 * entries * copies,
+            2 * offsets_bytes + loops_bytes + 4 * entries * copies,
             vertex_count,
             Some(entries * copies),
         )
         .map_err(&too_large)?;
+        let input_edge_ends = symmetric
+            .then(|| input_edge_ends(&counters, loops))
+            .flatten();
 
         // Degrees become row offsets; the counters become each row's cursor.
         let mut offsets = Vec::with_capacity(counters.len());
@@ -142,7 +172,13 @@ impl Csr {
             }
         })?;
         drop(counters);
-        Ok(Self::sorted_and_deduplicated(offsets, column_indices))
+        let mut graph = Self::sorted_and_deduplicated(offsets, column_indices);
+        graph.input_edge_ends = input_edge_ends;
+        if symmetric {
+            // Each edge went in both ways: no pass over the edges needed to know.
+            graph.symmetric = OnceLock::from(true);
+        }
+        Ok(graph)
     }
 
     /// Sorts each row, drops duplicates (in parallel over ranges of rows)
@@ -197,6 +233,7 @@ impl Csr {
             row_offsets,
             column_indices,
             symmetric: OnceLock::new(),
+            input_edge_ends: None,
         }
     }
 
@@ -234,6 +271,7 @@ impl Csr {
                 row_offsets,
                 column_indices,
                 symmetric: OnceLock::new(),
+                input_edge_ends: None,
             }),
         }
     }
@@ -295,6 +333,19 @@ impl Csr {
         (self.row_offsets[vertex as usize + 1] - self.row_offsets[vertex as usize]) as u32
     }
 
+    /// The input edge tuples ending at each vertex, where the graph was
+    /// built from tuples of an undirected graph (see the field).
+    pub fn input_edge_ends(&self) -> Option<&[u32]> {
+        self.input_edge_ends.as_deref()
+    }
+
+    /// The input edge tuples the graph was built from, where it knows
+    /// them: Graph500's edge count.
+    pub fn input_edge_count(&self) -> Option<u64> {
+        let ends = self.input_edge_ends()?;
+        Some(ends.par_iter().map(|&ends| ends as u64).sum::<u64>() / 2)
+    }
+
     /// Sorted neighbours of `vertex`.
     pub fn neighbours(&self, vertex: u32) -> &[u32] {
         let begin = self.row_offsets[vertex as usize] as usize;
@@ -310,6 +361,12 @@ impl Csr {
     /// The `m` column indices (neighbour ids).
     pub fn column_indices(&self) -> &[u32] {
         &self.column_indices
+    }
+
+    /// Whether the graph is known to be symmetric without a pass over its
+    /// edges: built so, or asked before.
+    pub fn known_symmetric(&self) -> Option<bool> {
+        self.symmetric.get().copied()
     }
 
     /// Whether every edge `(u, v)` has its reverse `(v, u)`: computed on
@@ -425,6 +482,19 @@ fn parse_size(value: &str) -> Option<u64> {
 /// `count` atomic counters at 0, allocated zeroed, so pages are mapped only
 /// as they are used: a header's false claim of billions of vertices costs
 /// nothing until its entries are read and found wanting.
+/// Each vertex's input tuple ends: its counted degree (loops left out) and
+/// twice its loops; `None` where a count passes `u32`.
+fn input_edge_ends(degrees: &[AtomicU64], loops: Vec<AtomicU32>) -> Option<Vec<u32>> {
+    loops
+        .into_par_iter()
+        .zip(degrees)
+        .map(|(loops, degree)| {
+            let ends = degree.load(Ordering::Relaxed) + 2 * loops.into_inner() as u64;
+            u32::try_from(ends).ok()
+        })
+        .collect()
+}
+
 fn zeroed_counters(count: usize) -> Vec<AtomicU64> {
     let mut zeros = std::mem::ManuallyDrop::new(vec![0u64; count]);
     // SAFETY: `AtomicU64` has the size, alignment and bit validity of `u64`,
@@ -450,6 +520,10 @@ impl Columns for SharedColumns {
     unsafe fn write(&self, slot: usize, head: u32) {
         // SAFETY: forwarded from the caller.
         unsafe { self.0.add(slot).write(head) }
+    }
+
+    fn address(&self, slot: usize) -> *const u32 {
+        self.0.wrapping_add(slot)
     }
 }
 

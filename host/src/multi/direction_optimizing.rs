@@ -407,7 +407,7 @@ impl<'g> Rank<'g> {
             // queue has room for every owned vertex:
             // `distributed_apply_claims`'s contract.
             unsafe {
-                launch!(kernel<<<blocks_for(pair_count as u32, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
+                launch!(kernel<<<blocks_for(pair_count as u32, BLOCK_SIZE), BLOCK_SIZE, 8, stream>>>(
                     self.gathered_pairs.as_device_ptr(),
                     pair_count as u32,
                     owned.start,

@@ -29,7 +29,7 @@ pub enum Ranks {
     Threads(u32),
     /// This process is rank `rank` of `ranks`, on GPU `rank` modulo this
     /// host's GPUs; rank 0 writes the NCCL id to `id_file`, the others
-    /// wait for it there.
+    /// wait for it there, and rank 0 removes it once they have all joined.
     Process {
         /// This process's rank.
         rank: u32,
@@ -37,6 +37,9 @@ pub enum Ranks {
         ranks: u32,
         /// Where the id passes from rank 0 to the others.
         id_file: PathBuf,
+        /// When this process started: an id file written before it (less
+        /// [`ID_FILE_SLACK`]) is an earlier run's, never taken.
+        started: SystemTime,
     },
 }
 
@@ -52,16 +55,29 @@ pub struct MultiRun {
     pub device: String,
 }
 
-/// Searches `graph` from each of `sources` over `ranks`; a rank that waits
-/// longer than `join_timeout` for the others gives up with an error.
-/// Returns rank 0's view: each search's result and time (empty on the
-/// other ranks of [`Ranks::Process`]).
+/// How much older than a rank's process an id file may be and still be
+/// taken: ranks started together by a launcher start within this of each
+/// other.
+pub const ID_FILE_SLACK: Duration = Duration::from_secs(10);
+
+/// What rank 0 does with each search as it ends: checks it, keeps its
+/// figures. Results are handed over one at a time, as a Kronecker 28
+/// search's labels alone take 2 GB of host memory.
+pub type OnRun<'a> = &'a mut dyn FnMut(MultiRun) -> Result<()>;
+
+/// Searches `graph` from each of `sources` over `ranks`, handing rank 0's
+/// view of each search (its result and time) to `on_run` (never called on
+/// the other ranks of [`Ranks::Process`]); a rank that waits longer than
+/// `join_timeout` for the others gives up with an error. An error of
+/// `on_run` ends nothing early (the other ranks are in the next search's
+/// collectives): the first is returned once every search has run.
 pub fn search(
     graph: &Csr,
     ranks: &Ranks,
     sources: &[u32],
     join_timeout: Duration,
-) -> Result<Vec<MultiRun>> {
+    on_run: OnRun<'_>,
+) -> Result<()> {
     let devices = Gpu::device_count()?;
     match ranks {
         Ranks::Threads(count) => {
@@ -71,32 +87,28 @@ pub fn search(
                 )));
             }
             let id = nccl::unique_id()?;
-            let outcomes: Vec<Result<Vec<MultiRun>>> = std::thread::scope(|scope| {
-                let threads: Vec<_> = (0..*count)
-                    .map(|rank| {
-                        scope.spawn(move || {
-                            run_rank(graph, (rank, *count), rank, id, sources, join_timeout)
-                        })
-                    })
+            let run = |rank: u32, on_run: Option<OnRun<'_>>| {
+                let gpu = Gpu::open_device(rank)?;
+                let communicator = Communicator::join(id, rank, *count, join_timeout)?;
+                run_rank(graph, &gpu, communicator, sources, on_run)
+            };
+            // Rank 0 runs on this thread, so `on_run` stays here.
+            std::thread::scope(|scope| {
+                let others: Vec<_> = (1..*count)
+                    .map(|rank| scope.spawn(move || run(rank, None)))
                     .collect();
-                threads
+                let first = run(0, Some(on_run));
+                others
                     .into_iter()
                     .map(|thread| thread.join().expect("a rank's thread does not panic"))
-                    .collect()
-            });
-            let mut runs = Vec::new();
-            for outcome in outcomes {
-                let outcome = outcome?;
-                if !outcome.is_empty() {
-                    runs = outcome;
-                }
-            }
-            Ok(runs)
+                    .fold(first, Result::and)
+            })
         }
         Ranks::Process {
             rank,
             ranks,
             id_file,
+            started,
         } => {
             if rank >= ranks {
                 return Err(Error::MultiGpu(format!(
@@ -112,48 +124,48 @@ pub fn search(
                 write_id(id_file, &id)?;
                 id
             } else {
-                read_id(id_file, join_timeout)?
+                read_id(id_file, join_timeout, *started - ID_FILE_SLACK)?
             };
-            run_rank(
-                graph,
-                (*rank, *ranks),
-                rank % devices,
-                id,
-                sources,
-                join_timeout,
-            )
+            let gpu = Gpu::open_device(rank % devices)?;
+            let communicator = Communicator::join(id, *rank, *ranks, join_timeout)?;
+            if *rank == 0 {
+                // Every rank has read it (joining needs the id): the next
+                // run's ranks must not find it.
+                let _ = std::fs::remove_file(id_file);
+            }
+            let on_run = (*rank == 0).then_some(on_run);
+            run_rank(graph, &gpu, communicator, sources, on_run)
         }
     }
 }
 
-/// One rank's part: opens its GPU, joins the others, uploads its rows and
-/// runs every search; rank 0 returns the results.
+/// One rank's part, once it has joined the others: uploads its rows and
+/// runs every search; rank 0 hands each result to `on_run`.
 fn run_rank(
     graph: &Csr,
-    (rank, ranks): (u32, u32),
-    device: u32,
-    id: UniqueId,
+    gpu: &Gpu,
+    communicator: Communicator,
     sources: &[u32],
-    join_timeout: Duration,
-) -> Result<Vec<MultiRun>> {
-    let gpu = Gpu::open_device(device)?;
-    let communicator = Communicator::join(id, rank, ranks, join_timeout)?;
+    mut on_run: Option<OnRun<'_>>,
+) -> Result<()> {
+    let ranks = communicator.ranks();
     let ranges = partition::edge_balanced(graph, ranks);
-    let mut searcher = Rank::new(&gpu, communicator, graph, ranges)?;
+    let mut searcher = Rank::new(gpu, communicator, graph, ranges)?;
     let device = format!("{ranks} × {} (NCCL)", gpu.name());
-    let mut runs = Vec::new();
+    let mut first_error = None;
     for &source in sources {
         let run = searcher.search(source, graph.degree(source))?;
-        if let Some(result) = run.result {
-            runs.push(MultiRun {
+        if let (Some(result), Some(on_run), None) = (run.result, &mut on_run, &first_error) {
+            let handed = on_run(MultiRun {
                 result,
                 elapsed: run.elapsed,
                 steps: run.steps,
                 device: device.clone(),
             });
+            first_error = handed.err();
         }
     }
-    Ok(runs)
+    first_error.map_or(Ok(()), Err)
 }
 
 /// Writes the id for the other ranks: whole, or not at all (a temporary
@@ -169,21 +181,21 @@ fn write_id(path: &Path, id: &UniqueId) -> Result<()> {
     )
 }
 
-/// Waits up to `timeout` for rank 0 to write the id (a file written after
-/// this rank started waiting), and reads it.
-fn read_id(path: &Path, timeout: Duration) -> Result<UniqueId> {
-    let started = (Instant::now(), SystemTime::now());
+/// Waits up to `timeout` for rank 0 to write the id (a file written no
+/// earlier than `not_before`), and reads it.
+fn read_id(path: &Path, timeout: Duration, not_before: SystemTime) -> Result<UniqueId> {
+    let started = Instant::now();
     loop {
         let fresh = std::fs::metadata(path)
             .and_then(|metadata| metadata.modified())
-            .is_ok_and(|modified| modified + Duration::from_secs(2) >= started.1);
+            .is_ok_and(|modified| modified >= not_before);
         if fresh
             && let Ok(bytes) = std::fs::read(path)
             && let Ok(bytes) = <[u8; UNIQUE_ID_BYTES]>::try_from(bytes)
         {
             return Ok(UniqueId(bytes));
         }
-        if started.0.elapsed() > timeout {
+        if started.elapsed() > timeout {
             return Err(Error::MultiGpu(format!(
                 "rank 0 wrote no NCCL id to {} within {} s",
                 path.display(),

@@ -1,15 +1,20 @@
 //! `bfs bench`: every variant over many sources of the default graphs and
 //! the given ones, as the Markdown table `cargo xtask bench` keeps in
 //! `BENCHMARKS.md`; with `--device cpu`, the CPU engine beside gapbs, as
-//! that file's CPU section.
+//! that file's CPU section; with `--gpus`, the search over several GPUs
+//! beside one, as its scaling section.
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use anyhow::Context;
+use bfs::bench::scaling;
 use bfs::gpu::{Gpu, Variant};
 use bfs::graph::GraphSource;
 use bfs::{bench, cpu, output};
 use clap::{Args, ValueEnum};
+
+use crate::{GpuCount, parse_gpus};
 
 /// Where `BENCHMARKS.md`'s further sections (the loader's, the sweeps')
 /// begin: the table written here replaces only what comes before.
@@ -53,6 +58,12 @@ pub struct BenchArgs {
     /// beside the CPU engine, on the same graphs, sources and thread counts.
     #[arg(long)]
     pub gapbs: Option<PathBuf>,
+    /// GPU counts (comma-separated, `all` for every GPU): time `auto` on one
+    /// GPU and the search over each count through NCCL, on the graphs given
+    /// (default gen:kron:26), built one at a time; written as the file's
+    /// scaling section.
+    #[arg(long, value_delimiter = ',', value_parser = parse_gpus)]
+    pub gpus: Vec<GpuCount>,
 }
 
 /// Where `bfs bench` times searches.
@@ -62,8 +73,15 @@ pub enum BenchDevice {
     Cpu,
 }
 
+/// The graph `bench --gpus` times when none is given: Kronecker 26, a
+/// graph of Graph500's smallest official class on one GPU.
+const SCALING_DEFAULT_GRAPH: &str = "gen:kron:26";
+
 /// Runs the benchmark.
 pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
+    if !arguments.gpus.is_empty() {
+        return run_scaling(arguments);
+    }
     let gpu = match arguments.device {
         BenchDevice::Gpu => Some(Gpu::open()?),
         BenchDevice::Cpu => None,
@@ -100,18 +118,7 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
         .chain(arguments.graphs.iter().cloned());
     let mut graphs = Vec::new();
     for name in names {
-        let mut source = GraphSource::parse(&name)?;
-        if let GraphSource::Generated(spec) = &mut source {
-            spec.seed = arguments.seed;
-        }
-        let display = match &source {
-            GraphSource::File(path) => path
-                .file_name()
-                .map_or(name.clone(), |file| file.to_string_lossy().into()),
-            GraphSource::Generated(_) => name.clone(),
-        };
-        eprintln!("bench: loading {display}");
-        graphs.push((display, source.load()?));
+        graphs.push(load(&name, arguments.seed)?);
     }
     let mut rows = Vec::new();
     let mut summaries = Vec::new();
@@ -154,9 +161,76 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Loads or builds the graph `name` (generated ones with `seed`); returns
+/// the name to show (a file's without its folder) and the graph.
+fn load(name: &str, seed: u64) -> anyhow::Result<(String, bfs::Csr)> {
+    let mut source = GraphSource::parse(name)?;
+    if let GraphSource::Generated(spec) = &mut source {
+        spec.seed = seed;
+    }
+    let display = match &source {
+        GraphSource::File(path) => path
+            .file_name()
+            .map_or(name.to_string(), |file| file.to_string_lossy().into()),
+        GraphSource::Generated(_) => name.to_string(),
+    };
+    eprintln!("bench: loading {display}");
+    Ok((display, source.load()?))
+}
+
+/// `bench --gpus`: each graph built, timed on one GPU and over the GPU
+/// counts, and dropped before the next; the section is written after each
+/// row, so a run cut short keeps what it measured.
+fn run_scaling(arguments: &BenchArgs) -> anyhow::Result<()> {
+    let devices = Gpu::device_count()?;
+    let mut gpu_counts = Vec::new();
+    for count in &arguments.gpus {
+        let count = count.resolve()?;
+        if count > devices {
+            anyhow::bail!("--gpus {count}: this host has {devices} GPUs");
+        }
+        gpu_counts.push(count);
+    }
+    let device = format!("{devices} × {}", Gpu::open()?.name());
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let names = match arguments.graphs.is_empty() {
+        true => vec![SCALING_DEFAULT_GRAPH.to_string()],
+        false => arguments.graphs.clone(),
+    };
+    let (mut graphs, mut rows) = (Vec::new(), Vec::new());
+    for name in &names {
+        let started = Instant::now();
+        let (name, graph) = load(name, arguments.seed)?;
+        graphs.push(scaling::Built {
+            name: name.clone(),
+            vertices: graph.vertex_count(),
+            csr_entries: graph.edge_count(),
+            input_edges: graph.input_edge_count(),
+            seconds: started.elapsed().as_secs_f64(),
+        });
+        scaling::graph(
+            &name,
+            &graph,
+            &gpu_counts,
+            arguments.sources,
+            arguments.seed,
+            &mut |row| {
+                rows.push(row);
+                if let Some(path) = &arguments.markdown {
+                    let section = scaling::markdown(&device, &command, &graphs, &rows);
+                    write_section(path, scaling::SECTION, &section)?;
+                }
+                Ok(())
+            },
+        )?;
+    }
+    print!("{}", scaling::markdown(&device, &command, &graphs, &rows));
+    Ok(())
+}
+
 /// Replaces the section under `heading` in the Markdown file at `path`
 /// (up to the next section) with `section`, or appends it.
-fn write_section(path: &Path, heading: &str, section: &str) -> anyhow::Result<()> {
+fn write_section(path: &Path, heading: &str, section: &str) -> bfs::Result<()> {
     let existing = std::fs::read_to_string(path).unwrap_or_default();
     let text = match existing.find(heading) {
         Some(start) => {
@@ -168,6 +242,5 @@ fn write_section(path: &Path, heading: &str, section: &str) -> anyhow::Result<()
         }
         None => format!("{}\n\n{section}", existing.trim_end()),
     };
-    output::write_text(path, &format!("{}\n", text.trim())).context("writing --markdown")?;
-    Ok(())
+    output::write_text(path, &format!("{}\n", text.trim()))
 }

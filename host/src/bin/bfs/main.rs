@@ -127,6 +127,16 @@ enum GpuCount {
     All,
 }
 
+impl GpuCount {
+    /// The number of GPUs: `all` is every GPU the driver sees.
+    fn resolve(self) -> bfs::Result<u32> {
+        match self {
+            GpuCount::Count(count) => Ok(count),
+            GpuCount::All => bfs::gpu::Gpu::device_count(),
+        }
+    }
+}
+
 fn parse_gpus(text: &str) -> Result<GpuCount, String> {
     match text {
         "all" => Ok(GpuCount::All),
@@ -163,6 +173,8 @@ impl From<ReaderChoice> for bfs::graph::Reader {
 }
 
 fn main() -> ExitCode {
+    // A rank takes only an NCCL id file written after it started.
+    let started = std::time::SystemTime::now();
     // A closed standard output (`bfs --list-variants | head -1`) ends the
     // program quietly, as it ends other Unix tools, instead of an error on
     // every later print: Rust ignores SIGPIPE unless told otherwise.
@@ -186,7 +198,7 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match &cli.command {
-        None => search::run(&cli.search),
+        None => search::run(&cli.search, started),
         Some(Command::Bench(arguments)) => bench::run(arguments),
         Some(Command::Gen(arguments)) => files::generate(arguments),
         Some(Command::Convert(arguments)) => files::convert(arguments),

@@ -1,26 +1,27 @@
 //! `bfs` without a subcommand: load a graph, search it from one source or
 //! many, and report, check and write what was found.
 
-use std::collections::VecDeque;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, bail};
 use bfs::gpu::{Gpu, Partitioned, Search, Step, Variant, Work};
 use bfs::graph::GraphSource;
 use bfs::graph::generate::sources_with_edges;
-use bfs::multi::{MultiRun, Ranks};
+use bfs::multi::Ranks;
 use bfs::report::{self, Report, Statistics};
-use bfs::{Bfs, Csr, Error, UNREACHED, cpu, output, plot, validate};
+use bfs::validate::Verifier;
+use bfs::{Bfs, Csr, Error, UNREACHED, cpu, output, plot};
 use serde::Serialize;
 
-use crate::{DeviceChoice, GpuCount, SearchArgs};
+use crate::{DeviceChoice, SearchArgs};
 
 /// Graph500's number of search keys, for `--sources random`.
 const GRAPH500_SOURCES: usize = 64;
 
-/// Runs the searches the options ask for.
-pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
+/// Runs the searches the options ask for, in a process that started at
+/// `started`.
+pub fn run(arguments: &SearchArgs, started: SystemTime) -> anyhow::Result<()> {
     if arguments.list_variants {
         let width = Variant::ALL
             .iter()
@@ -62,7 +63,7 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
         .transpose()?;
     let wants_parents = arguments.parents.is_some() || target.is_some();
 
-    let ranks = multi_gpu_ranks(arguments)?;
+    let ranks = multi_gpu_ranks(arguments, started)?;
     let gpu = match arguments.device {
         _ if ranks.is_some() => None,
         DeviceChoice::Cpu | DeviceChoice::CpuReference => None,
@@ -77,18 +78,11 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
         },
     };
     let mut searcher = match (&gpu, ranks) {
-        (_, Some(ranks)) => {
-            let timeout = Duration::from_secs_f64(arguments.join_timeout.max(0.0));
-            let runs = bfs::multi::search(&graph, &ranks, &sources, timeout)?;
-            let Some(first) = runs.first() else {
-                println!("rank done: {} searches", sources.len());
-                return Ok(());
-            };
-            Searcher::MultiGpu {
-                device: first.device.clone(),
-                runs: runs.into(),
-            }
-        }
+        (_, Some(ranks)) => Searcher::MultiGpu {
+            ranks,
+            join_timeout: Duration::from_secs_f64(arguments.join_timeout.max(0.0)),
+            device: String::new(),
+        },
         (Some(gpu), None) => {
             if wants_parents && !arguments.variant.records_parents() {
                 bail!(
@@ -122,10 +116,24 @@ pub fn run(arguments: &SearchArgs) -> anyhow::Result<()> {
         }
     };
 
+    if let Searcher::MultiGpu {
+        ranks: Ranks::Process { rank: 1.., .. },
+        ..
+    } = searcher
+    {
+        searcher.for_each(&graph, &sources, &mut |_| Ok(()))?;
+        println!("rank done: {} searches", sources.len());
+        return Ok(());
+    }
     if arguments.sources.is_some() {
         return many_searches(arguments, &graph_source, &graph, &mut searcher, &sources);
     }
-    let outcome = searcher.run(&graph, sources[0])?;
+    let mut only = None;
+    searcher.for_each(&graph, &sources, &mut |outcome| {
+        only = Some(outcome);
+        Ok(())
+    })?;
+    let outcome = only.context("the search gave no result")?;
     let result = &outcome.result;
     let mut report = report::Report::new(
         graph_source.name(),
@@ -231,14 +239,14 @@ fn cpu_count() -> usize {
 }
 
 /// The ranks of a multi-GPU search the options ask for, if any.
-fn multi_gpu_ranks(arguments: &SearchArgs) -> anyhow::Result<Option<Ranks>> {
+fn multi_gpu_ranks(arguments: &SearchArgs, started: SystemTime) -> anyhow::Result<Option<Ranks>> {
     Ok(match (arguments.gpus, arguments.rank, arguments.ranks) {
-        (Some(GpuCount::Count(count)), ..) => Some(Ranks::Threads(count)),
-        (Some(GpuCount::All), ..) => Some(Ranks::Threads(Gpu::device_count()?)),
+        (Some(count), ..) => Some(Ranks::Threads(count.resolve()?)),
         (None, Some(rank), Some(ranks)) => Some(Ranks::Process {
             rank,
             ranks,
             id_file: arguments.nccl_id_file.clone(),
+            started,
         }),
         _ => None,
     })
@@ -255,12 +263,13 @@ enum Searcher<'g> {
         variant: Variant,
         search: Search<'g>,
     },
-    /// Several GPUs through NCCL: the searches all ran when it was made
-    /// (the ranks stay joined from one source to the next), and `run`
-    /// hands their results out in order.
+    /// Several GPUs through NCCL; the ranks stay joined from one source
+    /// to the next.
     MultiGpu {
+        ranks: Ranks,
+        join_timeout: Duration,
+        /// The GPUs, once a search has named them.
         device: String,
-        runs: VecDeque<MultiRun>,
     },
 }
 
@@ -273,43 +282,69 @@ struct Outcome {
 }
 
 impl Searcher<'_> {
-    fn run(&mut self, graph: &Csr, source: u32) -> anyhow::Result<Outcome> {
-        match self {
-            Searcher::Cpu(_) | Searcher::CpuReference => {
-                let started = Instant::now();
-                let result = match self {
-                    Searcher::Cpu(engine) => engine.search(graph, source),
-                    _ => cpu::bfs(graph, source),
-                };
-                Ok(Outcome {
-                    result,
-                    elapsed: started.elapsed(),
-                    steps: Vec::new(),
-                    work: None,
-                })
-            }
-            Searcher::Gpu { search, .. } => {
-                let run = search.run(source)?;
-                Ok(Outcome {
-                    result: run.result,
-                    elapsed: run.elapsed,
-                    steps: run.steps,
-                    work: run.work,
-                })
-            }
-            Searcher::MultiGpu { runs, .. } => {
-                let run = runs
-                    .pop_front()
-                    .filter(|run| run.result.source == source)
-                    .context("the multi-GPU searches ran for other sources")?;
-                Ok(Outcome {
+    /// Searches from each of `sources` in turn, handing each outcome to
+    /// `on_outcome` as it comes (one result in memory at a time: a
+    /// Kronecker 28 search's levels and parents take 2 GB).
+    fn for_each(
+        &mut self,
+        graph: &Csr,
+        sources: &[u32],
+        on_outcome: &mut dyn FnMut(Outcome) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        if let Searcher::MultiGpu {
+            ranks,
+            join_timeout,
+            device,
+        } = self
+        {
+            let mut failure = None;
+            let searched = bfs::multi::search(graph, ranks, sources, *join_timeout, &mut |run| {
+                device.clone_from(&run.device);
+                on_outcome(Outcome {
                     result: run.result,
                     elapsed: run.elapsed,
                     steps: run.steps,
                     work: None,
                 })
-            }
+                .map_err(|error| {
+                    let message = format!("{error:#}");
+                    failure = Some(error);
+                    Error::MultiGpu(message)
+                })
+            });
+            return match (failure, searched) {
+                (Some(error), _) => Err(error),
+                (None, searched) => Ok(searched?),
+            };
         }
+        for &source in sources {
+            let outcome = match self {
+                Searcher::Gpu { search, .. } => {
+                    let run = search.run(source)?;
+                    Outcome {
+                        result: run.result,
+                        elapsed: run.elapsed,
+                        steps: run.steps,
+                        work: run.work,
+                    }
+                }
+                _ => {
+                    let started = Instant::now();
+                    let result = match self {
+                        Searcher::Cpu(engine) => engine.search(graph, source),
+                        _ => cpu::bfs(graph, source),
+                    };
+                    Outcome {
+                        result,
+                        elapsed: started.elapsed(),
+                        steps: Vec::new(),
+                        work: None,
+                    }
+                }
+            };
+            on_outcome(outcome)?;
+        }
+        Ok(())
     }
 
     fn device(&self) -> String {
@@ -339,37 +374,6 @@ impl Searcher<'_> {
     }
 }
 
-/// Graphs of more CSR entries than this are verified against the parallel
-/// CPU search, not the single-thread reference, which would take minutes a
-/// source there (Kronecker 28: 8.6 billion entries). The Graph500 rules
-/// are checked either way.
-const REFERENCE_MOST_EDGES: u64 = 1 << 30;
-
-/// Checks a search's distances against a CPU search's, and its parents by
-/// the Graph500 rules.
-#[derive(Default)]
-struct Verifier {
-    /// The parallel CPU search, for graphs past [`REFERENCE_MOST_EDGES`].
-    parallel: Option<cpu::ParallelBfs>,
-}
-
-impl Verifier {
-    fn check(&mut self, graph: &Csr, result: &Bfs) -> anyhow::Result<()> {
-        let reference = if graph.edge_count() > REFERENCE_MOST_EDGES {
-            let engine = match &mut self.parallel {
-                Some(engine) => engine,
-                None => self.parallel.insert(parallel_engine(cpu_count())?),
-            };
-            engine.search(graph, result.source)
-        } else {
-            cpu::bfs(graph, result.source)
-        };
-        validate::same_levels(result, &reference)?;
-        validate::validate(graph, result)?;
-        Ok(())
-    }
-}
-
 /// Many searches on one graph: Graph500's statistics.
 fn many_searches(
     arguments: &SearchArgs,
@@ -384,6 +388,7 @@ fn many_searches(
         levels: u32,
         reached: usize,
         edges_traversed: u64,
+        input_edges_traversed: Option<u64>,
         bfs_milliseconds: f64,
     }
     #[derive(Serialize)]
@@ -399,26 +404,32 @@ fn many_searches(
         searches: Vec<Searched>,
     }
     let (mut times, mut edges, mut searches) = (Vec::new(), Vec::new(), Vec::new());
+    let mut input_edges = Vec::new();
     let mut verifier = Verifier::default();
-    for &source in sources {
-        let outcome = searcher.run(graph, source)?;
+    searcher.for_each(graph, sources, &mut |outcome| {
+        let source = outcome.result.source;
         if arguments.verify {
             verifier
                 .check(graph, &outcome.result)
                 .with_context(|| format!("source {source}"))?;
         }
         let traversed = outcome.result.edges_traversed(graph);
+        let input_traversed = outcome.result.input_edges_traversed(graph);
         searches.push(Searched {
             source,
             levels: outcome.result.level_count(),
             reached: outcome.result.reached(),
             edges_traversed: traversed,
+            input_edges_traversed: input_traversed,
             bfs_milliseconds: outcome.elapsed.as_secs_f64() * 1e3,
         });
         times.push(outcome.elapsed);
         edges.push(traversed);
-    }
-    let statistics = Statistics::of(&times, &edges);
+        input_edges.extend(input_traversed);
+        Ok(())
+    })?;
+    let input_edges = (input_edges.len() == times.len()).then_some(&input_edges[..]);
+    let statistics = Statistics::of(&times, &edges, input_edges);
     let variant = searcher.variant();
     println!(
         "device:    {}{}",
@@ -451,6 +462,11 @@ fn many_searches(
         "GTEPS:     {:.4} (harmonic mean; edges: out-degrees of reached vertices)",
         statistics.harmonic_mean_gteps
     );
+    if let Some(gteps) = statistics.graph500_harmonic_mean_gteps {
+        println!(
+            "Graph500:  {gteps:.4} GTEPS (harmonic mean; edges: input edge tuples in the component)"
+        );
+    }
     if arguments.verify {
         println!("verify:    pass for every source");
     }
@@ -549,6 +565,9 @@ fn print_summary(report: &Report) {
         "GTEPS:     {:.4} ({} edges traversed: out-degrees of reached vertices)",
         report.gteps, report.edges_traversed
     );
+    if let (Some(gteps), Some(edges)) = (report.graph500_gteps, report.input_edges_traversed) {
+        println!("Graph500:  {gteps:.4} GTEPS ({edges} input edge tuples in the component)");
+    }
 }
 
 fn print_trace(report: &Report) {
