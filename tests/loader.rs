@@ -434,6 +434,14 @@ fn a_corrupt_binary_cache_is_refused() {
             },
             "version 9",
         ),
+        (
+            {
+                let mut bytes = good.clone();
+                bytes[12] |= 2;
+                bytes
+            },
+            "flags 0x3 unknown",
+        ),
     ];
     for (bytes, expected) in cases {
         std::fs::write(&path, bytes).unwrap();
@@ -458,6 +466,32 @@ fn a_version_1_binary_cache_with_32_bit_offsets_still_loads() {
     assert_eq!(bytes[8..12], binary::VERSION.to_le_bytes());
     assert_eq!(bytes.len(), 40 + 8 * 6 + 4 * 12, "u64 offsets, u32 columns");
     assert_eq!(graph::load(&path).unwrap(), house);
+}
+
+#[test]
+fn a_generated_graph_keeps_graph500s_input_edges_through_a_binary_cache() {
+    let graph = bfs_tests::generated("kron:10:16", 4);
+    let path = temporary("input-edges", "kron.bcsr");
+    graph::save(&graph, &path).unwrap();
+    let loaded = graph::load(&path).unwrap();
+    assert_eq!(loaded, graph);
+    assert_eq!(loaded.input_edge_ends(), graph.input_edge_ends());
+    assert_eq!(loaded.input_edge_count(), Some(16 * 1024));
+    // A graph read from rows has no ends to keep: the file is as version
+    // 2 wrote it, but for the version, and version 2 still loads.
+    let rows = Csr::from_parts(
+        graph.row_offsets().to_vec(),
+        graph.column_indices().to_vec(),
+    )
+    .unwrap();
+    graph::save(&rows, &path).unwrap();
+    let mut bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes[12..16], [0, 0, 0, 0], "no flags");
+    bytes[8..12].copy_from_slice(&binary::VERSION_WITHOUT_FLAGS.to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    let version_2 = graph::load(&path).unwrap();
+    assert_eq!(version_2, graph);
+    assert_eq!(version_2.input_edge_count(), None);
 }
 
 #[test]

@@ -135,6 +135,8 @@ pub mod distributed {
     pub const SPLIT_HUBS: &str = "distributed_split_hubs";
     /// Expands hub chunks, a block each.
     pub const EXPAND_HUB_CHUNKS: &str = "distributed_expand_hub_chunks";
+    /// Widens a level's counts for their all-reduce.
+    pub const LEVEL_TOTALS: &str = "distributed_level_totals";
 }
 
 /// Kernel entry point of the `persistent` variant.
@@ -566,6 +568,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     distributed::MERGE_VISITED,
     distributed::SPLIT_HUBS,
     distributed::EXPAND_HUB_CHUNKS,
+    distributed::LEVEL_TOTALS,
     persistent::LEVELS,
     persistent_direction_optimizing::SEARCH,
     partitioned::SEARCH,

@@ -236,6 +236,35 @@ pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
     }
 }
 
+/// Lays out a level's counts for their all-reduce, so they never visit
+/// the host before it: `totals[0]` and `totals[2]` get `*count` (this
+/// GPU's next queue's size, or a bottom-up level's found vertices),
+/// `totals[1]` gets `*edges` (that queue's edges). The GPUs then sum
+/// `totals[0..2]`, and one copy brings the host both sums and, in
+/// `totals[2]`, this GPU's own count.
+///
+/// # Safety
+/// `count` is one `u32`, `edges` one `u64`, `totals` three `u64`s.
+///
+/// # Launch
+/// Grid 1, block 1, no shared memory.
+///
+/// # Thread mapping
+/// The one thread writes all three.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn distributed_level_totals(
+    count: *const u32,
+    edges: *const u64,
+    totals: *mut u64,
+) {
+    // SAFETY: the contract's sizes; one thread, no other writer.
+    unsafe {
+        *totals = *count as u64;
+        *totals.add(1) = *edges;
+        *totals.add(2) = *count as u64;
+    }
+}
+
 /// Adds the next frontier's bits to the visited bitmap, after the GPUs
 /// have all-gathered a bottom-up level's words.
 ///

@@ -2,11 +2,14 @@
 //! loaded in a fraction of a second (`bfs convert IN OUT.bcsr`).
 //!
 //! Layout, little-endian: a 40-byte header (magic `BFSCSR\0\0`, format
-//! version `u32`, reserved `u32`, vertex count `u64`, edge count `u64`,
-//! CRC-32 of the two arrays `u32`, reserved `u32`), then the `n + 1` row
-//! offsets as `u64` and the `m` column indices as `u32`. Version 1 files,
-//! whose row offsets are `u32`, still load. A reader checks the magic,
-//! version, sizes, checksum and the CSR's structure before trusting it.
+//! version `u32`, flags `u32`, vertex count `u64`, edge count `u64`,
+//! CRC-32 of the arrays `u32`, reserved `u32`), then the `n + 1` row
+//! offsets as `u64`, the `m` column indices as `u32` and, with flag
+//! [`INPUT_EDGE_ENDS`], a generated graph's `n` input edge ends as `u32`
+//! (for Graph500's edge count: [`Csr::input_edge_ends`]). Version 2 files
+//! (no flags) and version 1 files, whose row offsets are `u32`, still
+//! load. A reader checks the magic, version, flags, sizes, checksum and
+//! the CSR's structure before trusting it.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -17,30 +20,41 @@ use crate::Csr;
 
 /// The file's first eight bytes.
 pub const MAGIC: &[u8; 8] = b"BFSCSR\0\0";
-/// The format version this build writes: 64-bit row offsets.
-pub const VERSION: u32 = 2;
+/// The format version this build writes: 64-bit row offsets and flags.
+pub const VERSION: u32 = 3;
+/// The version before flags, which this build still reads.
+pub const VERSION_WITHOUT_FLAGS: u32 = 2;
 /// The first version, with 32-bit row offsets, which this build still reads.
 pub const VERSION_32_BIT_OFFSETS: u32 = 1;
+/// Flag: the input edge ends follow the column indices.
+pub const INPUT_EDGE_ENDS: u32 = 1;
 const HEADER_BYTES: usize = 40;
 
 /// Writes `graph` in the binary format.
 pub fn write(graph: &Csr, writer: &mut impl Write) -> std::io::Result<()> {
     let offsets: &[u8] = bytemuck::cast_slice(graph.row_offsets());
     let columns: &[u8] = bytemuck::cast_slice(graph.column_indices());
+    let ends: &[u8] = bytemuck::cast_slice(graph.input_edge_ends().unwrap_or_default());
     let mut checksum = crc32fast::Hasher::new();
     checksum.update(offsets);
     checksum.update(columns);
+    checksum.update(ends);
+    let flags = match graph.input_edge_ends() {
+        Some(_) => INPUT_EDGE_ENDS,
+        None => 0,
+    };
     let mut header = Vec::with_capacity(HEADER_BYTES);
     header.extend_from_slice(MAGIC);
     header.extend_from_slice(&VERSION.to_le_bytes());
-    header.extend_from_slice(&0u32.to_le_bytes());
+    header.extend_from_slice(&flags.to_le_bytes());
     header.extend_from_slice(&(graph.vertex_count() as u64).to_le_bytes());
     header.extend_from_slice(&graph.edge_count().to_le_bytes());
     header.extend_from_slice(&checksum.finalize().to_le_bytes());
     header.extend_from_slice(&0u32.to_le_bytes());
     writer.write_all(&header)?;
     writer.write_all(offsets)?;
-    writer.write_all(columns)
+    writer.write_all(columns)?;
+    writer.write_all(ends)
 }
 
 /// Reads a binary CSR file.
@@ -61,21 +75,33 @@ pub fn read(path: &Path) -> Result<Csr, FormatError> {
     let long = |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().expect("8 bytes"));
     let version = word(8);
     let offset_bytes = match version {
-        VERSION => 8,
+        VERSION | VERSION_WITHOUT_FLAGS => 8,
         VERSION_32_BIT_OFFSETS => 4,
         _ => {
             return Err(fail(format!(
-                "binary CSR version {version} (this build reads versions {VERSION_32_BIT_OFFSETS} and {VERSION})"
+                "binary CSR version {version} (this build reads versions {VERSION_32_BIT_OFFSETS} to {VERSION})"
             )));
         }
     };
+    let flags = if version == VERSION { word(12) } else { 0 };
+    if flags & !INPUT_EDGE_ENDS != 0 {
+        return Err(fail(format!(
+            "binary CSR flags {flags:#x} unknown to this build"
+        )));
+    }
     let (vertex_count, edge_count, checksum) = (long(16), long(24), word(32));
     if vertex_count >= u32::MAX as u64 {
         return Err(fail(format!("{vertex_count} vertices do not fit u32 ids")));
     }
+    let ends_count = if flags & INPUT_EDGE_ENDS != 0 {
+        vertex_count
+    } else {
+        0
+    };
     let expected = (vertex_count + 1)
         .checked_mul(offset_bytes)
         .and_then(|offsets| offsets.checked_add(edge_count.checked_mul(4)?))
+        .and_then(|arrays| arrays.checked_add(4 * ends_count))
         .and_then(|arrays| arrays.checked_add(HEADER_BYTES as u64));
     if expected != Some(length) {
         return Err(fail(format!(
@@ -103,6 +129,8 @@ pub fn read(path: &Path) -> Result<Csr, FormatError> {
     };
     let mut column_indices = vec![0u32; edge_count as usize];
     read_into(bytemuck::cast_slice_mut(&mut column_indices))?;
+    let mut ends = vec![0u32; ends_count as usize];
+    read_into(bytemuck::cast_slice_mut(&mut ends))?;
     if hasher.finalize() != checksum {
         return Err(fail("checksum mismatch: the file is corrupt".into()));
     }
@@ -112,9 +140,13 @@ pub fn read(path: &Path) -> Result<Csr, FormatError> {
                 .iter_mut()
                 .for_each(|offset| *offset = EdgeOffset::from_le(*offset));
         }
-        column_indices
-            .iter_mut()
-            .for_each(|column| *column = u32::from_le(*column));
+        for word in column_indices.iter_mut().chain(&mut ends) {
+            *word = u32::from_le(*word);
+        }
     }
-    Csr::from_parts(row_offsets, column_indices).map_err(fail)
+    let graph = Csr::from_parts(row_offsets, column_indices).map_err(fail)?;
+    match flags & INPUT_EDGE_ENDS {
+        0 => Ok(graph),
+        _ => graph.with_input_edge_ends(ends).map_err(fail),
+    }
 }

@@ -339,6 +339,31 @@ impl Csr {
         self.input_edge_ends.as_deref()
     }
 
+    /// The graph with the input edge ends it was built from (read back from
+    /// a file): one per vertex, none below the vertex's degree (every CSR
+    /// entry came from a tuple's end), else an error.
+    pub fn with_input_edge_ends(mut self, ends: Vec<u32>) -> Result<Csr, String> {
+        if ends.len() != self.vertex_count() as usize {
+            return Err(format!(
+                "{} input edge ends for {} vertices",
+                ends.len(),
+                self.vertex_count()
+            ));
+        }
+        let below = (0..self.vertex_count())
+            .into_par_iter()
+            .find_first(|&vertex| (ends[vertex as usize]) < self.degree(vertex));
+        if let Some(vertex) = below {
+            return Err(format!(
+                "vertex {vertex} has {} input edge ends but degree {}",
+                ends[vertex as usize],
+                self.degree(vertex)
+            ));
+        }
+        self.input_edge_ends = Some(ends);
+        Ok(self)
+    }
+
     /// The input edge tuples the graph was built from, where it knows
     /// them: Graph500's edge count.
     pub fn input_edge_count(&self) -> Option<u64> {

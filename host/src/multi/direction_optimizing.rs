@@ -57,11 +57,10 @@ pub struct Rank<'g> {
     /// The owned frontier, and the next one.
     owned_queues: [DeviceBuffer<u32>; 2],
     /// The owned frontier's vertices but its hubs, and the hubs' chunks
-    /// (hub, chunk) pairs; and their sizes.
+    /// (hub, chunk) pairs; and their sizes, in that order.
     light_queue: DeviceBuffer<u32>,
     hub_chunks: DeviceBuffer<u32>,
-    light_size: DeviceBuffer<u32>,
-    chunk_count: DeviceBuffer<u32>,
+    split_sizes: DeviceBuffer<u32>,
     /// This level's claims, then as pairs to send, then every rank's pairs.
     claims: DeviceBuffer<u32>,
     pairs: DeviceBuffer<u32>,
@@ -70,7 +69,8 @@ pub struct Rank<'g> {
     count: DeviceBuffer<u32>,
     /// Every rank's claim count.
     gathered_counts: DeviceBuffer<u32>,
-    /// The next owned frontier's edges, then the all-reduced pair of counts.
+    /// The next owned frontier's edges; a level's counts summed over the
+    /// ranks, and this rank's count (`distributed_level_totals`).
     edges: DeviceBuffer<u64>,
     totals: DeviceBuffer<u64>,
 }
@@ -84,6 +84,7 @@ struct Kernels<'g> {
     merge_visited: Function<'g>,
     split_hubs: Function<'g>,
     expand_hub_chunks: Function<'g>,
+    level_totals: Function<'g>,
 }
 
 /// A finished search on one rank: its time and levels, and on rank 0 the
@@ -131,8 +132,8 @@ impl<'g> Rank<'g> {
         let free = gpu.free_memory()?;
         // Every rank learns whether every part fits, so none waits in a
         // collective for one that gave up.
-        let mut totals = DeviceBuffer::zeroed(2).context(|| "allocating a counter".into())?;
-        let too_large = [(needed > free) as u64, 0];
+        let mut totals = DeviceBuffer::zeroed(3).context(|| "allocating a counter".into())?;
+        let too_large = [(needed > free) as u64, 0, 0];
         totals
             .copy_from(&too_large[..])
             .context(|| "counting the ranks' parts that fit".into())?;
@@ -172,6 +173,7 @@ impl<'g> Rank<'g> {
                 merge_visited: gpu.kernel(distributed::MERGE_VISITED)?,
                 split_hubs: gpu.kernel(distributed::SPLIT_HUBS)?,
                 expand_hub_chunks: gpu.kernel(distributed::EXPAND_HUB_CHUNKS)?,
+                level_totals: gpu.kernel(distributed::LEVEL_TOTALS)?,
             },
             rows: upload(&rows)?,
             columns: upload(columns)?,
@@ -183,8 +185,7 @@ impl<'g> Rank<'g> {
             owned_queues: [zeroed(owned_count)?, zeroed(owned_count)?],
             light_queue: zeroed(owned_count)?,
             hub_chunks: zeroed(2 * hub_chunk_capacity(owned_edges(graph, &owned)) as usize)?,
-            light_size: zeroed(1)?,
-            chunk_count: zeroed(1)?,
+            split_sizes: zeroed(2)?,
             claims: zeroed(n)?,
             pairs: zeroed(2 * n)?,
             gathered_pairs: zeroed(2 * n * communicator.ranks() as usize)?,
@@ -425,10 +426,7 @@ impl<'g> Rank<'g> {
                 .context(context)?;
             }
         }
-        let next_owned = read(self.gpu, &self.count)?[0];
-        let owned_edges = read(self.gpu, &self.edges)?[0];
-        let (frontier_size, frontier_edges) =
-            self.sum_over_ranks([next_owned as u64, owned_edges])?;
+        let (frontier_size, frontier_edges, next_owned) = self.level_totals()?;
         std::mem::swap(&mut self.frontier, &mut self.next);
         self.owned_queues.swap(0, 1);
         Ok((next_owned, frontier_size, frontier_edges))
@@ -446,10 +444,11 @@ impl<'g> Rank<'g> {
         };
         let owned = self.owned();
         let first_word = (owned.start / 32) as usize;
-        // SAFETY: memsets on the stream, before the kernel that reads them.
+        // SAFETY: memsets on the stream, before the kernels that read them.
         unsafe {
             self.next.set_zero_async(stream).context(context)?;
             self.count.set_32_async(0, stream).context(context)?;
+            self.edges.set_zero_async(stream).context(context)?;
         }
         if !owned.is_empty() {
             let kernel = &self.kernels.bottom_up;
@@ -500,8 +499,7 @@ impl<'g> Rank<'g> {
             ))
             .context(context)?;
         }
-        let awake = read(self.gpu, &self.count)?[0];
-        let (awake, _) = self.sum_over_ranks([awake as u64, 0])?;
+        let (awake, _, _) = self.level_totals()?;
         std::mem::swap(&mut self.frontier, &mut self.next);
         Ok(awake)
     }
@@ -558,11 +556,8 @@ impl<'g> Rank<'g> {
         }
         let stream = self.gpu.stream();
         let context = || format!("splitting level {level}'s hubs");
-        // SAFETY: memsets on the stream, before the kernel that counts.
-        unsafe {
-            self.light_size.set_32_async(0, stream).context(context)?;
-            self.chunk_count.set_32_async(0, stream).context(context)?;
-        }
+        // SAFETY: a memset on the stream, before the kernel that counts.
+        unsafe { self.split_sizes.set_32_async(0, stream) }.context(context)?;
         let kernel = &self.kernels.split_hubs;
         // SAFETY: the owned queue holds `owned_size` owned vertices, which
         // the light queue has room for, and `hub_chunks` for every owned
@@ -573,26 +568,37 @@ impl<'g> Rank<'g> {
                 owned_size,
                 self.rows.as_device_ptr(),
                 self.light_queue.as_device_ptr(),
-                self.light_size.as_device_ptr(),
+                self.split_sizes.as_device_ptr(),
                 self.hub_chunks.as_device_ptr(),
-                self.chunk_count.as_device_ptr()
+                self.split_sizes.as_device_ptr().add(1)
             ))
             .context(context)?;
         }
-        Ok((
-            read(self.gpu, &self.light_size)?[0],
-            read(self.gpu, &self.chunk_count)?[0],
-        ))
+        let sizes = read(self.gpu, &self.split_sizes)?;
+        Ok((sizes[0], sizes[1]))
     }
 
-    /// Sums two counts over the ranks.
-    fn sum_over_ranks(&mut self, values: [u64; 2]) -> Result<(u64, u64)> {
-        let context = || "summing counts over the ranks".to_string();
-        self.totals.copy_from(&values[..]).context(context)?;
+    /// The level's count (`count`: the next owned queue's size, or the
+    /// vertices a bottom-up level found) and the next queue's `edges`,
+    /// summed over the ranks on the device: returns both sums and this
+    /// rank's count, in one copy to the host.
+    fn level_totals(&mut self) -> Result<(u64, u64, u32)> {
+        let stream = self.gpu.stream();
+        let kernel = &self.kernels.level_totals;
+        // SAFETY: one u32, one u64 and three u64s:
+        // `distributed_level_totals`'s contract.
+        unsafe {
+            launch!(kernel<<<1, 1, 0, stream>>>(
+                self.count.as_device_ptr(),
+                self.edges.as_device_ptr(),
+                self.totals.as_device_ptr()
+            ))
+            .context(|| "laying out a level's counts".into())?;
+        }
         self.communicator
-            .sum_u64(self.totals.as_device_ptr(), 2, self.gpu.stream())?;
+            .sum_u64(self.totals.as_device_ptr(), 2, stream)?;
         let totals = read(self.gpu, &self.totals)?;
-        Ok((totals[0], totals[1]))
+        Ok((totals[0], totals[1], totals[2] as u32))
     }
 
     /// Gathers every rank's owned labels to every rank (in place); rank 0
