@@ -46,12 +46,9 @@ impl Verifier {
         }
         let engine = match &mut self.parallel {
             Some(engine) => engine,
-            None => {
-                let threads = std::thread::available_parallelism().map_or(1, |count| count.get());
-                let engine = cpu::ParallelBfs::new(threads)
-                    .map_err(|error| Error::Threads { threads, error })?;
-                self.parallel.insert(engine)
-            }
+            None => self
+                .parallel
+                .insert(cpu::ParallelBfs::new(cpu::hardware_threads())?),
         };
         same_levels(result, &engine.search(graph, result.source))?;
         match &result.parents {

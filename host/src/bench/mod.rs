@@ -162,8 +162,7 @@ pub fn graph(gpu: Option<&Gpu>, name: &str, graph: &Csr, plan: &Plan) -> Result<
         None => None,
     };
     for &threads in &plan.threads {
-        let mut engine =
-            cpu::ParallelBfs::new(threads).map_err(|error| Error::Threads { threads, error })?;
+        let mut engine = cpu::ParallelBfs::new(threads)?;
         let plural = if threads == 1 { "" } else { "s" };
         let mut row = Row::new(name, format!("cpu ({threads} thread{plural})"), None);
         // Warm-up, as for the GPU: the team's threads start, and the graph's
@@ -426,6 +425,6 @@ pub fn cpu_name() -> String {
                 .map(|(_, model)| model.trim().to_owned())
         })
         .unwrap_or_else(|| "CPU".into());
-    let threads = std::thread::available_parallelism().map_or(1, |count| count.get());
+    let threads = cpu::hardware_threads();
     format!("{model}, {threads} hardware threads")
 }

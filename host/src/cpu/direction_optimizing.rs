@@ -236,8 +236,8 @@ impl Labels<'_> {
 
 impl ParallelBfs {
     /// An engine with a team of `threads` (the calling thread included).
-    pub fn new(threads: usize) -> std::io::Result<ParallelBfs> {
-        let team = Team::new(threads)?;
+    pub fn new(threads: usize) -> crate::Result<ParallelBfs> {
+        let team = Team::new(threads).map_err(|error| crate::Error::Threads { threads, error })?;
         let claimed = (0..team.size()).map(|_| Mutex::new(Vec::new())).collect();
         Ok(ParallelBfs {
             team,

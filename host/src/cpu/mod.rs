@@ -8,3 +8,8 @@ mod team;
 
 pub use direction_optimizing::{ParallelBfs, SEQUENTIAL_LEVEL_EDGES, Step};
 pub use reference::bfs;
+
+/// The machine's hardware threads: the engine's team when none is asked for.
+pub fn hardware_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |count| count.get())
+}

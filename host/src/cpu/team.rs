@@ -74,8 +74,7 @@ impl Team {
             forks: AtomicU64::new(0),
             unfinished: AtomicUsize::new(0),
             sleeping: AtomicUsize::new(0),
-            oversubscribed: threads
-                > thread::available_parallelism().map_or(1, |count| count.get()),
+            oversubscribed: threads > super::hardware_threads(),
             panic: Mutex::new(None),
         });
         let workers = (1..threads.clamp(1, MAX_MEMBERS))

@@ -97,7 +97,7 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
         sub_queue_counts: arguments.sub_queues.clone(),
         plain_loads: arguments.plain_loads,
         threads: if arguments.threads.is_empty() {
-            vec![std::thread::available_parallelism().map_or(1, |count| count.get())]
+            vec![cpu::hardware_threads()]
         } else {
             arguments
                 .threads

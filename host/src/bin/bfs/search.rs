@@ -107,8 +107,8 @@ pub fn run(arguments: &SearchArgs, started: SystemTime) -> anyhow::Result<()> {
         (None, None) => {
             let threads = arguments
                 .threads
-                .map_or_else(cpu_count, |threads| threads as usize);
-            let engine = parallel_engine(threads)?;
+                .map_or_else(cpu::hardware_threads, |threads| threads as usize);
+            let engine = cpu::ParallelBfs::new(threads)?;
             // The one-time pass that decides whether bottom-up levels are
             // possible belongs to loading, not to the first search.
             graph.is_symmetric();
@@ -226,16 +226,6 @@ fn open_gpu(arguments: &SearchArgs) -> bfs::Result<Gpu> {
             Gpu::with_ptx(&ptx)
         }
     }
-}
-
-/// The parallel CPU engine on `threads` threads.
-fn parallel_engine(threads: usize) -> bfs::Result<cpu::ParallelBfs> {
-    cpu::ParallelBfs::new(threads).map_err(|error| Error::Threads { threads, error })
-}
-
-/// The machine's hardware threads.
-fn cpu_count() -> usize {
-    std::thread::available_parallelism().map_or(1, |count| count.get())
 }
 
 /// The ranks of a multi-GPU search the options ask for, if any.
