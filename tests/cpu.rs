@@ -2,7 +2,7 @@
 
 use bfs::graph::chains::{ChainContraction, Place, WeightedRows};
 use bfs::graph::hierarchy::{ContractionHierarchy, WIDE_ROW_ARCS};
-use bfs::validate::{same_levels, validate};
+use bfs::validate::{Verifier, same_levels, validate};
 use bfs::{Bfs, Csr, UNREACHED, cpu};
 use bfs_tests::generated;
 
@@ -139,6 +139,30 @@ fn validator_rejects_wrong_levels_and_parents() {
         parents: Some(vec![0, 0, 1, 2]),
     };
     assert!(validate(&path, &second_root).is_err());
+}
+
+#[test]
+fn a_verifier_holds_a_source_seen_again_to_the_distances_that_passed() {
+    let grid = generated("grid:30x30:0.2", 5);
+    let good = cpu::bfs(&grid, 7);
+    let mut verifier = Verifier::default();
+    verifier.check(&grid, &good).expect("the reference passes");
+    verifier.check(&grid, &good).expect("and passes again");
+    let far = (0..grid.vertex_count() as usize)
+        .max_by_key(|&vertex| good.levels[vertex].wrapping_add(1))
+        .unwrap();
+    let mut one_level_off = good.clone();
+    one_level_off.levels[far] += 1;
+    let error = verifier.check(&grid, &one_level_off).unwrap_err();
+    assert!(error.to_string().contains("earlier search"), "{error}");
+    let mut wrong_parent = good.clone();
+    wrong_parent.parents.as_mut().unwrap()[far] = far as u32;
+    assert!(verifier.check(&grid, &wrong_parent).is_err());
+    let mut fresh = Verifier::default();
+    assert!(fresh.check(&grid, &one_level_off).is_err());
+    fresh
+        .check(&grid, &cpu::bfs(&grid, 8))
+        .expect("another source passes");
 }
 
 #[test]
