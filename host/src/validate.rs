@@ -57,10 +57,7 @@ impl Verifier {
                     result.source
                 )));
             }
-            return match &result.parents {
-                Some(parents) => validate_parents(graph, result, parents),
-                None => Ok(()),
-            };
+            return tree_rules(graph, result);
         }
         self.check_anew(graph, result)?;
         self.passed.insert(result.source, fingerprint);
@@ -79,10 +76,15 @@ impl Verifier {
                 .insert(cpu::ParallelBfs::new(cpu::hardware_threads())?),
         };
         same_levels(result, &engine.search(graph, result.source))?;
-        match &result.parents {
-            Some(parents) => validate_parents(graph, result, parents),
-            None => Ok(()),
-        }
+        tree_rules(graph, result)
+    }
+}
+
+/// The tree rules on `result`'s parents, where it has them.
+fn tree_rules(graph: &Csr, result: &Bfs) -> Result<()> {
+    match &result.parents {
+        Some(parents) => validate_parents(graph, result, parents),
+        None => Ok(()),
     }
 }
 

@@ -126,8 +126,9 @@ pub fn markdown(device: &str, command: &str, graphs: &[Built], rows: &[ScalingRo
          exchange included), each after a warm-up search, from the same random sources. Every search is validated: \
          distances equal to a CPU search's and the Graph500 rules (past 2^30 CSR entries: the parallel CPU search, \
          and the tree rules on the parents); a source's searches after its first must have the distances that \
-         passed (a 64-bit fingerprint), and their parents the tree rules. GTEPS: harmonic mean over sources; Graph500: input edge tuples within \
-         the component, duplicates and self loops included; CSR: CSR entries examined (the other tables' count). \
+         passed (a 64-bit fingerprint), and their parents the tree rules. GTEPS: harmonic mean over sources; \
+         Graph500: input edge tuples within the component, duplicates and self loops included; CSR: CSR entries \
+         examined (the other tables' count). \
          Speed-up: Graph500 GTEPS over `auto`'s on one GPU.\n"
     );
     let _ = writeln!(text, "Device: **{device}**. Command: `{command}`\n");
