@@ -437,10 +437,18 @@ fn a_corrupt_binary_cache_is_refused() {
         (
             {
                 let mut bytes = good.clone();
-                bytes[12] |= 2;
+                bytes[12] |= 8;
                 bytes
             },
-            "flags 0x3 unknown",
+            "flags 0xb unknown",
+        ),
+        (
+            {
+                let mut bytes = good.clone();
+                bytes[12] ^= binary::SYMMETRIC as u8;
+                bytes
+            },
+            "checksum",
         ),
     ];
     for (bytes, expected) in cases {
@@ -477,21 +485,63 @@ fn a_generated_graph_keeps_graph500s_input_edges_through_a_binary_cache() {
     assert_eq!(loaded, graph);
     assert_eq!(loaded.input_edge_ends(), graph.input_edge_ends());
     assert_eq!(loaded.input_edge_count(), Some(16 * 1024));
-    // A graph read from rows has no ends to keep: the file is as version
-    // 2 wrote it, but for the version, and version 2 still loads.
+    // A graph read from rows has no ends to keep, so its file is as
+    // version 2 wrote it but for the header, and version 2 still loads.
     let rows = Csr::from_parts(
         graph.row_offsets().to_vec(),
         graph.column_indices().to_vec(),
     )
     .unwrap();
     graph::save(&rows, &path).unwrap();
-    let mut bytes = std::fs::read(&path).unwrap();
-    assert_eq!(bytes[12..16], [0, 0, 0, 0], "no flags");
-    bytes[8..12].copy_from_slice(&binary::VERSION_WITHOUT_FLAGS.to_le_bytes());
-    std::fs::write(&path, &bytes).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(
+        bytes[12..16],
+        binary::SYMMETRIC.to_le_bytes(),
+        "symmetry alone"
+    );
+    std::fs::write(&path, as_version(bytes, binary::VERSION_WITHOUT_FLAGS)).unwrap();
     let version_2 = graph::load(&path).unwrap();
     assert_eq!(version_2, graph);
     assert_eq!(version_2.input_edge_count(), None);
+}
+
+/// A binary cache of a graph without input edge ends, its header
+/// rewritten as `version` (2 or 3) wrote it: no flags, and the checksum
+/// over the arrays alone.
+fn as_version(mut bytes: Vec<u8>, version: u32) -> Vec<u8> {
+    let checksum = crc32fast::hash(&bytes[40..]);
+    bytes[8..12].copy_from_slice(&version.to_le_bytes());
+    bytes[12..16].copy_from_slice(&0u32.to_le_bytes());
+    bytes[32..36].copy_from_slice(&checksum.to_le_bytes());
+    bytes
+}
+
+#[test]
+fn a_binary_cache_records_whether_the_graph_is_symmetric() {
+    let symmetric = bfs_tests::generated("kron:8:8", 5);
+    let one_way = Csr::from_edges(4, &[(0, 1), (1, 2), (2, 3), (3, 1)], false).unwrap();
+    for (graph, expected) in [(&symmetric, true), (&one_way, false)] {
+        let path = temporary("symmetry", "graph.bcsr");
+        // A graph read from rows does not know it until asked: the writer asks.
+        let rows = Csr::from_parts(
+            graph.row_offsets().to_vec(),
+            graph.column_indices().to_vec(),
+        )
+        .unwrap();
+        assert_eq!(rows.known_symmetric(), None);
+        graph::save(&rows, &path).unwrap();
+        let loaded = graph::load(&path).unwrap();
+        assert_eq!(loaded.known_symmetric(), Some(expected));
+        assert_eq!(&loaded, graph);
+        // Version 3 recorded no symmetry: such a file still loads, and its
+        // symmetry is found when asked.
+        let bytes = std::fs::read(&path).unwrap();
+        let version_3 = as_version(bytes, binary::VERSION_WITHOUT_SYMMETRY);
+        std::fs::write(&path, version_3).unwrap();
+        let version_3 = graph::load(&path).unwrap();
+        assert_eq!(version_3.known_symmetric(), None);
+        assert_eq!(version_3.is_symmetric(), expected);
+    }
 }
 
 #[test]

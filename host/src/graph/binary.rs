@@ -6,10 +6,17 @@
 //! CRC-32 of the arrays `u32`, reserved `u32`), then the `n + 1` row
 //! offsets as `u64`, the `m` column indices as `u32` and, with flag
 //! [`INPUT_EDGE_ENDS`], a generated graph's `n` input edge ends as `u32`
-//! (for Graph500's edge count: [`Csr::input_edge_ends`]). Version 2 files
-//! (no flags) and version 1 files, whose row offsets are `u32`, still
-//! load. A reader checks the magic, version, flags, sizes, checksum and
-//! the CSR's structure before trusting it.
+//! (for Graph500's edge count: [`Csr::input_edge_ends`]). Flag
+//! [`SYMMETRIC`] says whether every edge has its reverse, found once by
+//! the writer: a search needs to know (bottom-up levels need it), and the
+//! pass that finds out takes most of a minute on a graph of two billion
+//! edges, which a file loaded in seconds should not cost each time. The
+//! checksum covers the flags word, then the arrays, so a flipped flag is
+//! caught as corruption. Version 3 files (the checksum without the flags,
+//! symmetry not recorded), version 2 files (no flags) and version 1 files,
+//! whose row offsets are `u32`, still load. A reader checks the magic,
+//! version, flags, sizes, checksum and the CSR's structure before
+//! trusting it.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -20,14 +27,19 @@ use crate::Csr;
 
 /// The file's first eight bytes.
 pub const MAGIC: &[u8; 8] = b"BFSCSR\0\0";
-/// The format version this build writes: 64-bit row offsets and flags.
-pub const VERSION: u32 = 3;
+/// The format version this build writes: 64-bit row offsets, flags
+/// within the checksum, symmetry recorded.
+pub const VERSION: u32 = 4;
+/// The version before symmetry was recorded, which this build still reads.
+pub const VERSION_WITHOUT_SYMMETRY: u32 = 3;
 /// The version before flags, which this build still reads.
 pub const VERSION_WITHOUT_FLAGS: u32 = 2;
 /// The first version, with 32-bit row offsets, which this build still reads.
 pub const VERSION_32_BIT_OFFSETS: u32 = 1;
 /// Flag: the input edge ends follow the column indices.
 pub const INPUT_EDGE_ENDS: u32 = 1;
+/// Flag (version 4): every edge's reverse is an edge too.
+pub const SYMMETRIC: u32 = 2;
 const HEADER_BYTES: usize = 40;
 
 /// Writes `graph` in the binary format.
@@ -35,14 +47,18 @@ pub fn write(graph: &Csr, writer: &mut impl Write) -> std::io::Result<()> {
     let offsets: &[u8] = bytemuck::cast_slice(graph.row_offsets());
     let columns: &[u8] = bytemuck::cast_slice(graph.column_indices());
     let ends: &[u8] = bytemuck::cast_slice(graph.input_edge_ends().unwrap_or_default());
+    let mut flags = 0;
+    if graph.input_edge_ends().is_some() {
+        flags |= INPUT_EDGE_ENDS;
+    }
+    if graph.is_symmetric() {
+        flags |= SYMMETRIC;
+    }
     let mut checksum = crc32fast::Hasher::new();
+    checksum.update(&flags.to_le_bytes());
     checksum.update(offsets);
     checksum.update(columns);
     checksum.update(ends);
-    let flags = match graph.input_edge_ends() {
-        Some(_) => INPUT_EDGE_ENDS,
-        None => 0,
-    };
     let mut header = Vec::with_capacity(HEADER_BYTES);
     header.extend_from_slice(MAGIC);
     header.extend_from_slice(&VERSION.to_le_bytes());
@@ -75,7 +91,7 @@ pub fn read(path: &Path) -> Result<Csr, FormatError> {
     let long = |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().expect("8 bytes"));
     let version = word(8);
     let offset_bytes = match version {
-        VERSION | VERSION_WITHOUT_FLAGS => 8,
+        VERSION | VERSION_WITHOUT_SYMMETRY | VERSION_WITHOUT_FLAGS => 8,
         VERSION_32_BIT_OFFSETS => 4,
         _ => {
             return Err(fail(format!(
@@ -83,8 +99,12 @@ pub fn read(path: &Path) -> Result<Csr, FormatError> {
             )));
         }
     };
-    let flags = if version == VERSION { word(12) } else { 0 };
-    if flags & !INPUT_EDGE_ENDS != 0 {
+    let (flags, known_flags) = match version {
+        VERSION => (word(12), INPUT_EDGE_ENDS | SYMMETRIC),
+        VERSION_WITHOUT_SYMMETRY => (word(12), INPUT_EDGE_ENDS),
+        _ => (0, 0),
+    };
+    if flags & !known_flags != 0 {
         return Err(fail(format!(
             "binary CSR flags {flags:#x} unknown to this build"
         )));
@@ -109,6 +129,9 @@ pub fn read(path: &Path) -> Result<Csr, FormatError> {
         )));
     }
     let mut hasher = crc32fast::Hasher::new();
+    if version == VERSION {
+        hasher.update(&header[12..16]);
+    }
     let mut read_into = |bytes: &mut [u8]| -> Result<(), FormatError> {
         file.read_exact(bytes)
             .map_err(|error| fail(error.to_string()))?;
@@ -135,7 +158,7 @@ pub fn read(path: &Path) -> Result<Csr, FormatError> {
         return Err(fail("checksum mismatch: the file is corrupt".into()));
     }
     if cfg!(target_endian = "big") {
-        if version == VERSION {
+        if version != VERSION_32_BIT_OFFSETS {
             row_offsets
                 .iter_mut()
                 .for_each(|offset| *offset = EdgeOffset::from_le(*offset));
@@ -144,7 +167,10 @@ pub fn read(path: &Path) -> Result<Csr, FormatError> {
             *word = u32::from_le(*word);
         }
     }
-    let graph = Csr::from_parts(row_offsets, column_indices).map_err(fail)?;
+    let mut graph = Csr::from_parts(row_offsets, column_indices).map_err(fail)?;
+    if version == VERSION {
+        graph.symmetric = (flags & SYMMETRIC != 0).into();
+    }
     match flags & INPUT_EDGE_ENDS {
         0 => Ok(graph),
         _ => graph.with_input_edge_ends(ends).map_err(fail),

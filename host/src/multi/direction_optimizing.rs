@@ -16,7 +16,9 @@
 //!
 //! The direction follows gapbs's rule on global counts, all-reduced each
 //! level: to bottom-up when the frontier's edges exceed the unexplored
-//! edges over α, back when the frontier shrinks below `n / β`.
+//! edges over α, back when the frontier shrinks below `n / β`; α is
+//! [`ALPHA`], not gapbs's 15, as a top-down level here costs more than on
+//! a CPU: each claim an atomic, and a pair to every rank.
 //!
 //! [`partition`]: super::partition
 
@@ -24,8 +26,8 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use bfs_kernels::abi::{
-    BLOCK_SIZE, DIRECTION_ALPHA, DIRECTION_BETA, DIRECTION_TOP_DOWN_SHARED_BYTES, EdgeOffset,
-    HUB_CHUNK_EDGES, direction_optimizing, distributed, hub_chunk_capacity,
+    BLOCK_SIZE, DIRECTION_BETA, DIRECTION_TOP_DOWN_SHARED_BYTES, EdgeOffset, HUB_CHUNK_EDGES,
+    direction_optimizing, distributed, hub_chunk_capacity,
 };
 use cust::function::Function;
 use cust::launch;
@@ -36,6 +38,16 @@ use super::partition;
 use crate::error::CudaContext;
 use crate::gpu::{Gpu, Step, blocks_for, upload};
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
+
+/// The search's α: bottom-up once the frontier's edges exceed the
+/// unexplored edges over 60. On Kronecker 26 (one H200, NCCL on one GPU,
+/// 64 sources), with gapbs's 15, the slowest sources (10 of 64 took 10 to
+/// 15 ms, against a median of 4.3) were like 19026757, which spent 12.4 ms
+/// in one top-down level of 135 million edges and 14 million claims, just
+/// under the switch; bottom-up does that level in 3.3. α = 30, 60 and 120
+/// gave 203, 208 and 192 Graph500 GTEPS (harmonic mean) against 15's 176
+/// (BENCHMARKS.md).
+pub const ALPHA: u64 = 60;
 
 /// One rank: its GPU, its communicator, its rows and the search's buffers.
 pub struct Rank<'g> {
@@ -270,7 +282,7 @@ impl<'g> Rank<'g> {
         let mut steps = Vec::new();
         while frontier_size > 0 {
             let started = Instant::now();
-            if self.symmetric && scout_count > edges_to_check / DIRECTION_ALPHA {
+            if self.symmetric && scout_count > edges_to_check / ALPHA {
                 let mut awake = frontier_size;
                 let mut started = started;
                 loop {
@@ -354,7 +366,15 @@ impl<'g> Rank<'g> {
                 .context(context)?;
             }
         }
-        let claim_count = read(self.gpu, &self.count)?[0];
+        // Every rank's claim count, read once: this rank's sizes its
+        // packing, all of them the pairs' exchange.
+        self.communicator.all_gather_u32(
+            self.count.as_device_ptr(),
+            self.gathered_counts.as_device_ptr(),
+            stream,
+        )?;
+        let counts = read(self.gpu, &self.gathered_counts)?;
+        let claim_count = counts[self.communicator.rank() as usize];
         if claim_count > 0 {
             let kernel = &self.kernels.pack_claims;
             // SAFETY: `claim_count` claims, each a vertex whose parent this
@@ -369,13 +389,6 @@ impl<'g> Rank<'g> {
                 .context(context)?;
             }
         }
-        // Every rank's count, then every rank's pairs.
-        self.communicator.all_gather_u32(
-            self.count.as_device_ptr(),
-            self.gathered_counts.as_device_ptr(),
-            stream,
-        )?;
-        let counts = read(self.gpu, &self.gathered_counts)?;
         let words: Vec<u64> = counts.iter().map(|&count| 2 * count as u64).collect();
         let starts: Vec<u64> = words
             .iter()

@@ -5,7 +5,10 @@
 //!
 //! Every process that opens NCCL here sets `NCCL_NVLS_ENABLE=0` first:
 //! NVLink SHARP (multicast) stays off, as the machines this runs on
-//! require.
+//! require. It also sets `NCCL_RUNTIME_CONNECT=0` unless the user chose:
+//! the ranks connect while joining, not in the first search's first
+//! collective of each kind (a quarter of a second or more, which would
+//! count as search time).
 
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::sync::OnceLock;
@@ -92,9 +95,14 @@ fn library() -> Result<&'static Library> {
 }
 
 fn load() -> std::result::Result<Library, String> {
-    // SAFETY: setting a variable before any NCCL thread exists; the search
-    // sets it before its own threads start.
-    unsafe { std::env::set_var("NCCL_NVLS_ENABLE", "0") };
+    // SAFETY: setting variables before any NCCL thread exists; the search
+    // sets them before its own threads start.
+    unsafe {
+        std::env::set_var("NCCL_NVLS_ENABLE", "0");
+        if std::env::var_os("NCCL_RUNTIME_CONNECT").is_none() {
+            std::env::set_var("NCCL_RUNTIME_CONNECT", "0");
+        }
+    }
     let library = std::env::var(LIBRARY_VARIABLE).unwrap_or_else(|_| LIBRARY.into());
     let name = CString::new(library.clone())
         .map_err(|_| format!("{LIBRARY_VARIABLE} holds a NUL byte"))?;
