@@ -2,9 +2,9 @@
 //! loaded in a fraction of a second (`bfs convert IN OUT.bcsr`).
 //!
 //! Layout, little-endian: a 40-byte header (magic `BFSCSR\0\0`, format
-//! version `u32`, flags `u32`, vertex count `u64`, edge count `u64`,
-//! CRC-32 `u32`, reserved `u32`), then the `n + 1` row
-//! offsets as `u64`, the `m` column indices as `u32` and, with flag
+//! version `u32`, flags `u32`, vertex count `u64`, edge count `u64`, CRC-32
+//! `u32`, reserved `u32`), then the `n + 1` row offsets as `u64`, the `m`
+//! column indices as `u32` and, with flag
 //! [`INPUT_EDGE_ENDS`], a generated graph's `n` input edge ends as `u32`
 //! (for Graph500's edge count: [`Csr::input_edge_ends`]). Flag
 //! [`SYMMETRIC`] says whether every edge has its reverse, found once by
