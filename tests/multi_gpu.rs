@@ -42,7 +42,10 @@ fn rank_counts(devices: u32) -> Vec<u32> {
 }
 
 /// Searches `graph` from `sources` over `ranks` GPU threads and checks each
-/// result against the CPU reference and the Graph500 rules.
+/// result against the CPU reference and the Graph500 rules, and each
+/// level's exchange: the claims of the next level's vertices (8 bytes each,
+/// more where two ranks claimed one vertex; exactly that on one rank), or
+/// the whole next-frontier bitmap.
 fn assert_exact(name: &str, graph: &Csr, ranks: u32, sources: &[u32]) {
     let mut runs = Vec::new();
     multi::search(
@@ -63,6 +66,35 @@ fn assert_exact(name: &str, graph: &Csr, ranks: u32, sources: &[u32]) {
         same_levels(&run.result, &cpu::bfs(graph, source))
             .unwrap_or_else(|error| panic!("{context}: {error}"));
         validate(graph, &run.result).unwrap_or_else(|error| panic!("{context}: {error}"));
+        assert_eq!(
+            run.steps.len() as u32,
+            run.result.level_count(),
+            "{context}: a step a level"
+        );
+        let bitmap_bytes = 4 * graph.vertex_count().div_ceil(32).max(1) as u64;
+        for step in &run.steps {
+            let exchange = step
+                .exchange
+                .unwrap_or_else(|| panic!("{context}: level {} has no exchange", step.first_level));
+            let next_level = step.first_level + 1;
+            let claim_bytes = 8 * run
+                .result
+                .levels
+                .iter()
+                .filter(|&&level| level == next_level)
+                .count() as u64;
+            let as_claims = if ranks == 1 {
+                exchange.bytes == claim_bytes
+            } else {
+                exchange.bytes >= claim_bytes
+            };
+            assert!(
+                as_claims || exchange.bytes == bitmap_bytes,
+                "{context}: level {} gathered {} bytes, for {claim_bytes} bytes of claims or a {bitmap_bytes}-byte bitmap",
+                step.first_level,
+                exchange.bytes
+            );
+        }
     }
 }
 

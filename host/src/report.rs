@@ -122,6 +122,11 @@ pub struct LevelTrace {
     pub step_levels: Option<u32>,
     /// Whether the CPU ran it (`hybrid-cpu`).
     pub on_cpu: Option<bool>,
+    /// In a search over several GPUs: milliseconds of the level's
+    /// collectives, and the megabytes they gathered on each GPU
+    /// ([`crate::gpu::Exchange`]).
+    pub exchange_milliseconds: Option<f64>,
+    pub exchange_megabytes: Option<f64>,
 }
 
 /// Frontier size and edges examined per level of `result`, with the times
@@ -135,6 +140,8 @@ pub fn trace(graph: &Csr, result: &Bfs, steps: &[Step]) -> Vec<LevelTrace> {
             milliseconds: None,
             step_levels: None,
             on_cpu: None,
+            exchange_milliseconds: None,
+            exchange_megabytes: None,
         })
         .collect();
     for (vertex, &level) in result.levels.iter().enumerate() {
@@ -148,6 +155,10 @@ pub fn trace(graph: &Csr, result: &Bfs, steps: &[Step]) -> Vec<LevelTrace> {
             level.milliseconds = Some(step.elapsed.as_secs_f64() * 1e3);
             level.step_levels = Some(step.levels);
             level.on_cpu = Some(step.on_cpu);
+            if let Some(exchange) = step.exchange {
+                level.exchange_milliseconds = Some(exchange.elapsed.as_secs_f64() * 1e3);
+                level.exchange_megabytes = Some(exchange.bytes as f64 / 1e6);
+            }
         }
     }
     levels

@@ -36,6 +36,20 @@ pub struct Built {
 pub struct ScalingRow {
     pub gpus: u32,
     pub row: Row,
+    /// Per search over GPUs: its levels' exchange time over its levels
+    /// ([`crate::gpu::Exchange`]); empty for `auto`.
+    pub exchange_per_level: Vec<Duration>,
+}
+
+impl ScalingRow {
+    /// The median over searches of the exchange time per level, in µs.
+    fn median_exchange_microseconds(&self) -> Option<f64> {
+        let mut per_level: Vec<Duration> = self.exchange_per_level.clone();
+        per_level.sort();
+        per_level
+            .get(per_level.len() / 2)
+            .map(|median| median.as_secs_f64() * 1e6)
+    }
 }
 
 /// Times `graph` from `sources` random sources (with an edge): with `auto`
@@ -78,11 +92,16 @@ pub fn graph(
         }
         row.print();
         print_row_time(1, started);
-        on_row(ScalingRow { gpus: 1, row })?;
+        on_row(ScalingRow {
+            gpus: 1,
+            row,
+            exchange_per_level: Vec::new(),
+        })?;
     }
     for &gpus in gpu_counts {
         let started = Instant::now();
         let mut row = Row::new(name, "NCCL".into(), None);
+        let mut exchange_per_level = Vec::new();
         let warmed: Vec<u32> = [first].iter().chain(&sources).copied().collect();
         let mut warm_up = true;
         multi::search(
@@ -94,12 +113,23 @@ pub fn graph(
                 if std::mem::take(&mut warm_up) {
                     return Ok(());
                 }
+                let exchange: Duration = run
+                    .steps
+                    .iter()
+                    .filter_map(|step| step.exchange)
+                    .map(|exchange| exchange.elapsed)
+                    .sum();
+                exchange_per_level.push(exchange / run.steps.len().max(1) as u32);
                 check(&mut row, run.result, run.elapsed)
             },
         )?;
         row.print();
         print_row_time(gpus, started);
-        on_row(ScalingRow { gpus, row })?;
+        on_row(ScalingRow {
+            gpus,
+            row,
+            exchange_per_level,
+        })?;
     }
     Ok(())
 }
@@ -129,7 +159,9 @@ pub fn markdown(device: &str, command: &str, graphs: &[Built], rows: &[ScalingRo
          passed (a 64-bit fingerprint), and their parents the tree rules. GTEPS: harmonic mean over sources; \
          Graph500: input edge tuples within the component, duplicates and self loops included; CSR: CSR entries \
          examined (the other tables' count). \
-         Speed-up: Graph500 GTEPS over `auto`'s on one GPU.\n"
+         Speed-up: Graph500 GTEPS over `auto`'s on one GPU. Exchange: device time of a level's collectives (CUDA \
+         events around each: the transfers and each GPU's wait for the slowest, not the host's copies of the \
+         counts), a search's over its levels, median over sources.\n"
     );
     let _ = writeln!(text, "Device: **{device}**. Command: `{command}`\n");
     let _ = writeln!(
@@ -154,11 +186,11 @@ pub fn markdown(device: &str, command: &str, graphs: &[Built], rows: &[ScalingRo
     let _ = writeln!(
         text,
         "\n### Strong scaling\n\n| graph | search | sources | min ms | 1st quartile | median ms | 3rd quartile | \
-         max ms | GTEPS (CSR) | GPUs | GTEPS (Graph500) | speed-up |"
+         max ms | GTEPS (CSR) | GPUs | GTEPS (Graph500) | speed-up | exchange µs per level |"
     );
     let _ = writeln!(
         text,
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     );
     for scaling in rows {
         let one_gpu = rows
@@ -173,10 +205,13 @@ pub fn markdown(device: &str, command: &str, graphs: &[Built], rows: &[ScalingRo
         };
         let _ = writeln!(
             text,
-            "{} {} | {} | {speed_up} |",
+            "{} {} | {} | {speed_up} | {} |",
             timing_cells(&scaling.row),
             scaling.gpus,
             graph500(&scaling.row).map_or("-".into(), |gteps| format!("{gteps:.2}")),
+            scaling
+                .median_exchange_microseconds()
+                .map_or("-".into(), |microseconds| format!("{microseconds:.1}")),
         );
     }
     let vertices_of = |graph: &str| {

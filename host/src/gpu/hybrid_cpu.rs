@@ -173,6 +173,7 @@ impl GpuBfs for HybridCpu<'_> {
                 levels: 1,
                 elapsed: started.elapsed(),
                 on_cpu,
+                exchange: None,
             });
             level += 1;
         }

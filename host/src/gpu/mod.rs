@@ -313,6 +313,7 @@ impl GpuRun {
                 levels: result.level_count(),
                 elapsed,
                 on_cpu: false,
+                exchange: None,
             }],
             result,
             elapsed,
@@ -353,6 +354,22 @@ pub struct Step {
     pub elapsed: Duration,
     /// Whether the CPU ran it.
     pub on_cpu: bool,
+    /// What the level exchanged between GPUs, in a search over several.
+    pub exchange: Option<Exchange>,
+}
+
+/// A level's exchange between the GPUs of a search over several
+/// ([`crate::multi`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Exchange {
+    /// Device time in the level's collectives (CUDA events around each):
+    /// the transfers and each rank's wait for the slowest; not the host's
+    /// copies of the counts between them.
+    pub elapsed: Duration,
+    /// Bytes gathered on each rank: every rank's claims (vertex and
+    /// parent, 8 bytes each) on a top-down level, the next frontier's
+    /// bitmap on a bottom-up one.
+    pub bytes: u64,
 }
 
 impl Step {
@@ -363,6 +380,7 @@ impl Step {
             levels: 1,
             elapsed: started.elapsed(),
             on_cpu: false,
+            exchange: None,
         }
     }
 }

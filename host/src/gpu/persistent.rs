@@ -173,6 +173,7 @@ impl GpuBfs for Persistent<'_> {
             levels,
             elapsed: started.elapsed(),
             on_cpu: false,
+            exchange: None,
         });
         self.queues.finish(self.gpu, source)
     }

@@ -150,6 +150,7 @@ impl GpuBfs for PersistentDirectionOptimizing<'_> {
             levels: levels[0] as u32,
             elapsed: started.elapsed(),
             on_cpu: false,
+            exchange: None,
         });
         Ok(run)
     }

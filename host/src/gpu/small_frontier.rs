@@ -209,6 +209,7 @@ impl GpuBfs for SmallFrontier<'_> {
                 levels: next_level - level,
                 elapsed: started.elapsed(),
                 on_cpu: false,
+                exchange: None,
             });
             (frontier_size, level) = (next_size, next_level);
         }

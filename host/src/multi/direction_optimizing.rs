@@ -29,14 +29,16 @@ use bfs_kernels::abi::{
     BLOCK_SIZE, DIRECTION_BETA, DIRECTION_TOP_DOWN_SHARED_BYTES, EdgeOffset, HUB_CHUNK_EDGES,
     direction_optimizing, distributed, hub_chunk_capacity,
 };
+use cust::event::{Event, EventFlags};
 use cust::function::Function;
 use cust::launch;
 use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
+use cust::stream::Stream;
 
 use super::nccl::Communicator;
 use super::partition;
 use crate::error::CudaContext;
-use crate::gpu::{Gpu, Step, blocks_for, upload};
+use crate::gpu::{Exchange, Gpu, Step, blocks_for, upload};
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
 
 /// The search's α: bottom-up once the frontier's edges exceed the
@@ -85,6 +87,59 @@ pub struct Rank<'g> {
     /// ranks, and this rank's count (`distributed_level_totals`).
     edges: DeviceBuffer<u64>,
     totals: DeviceBuffer<u64>,
+    /// The current level's collectives, timed.
+    exchange: ExchangeClock,
+}
+
+/// CUDA events around each of a level's collectives, and the bytes they
+/// gathered: what the level's exchange cost.
+struct ExchangeClock {
+    /// A start and a stop event a collective, reused level after level.
+    events: Vec<(Event, Event)>,
+    /// Pairs recorded this level.
+    recorded: usize,
+    bytes: u64,
+}
+
+impl ExchangeClock {
+    /// Runs `collective`, which queues work on `stream`, between a pair
+    /// of events; counts `bytes` as gathered.
+    fn time(
+        &mut self,
+        stream: &Stream,
+        bytes: u64,
+        collective: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        let context = || "timing an exchange".to_string();
+        if self.recorded == self.events.len() {
+            let event = || Event::new(EventFlags::DEFAULT).context(context);
+            self.events.push((event()?, event()?));
+        }
+        let (start, stop) = &self.events[self.recorded];
+        start.record(stream).context(context)?;
+        collective()?;
+        stop.record(stream).context(context)?;
+        self.recorded += 1;
+        self.bytes += bytes;
+        Ok(())
+    }
+
+    /// The level's exchange, once the stream has passed its last
+    /// collective; starts the next level's.
+    fn take(&mut self) -> Result<Exchange> {
+        let context = || "reading an exchange's time".to_string();
+        let mut elapsed = Duration::ZERO;
+        for (start, stop) in &self.events[..self.recorded] {
+            stop.synchronize().context(context)?;
+            elapsed += stop.elapsed(start).context(context)?;
+        }
+        let exchange = Exchange {
+            elapsed,
+            bytes: self.bytes,
+        };
+        (self.recorded, self.bytes) = (0, 0);
+        Ok(exchange)
+    }
 }
 
 struct Kernels<'g> {
@@ -206,6 +261,11 @@ impl<'g> Rank<'g> {
             edges: DeviceBuffer::zeroed(1).context(allocation)?,
             totals,
             communicator,
+            exchange: ExchangeClock {
+                events: Vec::new(),
+                recorded: 0,
+                bytes: 0,
+            },
         })
     }
 
@@ -288,7 +348,7 @@ impl<'g> Rank<'g> {
                 loop {
                     let previous = awake;
                     awake = self.bottom_up_step(level)?;
-                    steps.push(Step::gpu_level(level, started));
+                    steps.push(self.step(level, started)?);
                     started = Instant::now();
                     level += 1;
                     let growing_or_large = awake >= previous || awake > n / DIRECTION_BETA;
@@ -302,11 +362,21 @@ impl<'g> Rank<'g> {
             } else {
                 edges_to_check = edges_to_check.saturating_sub(scout_count);
                 (owned_size, frontier_size, scout_count) = self.top_down_step(owned_size, level)?;
-                steps.push(Step::gpu_level(level, started));
+                steps.push(self.step(level, started)?);
                 level += 1;
             }
         }
         Ok(steps)
+    }
+
+    /// Level `level`'s step, which started at `started` and has just
+    /// ended, with its exchange.
+    fn step(&mut self, level: u32, started: Instant) -> Result<Step> {
+        let step = Step::gpu_level(level, started);
+        Ok(Step {
+            exchange: Some(self.exchange.take()?),
+            ..step
+        })
     }
 
     /// One top-down level from the owned frontier queue (`owned_size`
@@ -368,11 +438,13 @@ impl<'g> Rank<'g> {
         }
         // Every rank's claim count, read once: this rank's sizes its
         // packing, all of them the pairs' exchange.
-        self.communicator.all_gather_u32(
-            self.count.as_device_ptr(),
-            self.gathered_counts.as_device_ptr(),
-            stream,
-        )?;
+        self.exchange.time(stream, 0, || {
+            self.communicator.all_gather_u32(
+                self.count.as_device_ptr(),
+                self.gathered_counts.as_device_ptr(),
+                stream,
+            )
+        })?;
         let counts = read(self.gpu, &self.gathered_counts)?;
         let claim_count = counts[self.communicator.rank() as usize];
         if claim_count > 0 {
@@ -398,13 +470,15 @@ impl<'g> Rank<'g> {
                 Some(this)
             })
             .collect();
-        self.communicator.all_gather_words(
-            self.pairs.as_device_ptr(),
-            self.gathered_pairs.as_device_ptr(),
-            (&starts, &words),
-            stream,
-        )?;
         let pair_count: u64 = counts.iter().map(|&count| count as u64).sum();
+        self.exchange.time(stream, 8 * pair_count, || {
+            self.communicator.all_gather_words(
+                self.pairs.as_device_ptr(),
+                self.gathered_pairs.as_device_ptr(),
+                (&starts, &words),
+                stream,
+            )
+        })?;
 
         // Apply them all: the next frontier, and this rank's next queue.
         let owned = self.owned();
@@ -500,8 +574,10 @@ impl<'g> Rank<'g> {
         let own = self.next.as_device_ptr();
         // SAFETY: this rank's start is within the bitmap.
         let own_words = unsafe { own.add(starts[self.communicator.rank() as usize] as usize) };
-        self.communicator
-            .all_gather_words(own_words, own, (&starts, &counts), stream)?;
+        self.exchange.time(stream, 4 * words, || {
+            self.communicator
+                .all_gather_words(own_words, own, (&starts, &counts), stream)
+        })?;
         let kernel = &self.kernels.merge_visited;
         // SAFETY: both bitmaps have `words` words.
         unsafe {
@@ -608,8 +684,10 @@ impl<'g> Rank<'g> {
             ))
             .context(|| "laying out a level's counts".into())?;
         }
-        self.communicator
-            .sum_u64(self.totals.as_device_ptr(), 2, stream)?;
+        self.exchange.time(stream, 0, || {
+            self.communicator
+                .sum_u64(self.totals.as_device_ptr(), 2, stream)
+        })?;
         let totals = read(self.gpu, &self.totals)?;
         Ok((totals[0], totals[1], totals[2] as u32))
     }

@@ -579,8 +579,14 @@ fn print_trace(report: &Report) {
             }
             _ => String::new(),
         };
+        let exchange = match (level.exchange_milliseconds, level.exchange_megabytes) {
+            (Some(milliseconds), Some(megabytes)) => {
+                format!(", exchange {milliseconds:.4} ms, {megabytes:.3} MB a GPU")
+            }
+            _ => String::new(),
+        };
         println!(
-            "{:>7} {:>12} {:>14} {:>10}  {step}",
+            "{:>7} {:>12} {:>14} {:>10}  {step}{exchange}",
             level.level, level.frontier, level.edges, time
         );
     }
