@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use super::{Row, timing_cells};
-use crate::gpu::{Gpu, Search, Variant};
+use crate::gpu::{Gpu, Search, Variant, exchange_time};
 use crate::graph::generate::sources_with_edges;
 use crate::multi::{self, Ranks};
 use crate::validate::Verifier;
@@ -113,12 +113,7 @@ pub fn graph(
                 if std::mem::take(&mut warm_up) {
                     return Ok(());
                 }
-                let exchange: Duration = run
-                    .steps
-                    .iter()
-                    .filter_map(|step| step.exchange)
-                    .map(|exchange| exchange.elapsed)
-                    .sum();
+                let exchange = exchange_time(&run.steps).unwrap_or_default();
                 exchange_per_level.push(exchange / run.steps.len().max(1) as u32);
                 check(&mut row, run.result, run.elapsed)
             },

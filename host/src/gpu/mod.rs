@@ -358,6 +358,15 @@ pub struct Step {
     pub exchange: Option<Exchange>,
 }
 
+/// The exchange time of a search's `steps`, if it ran over GPUs.
+pub fn exchange_time(steps: &[Step]) -> Option<Duration> {
+    steps
+        .iter()
+        .filter_map(|step| step.exchange)
+        .map(|exchange| exchange.elapsed)
+        .reduce(|sum, elapsed| sum + elapsed)
+}
+
 /// A level's exchange between the GPUs of a search over several
 /// ([`crate::multi`]).
 #[derive(Clone, Copy, Debug)]

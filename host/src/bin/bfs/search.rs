@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, bail};
-use bfs::gpu::{Gpu, Partitioned, Search, Step, Variant, Work};
+use bfs::gpu::{Gpu, Partitioned, Search, Step, Variant, Work, exchange_time};
 use bfs::graph::GraphSource;
 use bfs::graph::generate::sources_with_edges;
 use bfs::multi::Ranks;
@@ -380,6 +380,8 @@ fn many_searches(
         edges_traversed: u64,
         input_edges_traversed: Option<u64>,
         bfs_milliseconds: f64,
+        /// Over GPUs: the time of the search's exchanges.
+        exchange_milliseconds: Option<f64>,
     }
     #[derive(Serialize)]
     struct ManyReport {
@@ -394,7 +396,7 @@ fn many_searches(
         searches: Vec<Searched>,
     }
     let (mut times, mut edges, mut searches) = (Vec::new(), Vec::new(), Vec::new());
-    let mut input_edges = Vec::new();
+    let (mut input_edges, mut exchanges_per_level) = (Vec::new(), Vec::new());
     let mut verifier = Verifier::default();
     searcher.for_each(graph, sources, &mut |outcome| {
         let source = outcome.result.source;
@@ -405,6 +407,10 @@ fn many_searches(
         }
         let traversed = outcome.result.edges_traversed(graph);
         let input_traversed = outcome.result.input_edges_traversed(graph);
+        let exchange = exchange_time(&outcome.steps);
+        if let Some(exchange) = exchange {
+            exchanges_per_level.push(exchange / outcome.steps.len().max(1) as u32);
+        }
         searches.push(Searched {
             source,
             levels: outcome.result.level_count(),
@@ -412,6 +418,7 @@ fn many_searches(
             edges_traversed: traversed,
             input_edges_traversed: input_traversed,
             bfs_milliseconds: outcome.elapsed.as_secs_f64() * 1e3,
+            exchange_milliseconds: exchange.map(|exchange| exchange.as_secs_f64() * 1e3),
         });
         times.push(outcome.elapsed);
         edges.push(traversed);
@@ -455,6 +462,13 @@ fn many_searches(
     if let Some(gteps) = statistics.graph500_harmonic_mean_gteps {
         println!(
             "Graph500:  {gteps:.4} GTEPS (harmonic mean; edges: input edge tuples in the component)"
+        );
+    }
+    exchanges_per_level.sort();
+    if let Some(median) = exchanges_per_level.get(exchanges_per_level.len() / 2) {
+        println!(
+            "exchange:  {:.1} µs a level (the median over searches of the collectives' time over the levels)",
+            median.as_secs_f64() * 1e6
         );
     }
     if arguments.verify {
