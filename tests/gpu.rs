@@ -436,6 +436,23 @@ fn hierarchy_sweep_is_exact_from_every_source_with_distances_in_either_memory() 
 }
 
 #[test]
+fn auto_runs_direction_optimizing_in_one_launch_below_the_level_by_level_size() {
+    let test = "auto_runs_direction_optimizing_in_one_launch_below_the_level_by_level_size";
+    let Some(gpu) = gpu(test) else {
+        return;
+    };
+    use bfs::gpu::{LEVEL_BY_LEVEL_LEAST_EDGES, Strategy, strategy_on};
+    let graph = bfs_tests::generated("kron:12:16", 1);
+    assert!(graph.edge_count() < LEVEL_BY_LEVEL_LEAST_EDGES);
+    let expected = if gpu.cooperative_launch() {
+        Strategy::DirectionOptimizingInOneLaunch
+    } else {
+        Strategy::DirectionOptimizing
+    };
+    assert_eq!(strategy_on(&gpu, &graph), expected);
+}
+
+#[test]
 fn auto_sweeps_a_hierarchy_where_chains_are_most_of_the_graph() {
     let Some(gpu) = gpu("auto_sweeps_a_hierarchy_where_chains_are_most_of_the_graph") else {
         return;

@@ -122,6 +122,15 @@ pub mod direction_optimizing {
     pub const BITMAP_TO_QUEUE: &str = "direction_optimizing_bitmap_to_queue";
 }
 
+/// Kernel entry points of the hubs' lists cut into chunks, a block each,
+/// for the searches that go level by level from the host.
+pub mod hub_chunks {
+    /// Splits a frontier queue into hub chunks and the other vertices.
+    pub const SPLIT: &str = "hub_chunks_split";
+    /// Expands hub chunks, a block each.
+    pub const EXPAND: &str = "hub_chunks_expand";
+}
+
 /// Kernel entry points of the multi-GPU search's exchange steps (besides
 /// `direction_optimizing`'s, which each GPU runs on its own rows).
 pub mod distributed {
@@ -131,10 +140,6 @@ pub mod distributed {
     pub const APPLY_CLAIMS: &str = "distributed_apply_claims";
     /// Adds an all-gathered bottom-up level to the visited bitmap.
     pub const MERGE_VISITED: &str = "distributed_merge_visited";
-    /// Splits a frontier queue into hub chunks and the other vertices.
-    pub const SPLIT_HUBS: &str = "distributed_split_hubs";
-    /// Expands hub chunks, a block each.
-    pub const EXPAND_HUB_CHUNKS: &str = "distributed_expand_hub_chunks";
     /// Widens a level's counts for their all-reduce.
     pub const LEVEL_TOTALS: &str = "distributed_level_totals";
 }
@@ -174,9 +179,10 @@ pub const PERSISTENT_DIRECTION_BLOCK_SIZE: u32 = 512;
 /// frontier, the next frontier's edges, and its hubs' chunks.
 pub const PERSISTENT_DIRECTION_COUNTERS: u32 = 3;
 
-/// Edges from which `persistent_direction_optimizing` treats a frontier
-/// vertex as a hub: its list is cut into chunks that every block shares,
-/// instead of being walked by the one block that holds the vertex.
+/// Edges from which a top-down level treats a frontier vertex as a hub
+/// (`persistent_direction_optimizing`, `hub_chunks`): its list is cut into
+/// chunks that every block shares, instead of being walked by the one
+/// block that holds the vertex.
 pub const HUB_DEGREE: u32 = 4096;
 
 /// Edges of a hub's chunk: one per thread of a block.
@@ -566,8 +572,8 @@ pub const KERNEL_NAMES: &[&str] = &[
     distributed::PACK_CLAIMS,
     distributed::APPLY_CLAIMS,
     distributed::MERGE_VISITED,
-    distributed::SPLIT_HUBS,
-    distributed::EXPAND_HUB_CHUNKS,
+    hub_chunks::SPLIT,
+    hub_chunks::EXPAND,
     distributed::LEVEL_TOTALS,
     persistent::LEVELS,
     persistent_direction_optimizing::SEARCH,

@@ -79,17 +79,32 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
             (0, (0, 0))
         };
         let labels = (visited, levels, parents);
-        // Each slot is handed out once, within the queue (the contract);
-        // the lanes that claim together take their slots with one atomic,
-        // as a level can claim millions of vertices.
-        let append = |neighbour, _| {
-            let slot =
-                gpu::coalesced_reserve_one(|total| gpu::atomic_add(next_frontier_size, total));
-            *next_frontier.add(slot as usize) = neighbour;
-        };
+        let append = append_to_queue(next_frontier, next_frontier_size);
         let graph = (row_offsets, column_indices);
         let edges = expand_top_down(graph, owner_slot, labels, entry, level + 1, append);
         add_block_sum(block_edges, edges, next_frontier_edges);
+    }
+}
+
+/// Appends what a thread claims to `next_frontier`: the lanes that claim
+/// together take their slots with one atomic on `*next_frontier_size`, as
+/// a level can claim millions of vertices.
+///
+/// # Safety
+/// `next_frontier` has room for every vertex, and each vertex is appended
+/// once (claimed once); `next_frontier_size` is one `u32`.
+#[inline(always)]
+pub unsafe fn append_to_queue(
+    next_frontier: *mut u32,
+    next_frontier_size: *mut u32,
+) -> impl Fn(u32, (EdgeOffset, EdgeOffset)) + Copy {
+    move |neighbour, _| {
+        // SAFETY: each slot is handed out once, within the queue (the contract).
+        unsafe {
+            let slot =
+                gpu::coalesced_reserve_one(|total| gpu::atomic_add(next_frontier_size, total));
+            *next_frontier.add(slot as usize) = neighbour;
+        }
     }
 }
 

@@ -12,12 +12,9 @@
 //!   next frontier they own; [`distributed_merge_visited`] adds them to
 //!   the visited bitmap;
 //! - top-down, each GPU expands the frontier vertices it owns, claiming
-//!   neighbours (any GPU's) in its copy of the visited bitmap: the hubs'
-//!   lists in chunks, a block each ([`distributed_split_hubs`],
-//!   [`distributed_expand_hub_chunks`], as
-//!   [`crate::persistent_direction_optimizing`] does, so one hub's million
-//!   edges do not hold one block for the level), the others as one GPU
-//!   does; [`distributed_pack_claims`] pairs each claimed vertex with its
+//!   neighbours (any GPU's) in its copy of the visited bitmap, as one GPU
+//!   does (hubs' lists in chunks, [`crate::hub_chunks`]);
+//!   [`distributed_pack_claims`] pairs each claimed vertex with its
 //!   parent, the GPUs all-gather the pairs, and [`distributed_apply_claims`]
 //!   sets their bits everywhere and, on each vertex's owner, its level,
 //!   its parent and its place in the owner's next frontier queue.
@@ -25,105 +22,10 @@
 //! Encodings as in [`crate::direction_optimizing`]; a pair is two words,
 //! the vertex then its parent.
 
-use crate::abi::{EdgeOffset, HUB_CHUNK_EDGES, HUB_DEGREE};
+use crate::abi::EdgeOffset;
 use crate::direction_optimizing::add_block_sum;
 use crate::gpu;
-use crate::visit::{claim, row};
-
-/// Splits the frontier `queue` of `size` vertices: a hub ([`HUB_DEGREE`]
-/// edges or more) goes to `chunks` as (hub, chunk) pairs, one for every
-/// [`HUB_CHUNK_EDGES`] of its edges, every other vertex to `light_queue`.
-///
-/// # Safety
-/// `queue` holds `size` vertices `< n`; `row_offsets` has `n + 1` entries;
-/// `light_queue` has room for `size` vertices and `chunks` for every
-/// hub's chunks ([`hub_chunk_capacity`](crate::abi::hub_chunk_capacity)
-/// of the queued edges); `light_size` and `chunk_count` are one `u32` each, 0.
-///
-/// # Launch
-/// Grid `ceil(size / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), no shared memory.
-///
-/// # Thread mapping
-/// Thread `i` places `queue[i]`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn distributed_split_hubs(
-    queue: *const u32,
-    size: u32,
-    row_offsets: *const EdgeOffset,
-    light_queue: *mut u32,
-    light_size: *mut u32,
-    chunks: *mut u32,
-    chunk_count: *mut u32,
-) {
-    let index = gpu::global_thread_index();
-    if index >= size {
-        return;
-    }
-    // SAFETY: `index < size`, vertices are `< n`, and each reserved slot
-    // is this thread's alone, within its array (the contract).
-    unsafe {
-        let vertex = gpu::load_read_only(queue.add(index as usize));
-        let (first_edge, end_edge) = row(row_offsets, vertex);
-        let degree = (end_edge - first_edge) as u32;
-        if degree < HUB_DEGREE {
-            *light_queue.add(gpu::atomic_add(light_size, 1) as usize) = vertex;
-            return;
-        }
-        let count = degree.div_ceil(HUB_CHUNK_EDGES);
-        let slot = gpu::atomic_add(chunk_count, count) as usize;
-        for chunk in 0..count as usize {
-            *chunks.add(2 * (slot + chunk)) = vertex;
-            *chunks.add(2 * (slot + chunk) + 1) = chunk as u32;
-        }
-    }
-}
-
-/// Expands `chunk_count` hub chunks for `next_level`, a block each: thread
-/// `t` of block `b` claims edge `t` of chunk `b`, and appends what it wins
-/// to `claims` (a warp's slots reserved with one atomic on `*claim_count`).
-///
-/// # Safety
-/// `chunks` holds `chunk_count` pairs from [`distributed_split_hubs`];
-/// the graph as in `global_queue_expand`; `claims` has room for every
-/// vertex; `visited`, `levels` and `parents` as for [`claim`].
-///
-/// # Launch
-/// Grid `chunk_count`, block [`HUB_CHUNK_EDGES`] (whole warps), no shared memory.
-///
-/// # Thread mapping
-/// Block `b` takes chunk `b`, thread `t` its edge `t`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn distributed_expand_hub_chunks(
-    row_offsets: *const EdgeOffset,
-    column_indices: *const u32,
-    chunks: *const u32,
-    claims: *mut u32,
-    claim_count: *mut u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
-    next_level: u32,
-) {
-    let chunk = gpu::block_index() as usize;
-    // SAFETY: block `b < chunk_count` reads pair `b`; its hub's edge is
-    // loaded only within the row; claims are handed out once each. Every
-    // lane reaches the warp's reservation.
-    unsafe {
-        let hub = gpu::load_read_only(chunks.add(2 * chunk));
-        let index = gpu::load_read_only(chunks.add(2 * chunk + 1));
-        let (first_edge, end_edge) = row(row_offsets, hub);
-        let edge = first_edge + (index * HUB_CHUNK_EDGES + gpu::thread_index()) as EdgeOffset;
-        let neighbour =
-            (edge < end_edge).then(|| gpu::load_read_only(column_indices.add(edge as usize)));
-        let won = neighbour
-            .filter(|&neighbour| claim(visited, levels, parents, neighbour, hub, next_level));
-        let slot =
-            gpu::warp_reserve_one(won.is_some(), |total| gpu::atomic_add(claim_count, total));
-        if let Some(neighbour) = won {
-            *claims.add(slot as usize) = neighbour;
-        }
-    }
-}
+use crate::visit::row;
 
 /// Writes claimed vertex `claims[i]` and its parent `parents[claims[i]]` as
 /// pair `i` of `pairs`.

@@ -61,6 +61,8 @@ pub mod hierarchical_queue;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod hierarchy_sweep;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
+pub mod hub_chunks;
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod hybrid_cpu;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod partitioned;

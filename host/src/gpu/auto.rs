@@ -19,7 +19,8 @@
 //! graph gets a direction-optimizing search, which chooses top-down or
 //! bottom-up anew at each level from the frontier's size and edges: in one
 //! cooperative launch (`persistent-direction-optimizing`) where the device
-//! has them, else level by level from the host (`direction-optimizing`).
+//! has them and the graph has fewer than [`LEVEL_BY_LEVEL_LEAST_EDGES`]
+//! CSR entries, else level by level from the host (`direction-optimizing`).
 
 use super::direction_optimizing::DirectionOptimizing;
 use super::hierarchy_sweep::{HierarchySweep, MOST_KEPT_VERTICES};
@@ -52,6 +53,19 @@ pub const PARTITIONS_PER_MULTIPROCESSOR: u32 = 8;
 /// 1.18 ms against `auto`'s 0.22).
 pub const CHAINS_KEPT_SHARE: f64 = 0.5;
 
+/// CSR entries from which a direction-optimizing search runs level by
+/// level from the host, its kernels on full grids, rather than in one
+/// cooperative launch of a resident grid. On an H200 (64 sources, Graph500
+/// GTEPS, `persistent-direction-optimizing` against `direction-optimizing`):
+/// Kronecker 22 (134 million entries) 83.1 against 78.1, Kronecker 24
+/// (537 million) 143.3 against 156.2, Kronecker 26 (2.1 billion) 164.9
+/// against 230.0 (BENCHMARKS.md). In one launch a level costs a grid
+/// barrier, not a launch and a round trip, which pays where levels are
+/// short; on large graphs the resident grid's few threads per
+/// multiprocessor hide less of each level's memory latency. A threshold
+/// between two measured points, not a derived one.
+pub const LEVEL_BY_LEVEL_LEAST_EDGES: u64 = 1 << 28;
+
 /// The strategy `auto` takes for a graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
@@ -64,15 +78,23 @@ pub enum Strategy {
     /// High diameter, mostly degree-2 chains, junctions that fit one block:
     /// `hierarchy-sweep`'s two sweeps over the junctions' hierarchy.
     HierarchySweep,
-    /// Low diameter or hubs: top-down or bottom-up per level.
+    /// Low diameter or hubs: top-down or bottom-up per level, a launch
+    /// each, the host choosing (`direction-optimizing`).
     DirectionOptimizing,
+    /// The same in one cooperative launch, the device choosing
+    /// (`persistent-direction-optimizing`): graphs of fewer than
+    /// [`LEVEL_BY_LEVEL_LEAST_EDGES`] CSR entries.
+    DirectionOptimizingInOneLaunch,
 }
 
 /// The strategy for `graph` on `gpu`: [`strategy`], and for road-like
 /// graphs [`Strategy::HierarchySweep`] where it keeps at most
 /// [`CHAINS_KEPT_SHARE`] of the vertices and at most [`MOST_KEPT_VERTICES`],
 /// else [`Strategy::PartitionLocal`] where its partitions are more
-/// than the multiprocessors but at most [`PARTITIONS_PER_MULTIPROCESSOR`] each.
+/// than the multiprocessors but at most [`PARTITIONS_PER_MULTIPROCESSOR`]
+/// each; for the others [`Strategy::DirectionOptimizingInOneLaunch`] where
+/// the device has cooperative launches and the graph fewer than
+/// [`LEVEL_BY_LEVEL_LEAST_EDGES`] CSR entries.
 pub fn strategy_on(gpu: &Gpu, graph: &Csr) -> Strategy {
     let multiprocessors = gpu.multiprocessors();
     match strategy(graph) {
@@ -87,6 +109,11 @@ pub fn strategy_on(gpu: &Gpu, graph: &Csr) -> Strategy {
                 Strategy::ManyLevelsPerLaunch
             }
         }
+        Strategy::DirectionOptimizing
+            if gpu.cooperative_launch() && graph.edge_count() < LEVEL_BY_LEVEL_LEAST_EDGES =>
+        {
+            Strategy::DirectionOptimizingInOneLaunch
+        }
         other => other,
     }
 }
@@ -99,7 +126,8 @@ fn mostly_chains(graph: &Csr) -> bool {
 }
 
 /// The strategy for `graph`, from its average and maximum degree alone:
-/// [`Strategy::ManyLevelsPerLaunch`] or [`Strategy::DirectionOptimizing`].
+/// [`Strategy::ManyLevelsPerLaunch`] or [`Strategy::DirectionOptimizing`]
+/// ([`strategy_on`] refines either for a device).
 pub fn strategy(graph: &Csr) -> Strategy {
     let vertices = graph.vertex_count().max(1) as f64;
     let average_degree = graph.edge_count() as f64 / vertices;
@@ -125,10 +153,10 @@ pub fn workspace_bytes(gpu: &Gpu, graph: &Csr) -> u64 {
                 + PersistentLevels::workspace_bytes(vertex_count)
         }
         Strategy::ManyLevelsPerLaunch => SmallFrontier::workspace_bytes(vertex_count),
-        Strategy::DirectionOptimizing if gpu.cooperative_launch() => {
+        Strategy::DirectionOptimizingInOneLaunch => {
             PersistentDirectionOptimizing::workspace_bytes(graph)
         }
-        Strategy::DirectionOptimizing => DirectionOptimizing::workspace_bytes(vertex_count),
+        Strategy::DirectionOptimizing => DirectionOptimizing::workspace_bytes(graph),
     }
 }
 
@@ -141,7 +169,7 @@ pub fn new<'g>(gpu: &'g Gpu, graph: &'g Csr) -> Result<Box<dyn GpuBfs + 'g>> {
             Box::new(SmallFrontier::with_persistent(gpu, graph.vertex_count())?)
         }
         Strategy::ManyLevelsPerLaunch => Box::new(SmallFrontier::new(gpu, graph.vertex_count())?),
-        Strategy::DirectionOptimizing if gpu.cooperative_launch() => {
+        Strategy::DirectionOptimizingInOneLaunch => {
             Box::new(PersistentDirectionOptimizing::new(gpu, graph)?)
         }
         Strategy::DirectionOptimizing => Box::new(DirectionOptimizing::new(gpu, graph)?),

@@ -1,28 +1,44 @@
 //! Host driver of the `direction-optimizing` variant (Beamer et al. 2012,
 //! gapbs's `DOBFS`): top-down levels from the frontier queue while the
 //! frontier's edges are few, bottom-up levels over bitmaps while it is large,
-//! switching by the α/β rule with the counts the kernels return. Directed
-//! (non-symmetric) graphs run top-down only.
+//! switching by the α/β rule with the counts the kernels return. A top-down
+//! level expands its hubs' lists in chunks, a block each ([`hub_chunks`]).
+//! Directed (non-symmetric) graphs run top-down only.
+//!
+//! [`hub_chunks`]: super::hub_chunks
 
-use bfs_kernels::abi::{
-    BLOCK_SIZE, DIRECTION_ALPHA, DIRECTION_BETA, DIRECTION_TOP_DOWN_SHARED_BYTES,
-    direction_optimizing,
-};
+use bfs_kernels::abi::{BLOCK_SIZE, DIRECTION_BETA, direction_optimizing};
 use cust::function::Function;
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
+use super::hub_chunks::{ChunkedTopDown, TopDownLevel};
 use super::queue::{FrontierQueues, at_level, visited_words};
 use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, blocks_for};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 
-/// The four kernels, the queues, the two bitmaps and the step counters.
+/// The α of the direction-optimizing searches that go level by level from
+/// the host, this one and the search over GPUs ([`crate::multi`]):
+/// bottom-up once the frontier's edges exceed the unexplored edges over
+/// 60, not gapbs's 15 (which `persistent-direction-optimizing` and the CPU
+/// engine keep). A top-down level on a GPU claims each vertex with an
+/// atomic, and a level just under gapbs's switch costs several bottom-up
+/// ones: on Kronecker 26 (one H200, the search over GPUs on one of them)
+/// source 19026757 spent 12.4 ms in a top-down level of 135 million edges
+/// that bottom-up does in 3.3. Measured on one H200, 64 sources, Graph500
+/// GTEPS (BENCHMARKS.md): the search over GPUs on one GPU, Kronecker 26,
+/// α = 15, 30, 60, 120: 176, 203, 208, 192; `direction-optimizing`,
+/// Kronecker 22, 24, 26, α = 15: 63.7, 150.4, 222.6, α = 60: 78.1, 156.2,
+/// 230.0.
+pub const LEVEL_BY_LEVEL_ALPHA: u64 = 60;
+
+/// The kernels, the queues, the two bitmaps and the step counters.
 pub struct DirectionOptimizing<'g> {
     gpu: &'g Gpu,
     graph: &'g Csr,
     symmetric: bool,
-    top_down: Function<'g>,
+    top_down: ChunkedTopDown<'g>,
     bottom_up: Function<'g>,
     queue_to_bitmap: Function<'g>,
     bitmap_to_queue: Function<'g>,
@@ -38,9 +54,12 @@ pub struct DirectionOptimizing<'g> {
 }
 
 impl<'g> DirectionOptimizing<'g> {
-    /// The frontier queues, two bitmaps and the counters.
-    pub fn workspace_bytes(vertex_count: u32) -> u64 {
+    /// The frontier queues, the hub chunks' buffers, two bitmaps and the
+    /// counters.
+    pub fn workspace_bytes(graph: &Csr) -> u64 {
+        let vertex_count = graph.vertex_count();
         FrontierQueues::workspace_bytes(vertex_count)
+            + ChunkedTopDown::workspace_bytes(vertex_count as u64, graph.edge_count())
             + 2 * 4 * visited_words(vertex_count) as u64
             + 8
             + 4
@@ -54,7 +73,7 @@ impl<'g> DirectionOptimizing<'g> {
             gpu,
             graph,
             symmetric: graph.is_symmetric(),
-            top_down: gpu.kernel(direction_optimizing::TOP_DOWN)?,
+            top_down: ChunkedTopDown::new(gpu, graph.vertex_count() as u64, graph.edge_count())?,
             bottom_up: gpu.kernel(direction_optimizing::BOTTOM_UP)?,
             queue_to_bitmap: gpu.kernel(direction_optimizing::QUEUE_TO_BITMAP)?,
             bitmap_to_queue: gpu.kernel(direction_optimizing::BITMAP_TO_QUEUE)?,
@@ -75,31 +94,31 @@ impl<'g> DirectionOptimizing<'g> {
         frontier_size: u32,
         level: u32,
     ) -> Result<(u32, u64)> {
-        let (stream, kernel, queues) = (self.gpu.stream(), &self.top_down, &mut self.queues);
+        let (stream, queues) = (self.gpu.stream(), &mut self.queues);
         queues.clear_next_size(self.gpu)?;
         let context = || "running a top-down level".to_string();
-        // SAFETY: queues, counters and graph sized for the same `n` (checked
-        // by `Search::run`): `direction_optimizing_top_down`'s contract; the
-        // arguments match its parameter list. The page-locked count is read
-        // after `advance` synchronizes the stream.
+        // SAFETY: a memset on the stream, before the kernels that add to it.
+        unsafe { self.next_frontier_edges.set_zero_async(stream) }.context(context)?;
+        let expansion = TopDownLevel {
+            row_offsets: graph.row_offsets.as_device_ptr(),
+            column_indices: graph.column_indices.as_device_ptr(),
+            frontier: queues.frontier(),
+            frontier_size,
+            next_frontier: queues.next_frontier(),
+            next_frontier_size: queues.next_frontier_size.as_device_ptr(),
+            visited: queues.visited.as_device_ptr(),
+            levels: queues.levels.as_device_ptr(),
+            parents: queues.parents.as_device_ptr(),
+            level,
+            next_frontier_edges: self.next_frontier_edges.as_device_ptr(),
+        };
+        // SAFETY: queues, labels and graph sized for the same `n` (checked
+        // by `Search::run`), and `top_down` for this graph; the queue holds
+        // `frontier_size` vertices and room for every vertex after them.
+        // The page-locked count is read after `advance` synchronizes the
+        // stream.
         unsafe {
-            self.next_frontier_edges
-                .set_zero_async(stream)
-                .context(context)?;
-            launch!(kernel<<<blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, DIRECTION_TOP_DOWN_SHARED_BYTES, stream>>>(
-                graph.row_offsets.as_device_ptr(),
-                graph.column_indices.as_device_ptr(),
-                queues.frontier(),
-                frontier_size,
-                queues.next_frontier(),
-                queues.next_frontier_size.as_device_ptr(),
-                queues.visited.as_device_ptr(),
-                queues.levels.as_device_ptr(),
-                queues.parents.as_device_ptr(),
-                level,
-                self.next_frontier_edges.as_device_ptr()
-            ))
-            .context(context)?;
+            self.top_down.run(self.gpu, &expansion)?;
             self.next_frontier_edges
                 .async_copy_to(&mut self.next_frontier_edges_on_host, stream)
                 .context(context)?;
@@ -193,7 +212,7 @@ impl GpuBfs for DirectionOptimizing<'_> {
         let (mut frontier_size, mut level) = (1u32, 0u32);
         while frontier_size > 0 {
             let started = std::time::Instant::now();
-            if self.symmetric && scout_count > edges_to_check / DIRECTION_ALPHA {
+            if self.symmetric && scout_count > edges_to_check / LEVEL_BY_LEVEL_ALPHA {
                 self.queue_to_bitmap(frontier_size)
                     .map_err(|error| at_level(error, level))?;
                 let mut awake = frontier_size;

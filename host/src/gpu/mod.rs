@@ -15,6 +15,7 @@ mod direction_optimizing;
 mod global_queue;
 mod hierarchical_queue;
 mod hierarchy_sweep;
+pub(crate) mod hub_chunks;
 mod hybrid_cpu;
 mod on_chip;
 mod partitioned;
@@ -26,8 +27,9 @@ mod two_kernel;
 mod vertex_levels;
 mod warp_specialized;
 
-pub use auto::{Strategy, strategy, strategy_on};
+pub use auto::{LEVEL_BY_LEVEL_LEAST_EDGES, Strategy, strategy, strategy_on};
 pub use chain_contracted::ChainContracted;
+pub use direction_optimizing::LEVEL_BY_LEVEL_ALPHA;
 pub use hierarchical_queue::HierarchicalQueue;
 pub use hierarchy_sweep::HierarchySweep;
 pub use hybrid_cpu::CPU_FRONTIER_THRESHOLD;
@@ -181,7 +183,7 @@ impl Gpu {
     }
 
     /// Whether the device runs cooperative launches (all blocks resident at once).
-    fn cooperative_launch(&self) -> bool {
+    pub fn cooperative_launch(&self) -> bool {
         self.cooperative_launch
     }
 
@@ -497,7 +499,7 @@ impl Variant {
             }
             Variant::HybridCpu => "levels with small frontiers on the CPU, large ones on the GPU",
             Variant::DirectionOptimizing => {
-                "top-down from a queue, bottom-up over bitmaps, switched by the alpha/beta rule (Beamer et al. 2012)"
+                "top-down from a queue (hubs' lists in chunks, a block each), bottom-up over bitmaps, switched by the alpha/beta rule (Beamer et al. 2012), a launch a level"
             }
             Variant::Persistent => {
                 "every level in one cooperative launch of one block per multiprocessor, a grid barrier between levels"
@@ -521,7 +523,7 @@ impl Variant {
                 "the whole graph in one thread-block cluster's distributed shared memory (sm_90), a cluster barrier between levels; no global memory in a level"
             }
             Variant::Auto => {
-                "road-like graphs (low average and maximum degree): chain-contracted where they are mostly degree-2 chains, else small-frontier and persistent by frontier size, or partitioned where it wins; other graphs persistent-direction-optimizing"
+                "road-like graphs (low average and maximum degree): hierarchy-sweep where they are mostly degree-2 chains, else small-frontier and persistent by frontier size, or partitioned where it wins; other graphs persistent-direction-optimizing, or direction-optimizing from 2^28 CSR entries"
             }
         }
     }
@@ -559,7 +561,7 @@ impl Variant {
             Variant::WarpSpecialized => warp_specialized::WarpSpecialized::workspace_bytes(graph),
             Variant::OnChip => on_chip::OnChip::workspace_bytes(graph),
             Variant::DirectionOptimizing => {
-                direction_optimizing::DirectionOptimizing::workspace_bytes(vertex_count)
+                direction_optimizing::DirectionOptimizing::workspace_bytes(graph)
             }
             Variant::Auto => auto::workspace_bytes(gpu, graph),
         }

@@ -17,7 +17,7 @@
 //! The direction follows gapbs's rule on global counts, all-reduced each
 //! level: to bottom-up when the frontier's edges exceed the unexplored
 //! edges over α, back when the frontier shrinks below `n / β`; α is
-//! [`ALPHA`], not gapbs's 15, as a top-down level here costs more than on
+//! [`LEVEL_BY_LEVEL_ALPHA`], not gapbs's 15, as a top-down level here costs more than on
 //! a CPU: each claim an atomic, and a pair to every rank.
 //!
 //! [`partition`]: super::partition
@@ -25,10 +25,7 @@
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
-use bfs_kernels::abi::{
-    BLOCK_SIZE, DIRECTION_BETA, DIRECTION_TOP_DOWN_SHARED_BYTES, EdgeOffset, HUB_CHUNK_EDGES,
-    direction_optimizing, distributed, hub_chunk_capacity,
-};
+use bfs_kernels::abi::{BLOCK_SIZE, DIRECTION_BETA, EdgeOffset, direction_optimizing, distributed};
 use cust::event::{Event, EventFlags};
 use cust::function::Function;
 use cust::launch;
@@ -38,18 +35,9 @@ use cust::stream::Stream;
 use super::nccl::Communicator;
 use super::partition;
 use crate::error::CudaContext;
-use crate::gpu::{Exchange, Gpu, Step, blocks_for, upload};
+use crate::gpu::hub_chunks::{ChunkedTopDown, TopDownLevel};
+use crate::gpu::{Exchange, Gpu, LEVEL_BY_LEVEL_ALPHA, Step, blocks_for, upload};
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
-
-/// The search's α: bottom-up once the frontier's edges exceed the
-/// unexplored edges over 60. On Kronecker 26 (one H200, NCCL on one GPU,
-/// 64 sources), with gapbs's 15, the slowest sources (10 of 64 took 10 to
-/// 15 ms, against a median of 4.3) were like 19026757, which spent 12.4 ms
-/// in one top-down level of 135 million edges and 14 million claims, just
-/// under the switch; bottom-up does that level in 3.3. α = 30, 60 and 120
-/// gave 203, 208 and 192 Graph500 GTEPS (harmonic mean) against 15's 176
-/// (BENCHMARKS.md).
-pub const ALPHA: u64 = 60;
 
 /// One rank: its GPU, its communicator, its rows and the search's buffers.
 pub struct Rank<'g> {
@@ -70,11 +58,8 @@ pub struct Rank<'g> {
     parents: DeviceBuffer<u32>,
     /// The owned frontier, and the next one.
     owned_queues: [DeviceBuffer<u32>; 2],
-    /// The owned frontier's vertices but its hubs, and the hubs' chunks
-    /// (hub, chunk) pairs; and their sizes, in that order.
-    light_queue: DeviceBuffer<u32>,
-    hub_chunks: DeviceBuffer<u32>,
-    split_sizes: DeviceBuffer<u32>,
+    /// The top-down kernels, hubs in chunks, and their buffers.
+    top_down: ChunkedTopDown<'g>,
     /// This level's claims, then as pairs to send, then every rank's pairs.
     claims: DeviceBuffer<u32>,
     pairs: DeviceBuffer<u32>,
@@ -143,14 +128,11 @@ impl ExchangeClock {
 }
 
 struct Kernels<'g> {
-    top_down: Function<'g>,
     bottom_up: Function<'g>,
     bitmap_to_queue: Function<'g>,
     pack_claims: Function<'g>,
     apply_claims: Function<'g>,
     merge_visited: Function<'g>,
-    split_hubs: Function<'g>,
-    expand_hub_chunks: Function<'g>,
     level_totals: Function<'g>,
 }
 
@@ -175,9 +157,8 @@ impl<'g> Rank<'g> {
             + 4 * owned_edges.max(1)
             + 3 * 4 * words
             + 2 * 4 * n
-            + 3 * 4 * (owned.len() as u64).max(1)
-            + 2 * 4 * hub_chunk_capacity(owned_edges)
-            + 4 * 2
+            + 2 * 4 * (owned.len() as u64).max(1)
+            + ChunkedTopDown::workspace_bytes(owned.len() as u64, owned_edges)
             + 4 * n
             + 8 * n
             + 8 * n * ranks as u64
@@ -232,14 +213,11 @@ impl<'g> Rank<'g> {
             edge_count: graph.edge_count(),
             symmetric: graph.is_symmetric(),
             kernels: Kernels {
-                top_down: gpu.kernel(direction_optimizing::TOP_DOWN)?,
                 bottom_up: gpu.kernel(direction_optimizing::BOTTOM_UP)?,
                 bitmap_to_queue: gpu.kernel(direction_optimizing::BITMAP_TO_QUEUE)?,
                 pack_claims: gpu.kernel(distributed::PACK_CLAIMS)?,
                 apply_claims: gpu.kernel(distributed::APPLY_CLAIMS)?,
                 merge_visited: gpu.kernel(distributed::MERGE_VISITED)?,
-                split_hubs: gpu.kernel(distributed::SPLIT_HUBS)?,
-                expand_hub_chunks: gpu.kernel(distributed::EXPAND_HUB_CHUNKS)?,
                 level_totals: gpu.kernel(distributed::LEVEL_TOTALS)?,
             },
             rows: upload(&rows)?,
@@ -250,9 +228,7 @@ impl<'g> Rank<'g> {
             levels: zeroed(n)?,
             parents: zeroed(n)?,
             owned_queues: [zeroed(owned_count)?, zeroed(owned_count)?],
-            light_queue: zeroed(owned_count)?,
-            hub_chunks: zeroed(2 * hub_chunk_capacity(owned_edges(graph, &owned)) as usize)?,
-            split_sizes: zeroed(2)?,
+            top_down: ChunkedTopDown::new(gpu, owned_count as u64, owned_edges(graph, &owned))?,
             claims: zeroed(n)?,
             pairs: zeroed(2 * n)?,
             gathered_pairs: zeroed(2 * n * communicator.ranks() as usize)?,
@@ -342,7 +318,7 @@ impl<'g> Rank<'g> {
         let mut steps = Vec::new();
         while frontier_size > 0 {
             let started = Instant::now();
-            if self.symmetric && scout_count > edges_to_check / ALPHA {
+            if self.symmetric && scout_count > edges_to_check / LEVEL_BY_LEVEL_ALPHA {
                 let mut awake = frontier_size;
                 let mut started = started;
                 loop {
@@ -383,7 +359,6 @@ impl<'g> Rank<'g> {
     /// vertices); returns the next owned queue's size, and the next
     /// frontier's size and edges over every rank.
     fn top_down_step(&mut self, owned_size: u32, level: u32) -> Result<(u32, u64, u64)> {
-        let (light_size, chunk_count) = self.split_hubs(owned_size, level)?;
         let stream = self.gpu.stream();
         let context = || {
             format!(
@@ -393,49 +368,26 @@ impl<'g> Rank<'g> {
         };
         // SAFETY: a memset on the stream, before the kernels that count.
         unsafe { self.count.set_32_async(0, stream) }.context(context)?;
-        if light_size > 0 {
-            let kernel = &self.kernels.top_down;
-            // SAFETY: the light queue holds `light_size` owned vertices; the
-            // rows cover every vertex (others' empty); claims, visited and
-            // labels have room for every vertex:
-            // `direction_optimizing_top_down`'s contract.
-            unsafe {
-                launch!(kernel<<<blocks_for(light_size, BLOCK_SIZE), BLOCK_SIZE, DIRECTION_TOP_DOWN_SHARED_BYTES, stream>>>(
-                    self.rows.as_device_ptr(),
-                    self.columns.as_device_ptr(),
-                    self.light_queue.as_device_ptr(),
-                    light_size,
-                    self.claims.as_device_ptr(),
-                    self.count.as_device_ptr(),
-                    self.visited.as_device_ptr(),
-                    self.levels.as_device_ptr(),
-                    self.parents.as_device_ptr(),
-                    level,
-                    self.edges.as_device_ptr()
-                ))
-                .context(context)?;
-            }
-        }
-        if chunk_count > 0 {
-            let kernel = &self.kernels.expand_hub_chunks;
-            // SAFETY: `chunk_count` pairs of owned hubs and their chunks;
-            // the graph, claims and labels as above:
-            // `distributed_expand_hub_chunks`'s contract.
-            unsafe {
-                launch!(kernel<<<chunk_count, HUB_CHUNK_EDGES, 0, stream>>>(
-                    self.rows.as_device_ptr(),
-                    self.columns.as_device_ptr(),
-                    self.hub_chunks.as_device_ptr(),
-                    self.claims.as_device_ptr(),
-                    self.count.as_device_ptr(),
-                    self.visited.as_device_ptr(),
-                    self.levels.as_device_ptr(),
-                    self.parents.as_device_ptr(),
-                    level + 1
-                ))
-                .context(context)?;
-            }
-        }
+        let claims = TopDownLevel {
+            row_offsets: self.rows.as_device_ptr(),
+            column_indices: self.columns.as_device_ptr(),
+            frontier: self.owned_queues[0].as_device_ptr(),
+            frontier_size: owned_size,
+            next_frontier: self.claims.as_device_ptr(),
+            next_frontier_size: self.count.as_device_ptr(),
+            visited: self.visited.as_device_ptr(),
+            levels: self.levels.as_device_ptr(),
+            parents: self.parents.as_device_ptr(),
+            level,
+            // Unused here: the owners sum the next queues' edges as they
+            // apply the claims.
+            next_frontier_edges: self.edges.as_device_ptr(),
+        };
+        // SAFETY: the owned queue holds `owned_size` owned vertices, of
+        // the owned edges `top_down` was allocated for; the rows cover
+        // every vertex (others' empty); claims, visited and labels have
+        // room for every vertex.
+        unsafe { self.top_down.run(self.gpu, &claims) }?;
         // Every rank's claim count, read once: this rank's sizes its
         // packing, all of them the pairs' exchange.
         self.exchange.time(stream, 0, || {
@@ -635,36 +587,6 @@ impl<'g> Rank<'g> {
             range.end / 32
         };
         range.start / 32..end
-    }
-
-    /// Splits the owned frontier queue (`owned_size` vertices) into the
-    /// light queue and the hubs' chunks; returns the sizes of both.
-    fn split_hubs(&mut self, owned_size: u32, level: u32) -> Result<(u32, u32)> {
-        if owned_size == 0 {
-            return Ok((0, 0));
-        }
-        let stream = self.gpu.stream();
-        let context = || format!("splitting level {level}'s hubs");
-        // SAFETY: a memset on the stream, before the kernel that counts.
-        unsafe { self.split_sizes.set_32_async(0, stream) }.context(context)?;
-        let kernel = &self.kernels.split_hubs;
-        // SAFETY: the owned queue holds `owned_size` owned vertices, which
-        // the light queue has room for, and `hub_chunks` for every owned
-        // hub's chunks: `distributed_split_hubs`'s contract.
-        unsafe {
-            launch!(kernel<<<blocks_for(owned_size, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
-                self.owned_queues[0].as_device_ptr(),
-                owned_size,
-                self.rows.as_device_ptr(),
-                self.light_queue.as_device_ptr(),
-                self.split_sizes.as_device_ptr(),
-                self.hub_chunks.as_device_ptr(),
-                self.split_sizes.as_device_ptr().add(1)
-            ))
-            .context(context)?;
-        }
-        let sizes = read(self.gpu, &self.split_sizes)?;
-        Ok((sizes[0], sizes[1]))
     }
 
     /// The level's count (`count`: the next owned queue's size, or the

@@ -1,0 +1,162 @@
+//! A top-down level whose hubs' lists are cut into chunks, a block each
+//! (`kernels/src/hub_chunks.rs`): the host side that `direction-optimizing`
+//! and each GPU of the search over several ([`crate::multi`]) share. The
+//! frontier queue is split into its hubs' chunks and its other vertices;
+//! the host reads the two counts, then launches the gather
+//! (`direction_optimizing_top_down`) over the other vertices and
+//! `hub_chunks_expand` over the chunks, both appending to one next queue.
+
+use bfs_kernels::abi::{
+    BLOCK_SIZE, DIRECTION_TOP_DOWN_SHARED_BYTES, EdgeOffset, HUB_CHUNK_EDGES, direction_optimizing,
+    hub_chunk_capacity, hub_chunks,
+};
+use cust::function::Function;
+use cust::launch;
+use cust::memory::{AsyncCopyDestination, DeviceBuffer, DevicePointer, LockedBuffer};
+
+use super::{Gpu, blocks_for};
+use crate::Result;
+use crate::error::CudaContext;
+
+/// What one top-down level reads and writes, as device pointers: the
+/// graph's rows (every vertex's, though a GPU of several holds only its
+/// own vertices' edges), the frontier queue, the next one and its size,
+/// the labels, and the next frontier's edges (gapbs's `scout_count`).
+pub struct TopDownLevel {
+    pub row_offsets: DevicePointer<EdgeOffset>,
+    pub column_indices: DevicePointer<u32>,
+    pub frontier: DevicePointer<u32>,
+    pub frontier_size: u32,
+    pub next_frontier: DevicePointer<u32>,
+    pub next_frontier_size: DevicePointer<u32>,
+    pub visited: DevicePointer<u32>,
+    pub levels: DevicePointer<u32>,
+    pub parents: DevicePointer<u32>,
+    /// The frontier's level.
+    pub level: u32,
+    pub next_frontier_edges: DevicePointer<u64>,
+}
+
+/// The three kernels, the light queue, the chunk list and the two counts.
+pub struct ChunkedTopDown<'g> {
+    split: Function<'g>,
+    top_down: Function<'g>,
+    expand: Function<'g>,
+    light_queue: DeviceBuffer<u32>,
+    chunks: DeviceBuffer<u32>,
+    /// The light queue's size and the chunks' count.
+    sizes: DeviceBuffer<u32>,
+    sizes_on_host: LockedBuffer<u32>,
+}
+
+impl<'g> ChunkedTopDown<'g> {
+    /// Device bytes for frontiers of up to `most_vertices` vertices and
+    /// `edges` edges.
+    pub fn workspace_bytes(most_vertices: u64, edges: u64) -> u64 {
+        4 * most_vertices.max(1) + 2 * 4 * hub_chunk_capacity(edges) + 4 * 2
+    }
+
+    /// Loads the kernels and allocates the buffers for frontiers of up to
+    /// `most_vertices` vertices and `edges` edges.
+    pub fn new(gpu: &'g Gpu, most_vertices: u64, edges: u64) -> Result<Self> {
+        let allocation = || "allocating the hub chunks' buffers".to_string();
+        let zeroed = |count: u64| DeviceBuffer::<u32>::zeroed(count.max(1) as usize);
+        Ok(ChunkedTopDown {
+            split: gpu.kernel(hub_chunks::SPLIT)?,
+            top_down: gpu.kernel(direction_optimizing::TOP_DOWN)?,
+            expand: gpu.kernel(hub_chunks::EXPAND)?,
+            light_queue: zeroed(most_vertices).context(allocation)?,
+            chunks: zeroed(2 * hub_chunk_capacity(edges)).context(allocation)?,
+            sizes: zeroed(2).context(allocation)?,
+            sizes_on_host: LockedBuffer::new(&0, 2).context(allocation)?,
+        })
+    }
+
+    /// Queues `level` on `gpu`'s stream: the split, then (after the host
+    /// has read its counts) the gather over the light vertices and the
+    /// chunks' expansion. The next queue's size and edges are the kernels'
+    /// to add to: the caller clears and reads them.
+    ///
+    /// # Safety
+    /// `level` meets `direction_optimizing_top_down`'s contract and
+    /// `hub_chunks_expand`'s (the queue holds `frontier_size` vertices
+    /// `< n`, the rows `n + 1` entries, the next queue room for every
+    /// vertex, the labels `n` entries); its frontier has at most the
+    /// vertices and edges this was allocated for.
+    pub unsafe fn run(&mut self, gpu: &Gpu, level: &TopDownLevel) -> Result<()> {
+        if level.frontier_size == 0 {
+            return Ok(());
+        }
+        let stream = gpu.stream();
+        let context = || format!("running top-down level {}", level.level);
+        let sizes = self.sizes.as_device_ptr();
+        let split = &self.split;
+        // SAFETY: the queue holds `frontier_size` vertices, which the light
+        // queue has room for, and `chunks` for their chunks (the
+        // allocation's bounds): `hub_chunks_split`'s contract. The
+        // page-locked counts are read after the stream synchronizes.
+        unsafe {
+            self.sizes.set_zero_async(stream).context(context)?;
+            launch!(split<<<blocks_for(level.frontier_size, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
+                level.frontier,
+                level.frontier_size,
+                level.row_offsets,
+                self.light_queue.as_device_ptr(),
+                sizes,
+                self.chunks.as_device_ptr(),
+                sizes.add(1)
+            ))
+            .context(context)?;
+            self.sizes
+                .async_copy_to(&mut self.sizes_on_host, stream)
+                .context(context)?;
+        }
+        stream.synchronize().context(context)?;
+        let (light_size, chunk_count) = (self.sizes_on_host[0], self.sizes_on_host[1]);
+        // The gather and the chunks' expansion take the same parameters,
+        // the light queue or the chunk list for the frontier.
+        let expand = |kernel: &Function<'_>,
+                      (items, count): (DevicePointer<u32>, u32),
+                      (grid, block, shared)| {
+            // SAFETY: `items` holds `count` light vertices or chunk pairs
+            // (the split's counts); the rest is the caller's contract.
+            unsafe {
+                launch!(kernel<<<grid, block, shared, stream>>>(
+                    level.row_offsets,
+                    level.column_indices,
+                    items,
+                    count,
+                    level.next_frontier,
+                    level.next_frontier_size,
+                    level.visited,
+                    level.levels,
+                    level.parents,
+                    level.level,
+                    level.next_frontier_edges
+                ))
+            }
+            .context(context)
+        };
+        if light_size > 0 {
+            let shape = (
+                blocks_for(light_size, BLOCK_SIZE),
+                BLOCK_SIZE,
+                DIRECTION_TOP_DOWN_SHARED_BYTES,
+            );
+            expand(
+                &self.top_down,
+                (self.light_queue.as_device_ptr(), light_size),
+                shape,
+            )?;
+        }
+        if chunk_count > 0 {
+            let shape = (chunk_count, HUB_CHUNK_EDGES, 8);
+            expand(
+                &self.expand,
+                (self.chunks.as_device_ptr(), chunk_count),
+                shape,
+            )?;
+        }
+        Ok(())
+    }
+}
