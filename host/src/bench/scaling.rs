@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use super::{Row, timing_cells};
-use crate::gpu::{Gpu, Search, Variant, exchange_time};
+use crate::gpu::{Gpu, Search, Step, Variant, median_exchange_per_level};
 use crate::graph::generate::sources_with_edges;
 use crate::multi::{self, Ranks};
 use crate::validate::Verifier;
@@ -36,20 +36,9 @@ pub struct Built {
 pub struct ScalingRow {
     pub gpus: u32,
     pub row: Row,
-    /// Per search over GPUs: its levels' exchange time over its levels
-    /// ([`crate::gpu::Exchange`]); empty for `auto`.
-    pub exchange_per_level: Vec<Duration>,
-}
-
-impl ScalingRow {
-    /// The median over searches of the exchange time per level, in µs.
-    fn median_exchange_microseconds(&self) -> Option<f64> {
-        let mut per_level: Vec<Duration> = self.exchange_per_level.clone();
-        per_level.sort();
-        per_level
-            .get(per_level.len() / 2)
-            .map(|median| median.as_secs_f64() * 1e6)
-    }
+    /// The median over searches of their exchange time per level
+    /// ([`crate::gpu::Exchange`]); none for `auto`.
+    pub exchange_per_level: Option<Duration>,
 }
 
 /// Times `graph` from `sources` random sources (with an edge): with `auto`
@@ -95,13 +84,13 @@ pub fn graph(
         on_row(ScalingRow {
             gpus: 1,
             row,
-            exchange_per_level: Vec::new(),
+            exchange_per_level: None,
         })?;
     }
     for &gpus in gpu_counts {
         let started = Instant::now();
         let mut row = Row::new(name, "NCCL".into(), None);
-        let mut exchange_per_level = Vec::new();
+        let mut searches_steps: Vec<Vec<Step>> = Vec::new();
         let warmed: Vec<u32> = [first].iter().chain(&sources).copied().collect();
         let mut warm_up = true;
         multi::search(
@@ -113,8 +102,7 @@ pub fn graph(
                 if std::mem::take(&mut warm_up) {
                     return Ok(());
                 }
-                let exchange = exchange_time(&run.steps).unwrap_or_default();
-                exchange_per_level.push(exchange / run.steps.len().max(1) as u32);
+                searches_steps.push(run.steps);
                 check(&mut row, run.result, run.elapsed)
             },
         )?;
@@ -123,7 +111,7 @@ pub fn graph(
         on_row(ScalingRow {
             gpus,
             row,
-            exchange_per_level,
+            exchange_per_level: median_exchange_per_level(searches_steps.iter().map(Vec::as_slice)),
         })?;
     }
     Ok(())
@@ -205,8 +193,11 @@ pub fn markdown(device: &str, command: &str, graphs: &[Built], rows: &[ScalingRo
             scaling.gpus,
             graph500(&scaling.row).map_or("-".into(), |gteps| format!("{gteps:.2}")),
             scaling
-                .median_exchange_microseconds()
-                .map_or("-".into(), |microseconds| format!("{microseconds:.1}")),
+                .exchange_per_level
+                .map_or("-".into(), |median| format!(
+                    "{:.1}",
+                    median.as_secs_f64() * 1e6
+                )),
         );
     }
     let vertices_of = |graph: &str| {

@@ -369,6 +369,19 @@ pub fn exchange_time(steps: &[Step]) -> Option<Duration> {
         .reduce(|sum, elapsed| sum + elapsed)
 }
 
+/// The median over searches of their exchange time per level (each
+/// search's `steps`), if they ran over GPUs.
+pub fn median_exchange_per_level<'s>(
+    searches: impl IntoIterator<Item = &'s [Step]>,
+) -> Option<Duration> {
+    let mut per_level: Vec<Duration> = searches
+        .into_iter()
+        .filter_map(|steps| Some(exchange_time(steps)? / steps.len() as u32))
+        .collect();
+    per_level.sort();
+    per_level.get(per_level.len() / 2).copied()
+}
+
 /// A level's exchange between the GPUs of a search over several
 /// ([`crate::multi`]).
 #[derive(Clone, Copy, Debug)]

@@ -5,7 +5,9 @@ use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, bail};
-use bfs::gpu::{Gpu, Partitioned, Search, Step, Variant, Work, exchange_time};
+use bfs::gpu::{
+    Gpu, Partitioned, Search, Step, Variant, Work, exchange_time, median_exchange_per_level,
+};
 use bfs::graph::GraphSource;
 use bfs::graph::generate::sources_with_edges;
 use bfs::multi::Ranks;
@@ -396,7 +398,7 @@ fn many_searches(
         searches: Vec<Searched>,
     }
     let (mut times, mut edges, mut searches) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut input_edges, mut exchanges_per_level) = (Vec::new(), Vec::new());
+    let (mut input_edges, mut searches_steps) = (Vec::new(), Vec::new());
     let mut verifier = Verifier::default();
     searcher.for_each(graph, sources, &mut |outcome| {
         let source = outcome.result.source;
@@ -408,9 +410,6 @@ fn many_searches(
         let traversed = outcome.result.edges_traversed(graph);
         let input_traversed = outcome.result.input_edges_traversed(graph);
         let exchange = exchange_time(&outcome.steps);
-        if let Some(exchange) = exchange {
-            exchanges_per_level.push(exchange / outcome.steps.len().max(1) as u32);
-        }
         searches.push(Searched {
             source,
             levels: outcome.result.level_count(),
@@ -421,6 +420,7 @@ fn many_searches(
             exchange_milliseconds: exchange.map(|exchange| exchange.as_secs_f64() * 1e3),
         });
         times.push(outcome.elapsed);
+        searches_steps.push(outcome.steps);
         edges.push(traversed);
         input_edges.extend(input_traversed);
         Ok(())
@@ -464,8 +464,7 @@ fn many_searches(
             "Graph500:  {gteps:.4} GTEPS (harmonic mean; edges: input edge tuples in the component)"
         );
     }
-    exchanges_per_level.sort();
-    if let Some(median) = exchanges_per_level.get(exchanges_per_level.len() / 2) {
+    if let Some(median) = median_exchange_per_level(searches_steps.iter().map(Vec::as_slice)) {
         println!(
             "exchange:  {:.1} µs a level (the median over searches of the collectives' time over the levels)",
             median.as_secs_f64() * 1e6
