@@ -17,8 +17,9 @@
 //! The direction follows gapbs's rule on global counts, all-reduced each
 //! level: to bottom-up when the frontier's edges exceed the unexplored
 //! edges over α, back when the frontier shrinks below `n / β`; α is
-//! [`LEVEL_BY_LEVEL_ALPHA`], not gapbs's 15, as a top-down level here costs more than on
-//! a CPU: each claim an atomic, and a pair to every rank.
+//! [`LEVEL_BY_LEVEL_ALPHA`], not gapbs's 15, as a top-down level here
+//! costs more than on a CPU: each claim an atomic, and a pair to every
+//! rank.
 //!
 //! [`partition`]: super::partition
 
