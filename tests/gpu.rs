@@ -149,6 +149,11 @@ fn every_variant_steps_through_each_level_once() {
                     run.steps
                 );
                 next_level += step.levels;
+                assert_eq!(
+                    step.direction.is_some(),
+                    variant == Variant::DirectionOptimizing,
+                    "{variant} on {name}: only direction-optimizing's levels have a direction"
+                );
             }
             assert_eq!(next_level, run.result.level_count(), "{variant} on {name}");
         }

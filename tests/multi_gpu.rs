@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use bfs::gpu::Gpu;
+use bfs::gpu::{Direction, Gpu};
 use bfs::multi::direction_optimizing::Rank;
 use bfs::multi::{self, Ranks};
 use bfs::validate::{same_levels, validate};
@@ -83,14 +83,20 @@ fn assert_exact(name: &str, graph: &Csr, ranks: u32, sources: &[u32]) {
                 .iter()
                 .filter(|&&level| level == next_level)
                 .count() as u64;
-            let as_claims = if ranks == 1 {
-                exchange.bytes == claim_bytes
-            } else {
-                exchange.bytes >= claim_bytes
+            let direction = step.direction.unwrap_or_else(|| {
+                panic!("{context}: level {} has no direction", step.first_level)
+            });
+            let expected = match direction {
+                Direction::BottomUp => exchange.bytes == bitmap_bytes,
+                // Each rank's claims: exactly the next level's vertices on
+                // one, and those claimed by several ranks more than once.
+                Direction::TopDown if ranks == 1 => exchange.bytes == claim_bytes,
+                Direction::TopDown => exchange.bytes >= claim_bytes,
             };
             assert!(
-                as_claims || exchange.bytes == bitmap_bytes,
-                "{context}: level {} gathered {} bytes, for {claim_bytes} bytes of claims or a {bitmap_bytes}-byte bitmap",
+                expected,
+                "{context}: {} level {} gathered {} bytes; its claims are {claim_bytes} bytes, the bitmap {bitmap_bytes}",
+                direction.name(),
                 step.first_level,
                 exchange.bytes
             );
@@ -104,7 +110,7 @@ fn several_gpus_give_the_cpu_distances_on_every_test_graph() {
     let Some(devices) = device_count(test) else {
         return;
     };
-    // Hubs past `HUB_DEGREE` edges, expanded in chunks.
+    // Hubs past `HUB_CHUNK_EDGES` edges, expanded in chunks.
     let hubs = [
         ("gen:star:20000".to_string(), generated("star:20000", 1)),
         ("gen:kron:16:32".to_string(), generated("kron:16:32", 2)),

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use std::time::Duration;
 
-use crate::gpu::{Step, Variant, Work};
+use crate::gpu::{Direction, Step, Variant, Work};
 use crate::{Bfs, Csr, UNREACHED};
 
 /// One run, as `--json` writes it.
@@ -127,6 +127,9 @@ pub struct LevelTrace {
     /// ([`crate::gpu::Exchange`]).
     pub exchange_milliseconds: Option<f64>,
     pub exchange_megabytes: Option<f64>,
+    /// `top-down` or `bottom-up`, in a direction-optimizing search that
+    /// goes level by level.
+    pub direction: Option<&'static str>,
 }
 
 /// Frontier size and edges examined per level of `result`, with the times
@@ -142,6 +145,7 @@ pub fn trace(graph: &Csr, result: &Bfs, steps: &[Step]) -> Vec<LevelTrace> {
             on_cpu: None,
             exchange_milliseconds: None,
             exchange_megabytes: None,
+            direction: None,
         })
         .collect();
     for (vertex, &level) in result.levels.iter().enumerate() {
@@ -155,6 +159,7 @@ pub fn trace(graph: &Csr, result: &Bfs, steps: &[Step]) -> Vec<LevelTrace> {
             level.milliseconds = Some(step.elapsed.as_secs_f64() * 1e3);
             level.step_levels = Some(step.levels);
             level.on_cpu = Some(step.on_cpu);
+            level.direction = step.direction.map(Direction::name);
             if let Some(exchange) = step.exchange {
                 level.exchange_milliseconds = Some(exchange.elapsed.as_secs_f64() * 1e3);
                 level.exchange_megabytes = Some(exchange.bytes as f64 / 1e6);

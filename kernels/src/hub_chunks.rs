@@ -1,38 +1,45 @@
-//! # Hub chunks: a hub's neighbour list dealt out to the whole grid
+//! # Hub chunks: long neighbour lists dealt out to the whole grid
 //!
 //! The top-down gather of Merrill, Garland & Grimshaw ("Scalable GPU Graph
 //! Traversal", PPoPP 2012; [`gather_neighbour_lists`]) gives a list of a
-//! block's size or more to the block of the thread that holds its vertex.
-//! On a scale-free graph one frontier vertex can hold millions of edges,
-//! and then its block walks them alone long after the rest of the grid has
-//! finished: one hub holds the level (a level of 2,483 vertices and 16.6
-//! million edges on Kronecker 24 took 11.1 ms so). Here such a list is cut
-//! instead into chunks of [`HUB_CHUNK_EDGES`], one edge per thread of a
-//! block, and a second launch gives every chunk a block of its own, as
-//! [`crate::persistent_direction_optimizing`] does inside its one launch:
-//! [`hub_chunks_split`] parts the frontier queue into the hubs' chunks
-//! and the other vertices, which the gather expands as before, and
+//! block's size or more to the block of the thread that holds its vertex,
+//! and a grid has a block for every [`BLOCK_SIZE`] frontier vertices. On a
+//! scale-free graph a small frontier can hold long lists: one hub holds
+//! the level (a level of 2,483 vertices and 16.6 million edges on
+//! Kronecker 24 took 11.1 ms so), and so do a few hundred vertices of a
+//! thousand or two edges each, walked by the one or two blocks that hold
+//! them (on Kronecker 22, a level of 294 vertices and 1.4 million edges
+//! took 1.7 ms). Here every list of [`HUB_CHUNK_EDGES`] or more (a hub,
+//! here) is cut instead into chunks of that many edges, one per thread of
+//! a block, and a second launch gives every chunk a block of its own, as
+//! [`crate::persistent_direction_optimizing`] does for its hubs inside its
+//! one launch, in the spirit of Enterprise's classes of frontier vertices
+//! by degree (Liu & Huang, SC 2015): [`hub_chunks_split`] parts the
+//! frontier queue into the hubs' chunks and the other vertices, which the
+//! gather expands as before (no list it walks fills a chunk), and
 //! [`hub_chunks_expand`] expands the chunks. Both searches that go level
 //! by level from the host use them: `direction-optimizing` on one GPU,
 //! and each GPU of the search over several ([`crate::distributed`]).
 //!
 //! A chunk is a pair of words, the hub and the chunk's index in its list.
 //!
+//! [`BLOCK_SIZE`]: crate::abi::BLOCK_SIZE
+//!
 //! [`gather_neighbour_lists`]: crate::direction_optimizing::gather_neighbour_lists
 
-use crate::abi::{EdgeOffset, HUB_CHUNK_EDGES, HUB_DEGREE};
+use crate::abi::{EdgeOffset, HUB_CHUNK_EDGES};
 use crate::direction_optimizing::{add_block_sum, append_to_queue, claim_and_append};
 use crate::gpu;
 use crate::visit::row;
 
-/// Splits the frontier `queue` of `size` vertices: a hub ([`HUB_DEGREE`]
+/// Splits the frontier `queue` of `size` vertices: a hub ([`HUB_CHUNK_EDGES`]
 /// edges or more) goes to `chunks` as (hub, chunk) pairs, one for every
 /// [`HUB_CHUNK_EDGES`] of its edges, every other vertex to `light_queue`.
 ///
 /// # Safety
 /// `queue` holds `size` vertices `< n`; `row_offsets` has `n + 1` entries;
 /// `light_queue` has room for `size` vertices and `chunks` for every
-/// hub's chunks ([`hub_chunk_capacity`](crate::abi::hub_chunk_capacity)
+/// hub's chunks ([`split_chunk_capacity`](crate::abi::split_chunk_capacity)
 /// of the queued edges); `light_size` and `chunk_count` are one `u32` each, 0.
 ///
 /// # Launch
@@ -60,7 +67,7 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_split(
         let vertex = gpu::load_read_only(queue.add(index as usize));
         let (first_edge, end_edge) = row(row_offsets, vertex);
         let degree = (end_edge - first_edge) as u32;
-        if degree < HUB_DEGREE {
+        if degree < HUB_CHUNK_EDGES {
             *light_queue.add(gpu::atomic_add(light_size, 1) as usize) = vertex;
             return;
         }

@@ -14,7 +14,7 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::hub_chunks::{ChunkedTopDown, TopDownLevel};
 use super::queue::{FrontierQueues, at_level, visited_words};
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, blocks_for};
+use super::{DeviceGraph, Direction, Gpu, GpuBfs, GpuRun, Step, blocks_for};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 
@@ -229,7 +229,8 @@ impl GpuBfs for DirectionOptimizing<'_> {
                             .bitmap_to_queue()
                             .map_err(|error| at_level(error, level))?;
                     }
-                    self.queues.steps.push(Step::gpu_level(level, started));
+                    let step = Step::gpu_level(level, started).going(Direction::BottomUp);
+                    self.queues.steps.push(step);
                     level += 1;
                     started = std::time::Instant::now();
                     if awake == 0 || !growing_or_large {
@@ -242,7 +243,8 @@ impl GpuBfs for DirectionOptimizing<'_> {
                 (frontier_size, scout_count) = self
                     .top_down_step(graph, frontier_size, level)
                     .map_err(|error| at_level(error, level))?;
-                self.queues.steps.push(Step::gpu_level(level, started));
+                let step = Step::gpu_level(level, started).going(Direction::TopDown);
+                self.queues.steps.push(step);
                 level += 1;
             }
         }

@@ -174,6 +174,7 @@ impl GpuBfs for HybridCpu<'_> {
                 elapsed: started.elapsed(),
                 on_cpu,
                 exchange: None,
+                direction: None,
             });
             level += 1;
         }

@@ -316,6 +316,7 @@ impl GpuRun {
                 elapsed,
                 on_cpu: false,
                 exchange: None,
+                direction: None,
             }],
             result,
             elapsed,
@@ -358,6 +359,28 @@ pub struct Step {
     pub on_cpu: bool,
     /// What the level exchanged between GPUs, in a search over several.
     pub exchange: Option<Exchange>,
+    /// Which way the level went, in a direction-optimizing search that
+    /// goes level by level.
+    pub direction: Option<Direction>,
+}
+
+/// Which way a level of a direction-optimizing search went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// From the frontier's vertices to their unvisited neighbours.
+    TopDown,
+    /// From the unvisited vertices to a neighbour in the frontier.
+    BottomUp,
+}
+
+impl Direction {
+    /// Its name in `--trace` and `--json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::TopDown => "top-down",
+            Direction::BottomUp => "bottom-up",
+        }
+    }
 }
 
 /// The exchange time of a search's `steps`, if it ran over GPUs.
@@ -405,6 +428,15 @@ impl Step {
             elapsed: started.elapsed(),
             on_cpu: false,
             exchange: None,
+            direction: None,
+        }
+    }
+
+    /// The step, which went in `direction`.
+    pub(crate) fn going(self, direction: Direction) -> Step {
+        Step {
+            direction: Some(direction),
+            ..self
         }
     }
 }

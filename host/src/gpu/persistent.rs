@@ -174,6 +174,7 @@ impl GpuBfs for Persistent<'_> {
             elapsed: started.elapsed(),
             on_cpu: false,
             exchange: None,
+            direction: None,
         });
         self.queues.finish(self.gpu, source)
     }

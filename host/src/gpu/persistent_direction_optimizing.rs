@@ -151,6 +151,7 @@ impl GpuBfs for PersistentDirectionOptimizing<'_> {
             elapsed: started.elapsed(),
             on_cpu: false,
             exchange: None,
+            direction: None,
         });
         Ok(run)
     }

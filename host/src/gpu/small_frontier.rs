@@ -210,6 +210,7 @@ impl GpuBfs for SmallFrontier<'_> {
                 elapsed: started.elapsed(),
                 on_cpu: false,
                 exchange: None,
+                direction: None,
             });
             (frontier_size, level) = (next_size, next_level);
         }

@@ -37,7 +37,7 @@ use super::nccl::Communicator;
 use super::partition;
 use crate::error::CudaContext;
 use crate::gpu::hub_chunks::{ChunkedTopDown, TopDownLevel};
-use crate::gpu::{Exchange, Gpu, LEVEL_BY_LEVEL_ALPHA, Step, blocks_for, upload};
+use crate::gpu::{Direction, Exchange, Gpu, LEVEL_BY_LEVEL_ALPHA, Step, blocks_for, upload};
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
 
 /// One rank: its GPU, its communicator, its rows and the search's buffers.
@@ -325,7 +325,7 @@ impl<'g> Rank<'g> {
                 loop {
                     let previous = awake;
                     awake = self.bottom_up_step(level)?;
-                    steps.push(self.step(level, started)?);
+                    steps.push(self.step(level, started, Direction::BottomUp)?);
                     started = Instant::now();
                     level += 1;
                     let growing_or_large = awake >= previous || awake > n / DIRECTION_BETA;
@@ -339,17 +339,17 @@ impl<'g> Rank<'g> {
             } else {
                 edges_to_check = edges_to_check.saturating_sub(scout_count);
                 (owned_size, frontier_size, scout_count) = self.top_down_step(owned_size, level)?;
-                steps.push(self.step(level, started)?);
+                steps.push(self.step(level, started, Direction::TopDown)?);
                 level += 1;
             }
         }
         Ok(steps)
     }
 
-    /// Level `level`'s step, which started at `started` and has just
-    /// ended, with its exchange.
-    fn step(&mut self, level: u32, started: Instant) -> Result<Step> {
-        let step = Step::gpu_level(level, started);
+    /// Level `level`'s step, which went in `direction`, started at
+    /// `started` and has just ended, with its exchange.
+    fn step(&mut self, level: u32, started: Instant, direction: Direction) -> Result<Step> {
+        let step = Step::gpu_level(level, started).going(direction);
         Ok(Step {
             exchange: Some(self.exchange.take()?),
             ..step

@@ -592,6 +592,9 @@ fn print_trace(report: &Report) {
             }
             _ => String::new(),
         };
+        let direction = level
+            .direction
+            .map_or(String::new(), |direction| format!(", {direction}"));
         let exchange = match (level.exchange_milliseconds, level.exchange_megabytes) {
             (Some(milliseconds), Some(megabytes)) => {
                 format!(", exchange {milliseconds:.4} ms, {megabytes:.3} MB a GPU")
@@ -599,7 +602,7 @@ fn print_trace(report: &Report) {
             _ => String::new(),
         };
         println!(
-            "{:>7} {:>12} {:>14} {:>10}  {step}{exchange}",
+            "{:>7} {:>12} {:>14} {:>10}  {step}{direction}{exchange}",
             level.level, level.frontier, level.edges, time
         );
     }
