@@ -192,9 +192,11 @@ fn direction_optimizing_is_exact_on_graphs_larger_than_the_grid() {
         generated("uniform:600000:4800000", 32),
     );
     let vertex_count = 300_000;
-    let mut arcs: Vec<(u32, u32)> = (1..=3 * abi::HUB_DEGREE).map(|head| (0, head)).collect();
+    let mut arcs: Vec<(u32, u32)> = (1..=3 * abi::HUB_CHUNK_EDGES)
+        .map(|head| (0, head))
+        .collect();
     arcs.extend((1..vertex_count).map(|tail| (tail, (tail * 7919) % vertex_count)));
-    arcs.extend((0..=abi::HUB_DEGREE).map(|head| (vertex_count - 1, head * 11)));
+    arcs.extend((0..=abi::HUB_CHUNK_EDGES).map(|head| (vertex_count - 1, head * 11)));
     let directed = (
         "directed, with hubs".to_string(),
         Csr::from_edges(vertex_count, &arcs, false).unwrap(),
@@ -204,7 +206,7 @@ fn direction_optimizing_is_exact_on_graphs_larger_than_the_grid() {
             .map(|vertex| graph.degree(vertex))
             .max();
         assert_eq!(
-            most_edges >= Some(abi::HUB_DEGREE),
+            most_edges >= Some(abi::HUB_CHUNK_EDGES),
             has_hubs,
             "{name}'s hubs"
         );

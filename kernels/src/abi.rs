@@ -179,28 +179,17 @@ pub const PERSISTENT_DIRECTION_BLOCK_SIZE: u32 = 512;
 /// frontier, the next frontier's edges, and its hubs' chunks.
 pub const PERSISTENT_DIRECTION_COUNTERS: u32 = 3;
 
-/// Edges from which a top-down level of `persistent_direction_optimizing`
-/// treats a frontier vertex as a hub: its list is cut into chunks that
-/// every block shares, instead of being walked by the one block that holds
-/// the vertex. (`hub_chunks`, for the searches that go level by level, cuts
-/// every list of a chunk or more.)
-pub const HUB_DEGREE: u32 = 4096;
-
-/// Edges of a hub's chunk: one per thread of a block.
+/// Edges of a hub's chunk: one per thread of a block. A top-down level
+/// treats a frontier vertex of a chunk's edges or more as a hub: its list
+/// is cut into chunks that every block shares, instead of being walked by
+/// the one block that holds the vertex (`hub_chunks` for the searches that
+/// go level by level, `persistent_direction_optimizing` in its grid).
 pub const HUB_CHUNK_EDGES: u32 = PERSISTENT_DIRECTION_BLOCK_SIZE;
 
-/// Chunk pairs (hub, chunk) one half of `persistent_direction_optimizing`'s
-/// hub list must hold for a graph of `edge_count` CSR entries: every list
-/// of [`HUB_DEGREE`] or more edges at once, each needing at most one chunk
-/// more than its edges fill.
+/// Chunk pairs (hub, chunk) the hubs among `edge_count` edges may take: a
+/// list of `d >= HUB_CHUNK_EDGES` edges takes `ceil(d / HUB_CHUNK_EDGES)`
+/// chunks, at most twice `d / HUB_CHUNK_EDGES`.
 pub const fn hub_chunk_capacity(edge_count: u64) -> u64 {
-    edge_count / HUB_CHUNK_EDGES as u64 + edge_count / HUB_DEGREE as u64 + 1
-}
-
-/// Chunk pairs `hub_chunks_split` may write for a frontier of
-/// `edge_count` edges: a list of `d >= HUB_CHUNK_EDGES` edges takes
-/// `ceil(d / HUB_CHUNK_EDGES)` chunks, at most twice `d / HUB_CHUNK_EDGES`.
-pub const fn split_chunk_capacity(edge_count: u64) -> u64 {
     2 * (edge_count / HUB_CHUNK_EDGES as u64) + 1
 }
 

@@ -39,7 +39,7 @@ use crate::visit::row;
 /// # Safety
 /// `queue` holds `size` vertices `< n`; `row_offsets` has `n + 1` entries;
 /// `light_queue` has room for `size` vertices and `chunks` for every
-/// hub's chunks ([`split_chunk_capacity`](crate::abi::split_chunk_capacity)
+/// hub's chunks ([`hub_chunk_capacity`](crate::abi::hub_chunk_capacity)
 /// of the queued edges); `light_size` and `chunk_count` are one `u32` each, 0.
 ///
 /// # Launch

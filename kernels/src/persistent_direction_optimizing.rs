@@ -17,8 +17,8 @@
 //!   frontier's size; their degrees add up to gapbs's `scout_count`.
 //!   Hubs are the exception: the gather gives a list of a block's size or
 //!   more to the one block that holds its vertex, so a vertex of
-//!   [`HUB_DEGREE`] edges or more is queued a second time, as chunks of
-//!   [`HUB_CHUNK_EDGES`] (one per thread of a block) in a list of (hub,
+//!   [`HUB_CHUNK_EDGES`] edges or more is queued a second time, as chunks
+//!   of that many (one per thread of a block) in a list of (hub,
 //!   chunk) pairs, and the next top-down level deals the chunks out to all
 //!   blocks first. (The source's chunks are numbered, not listed.)
 //! - **Bottom-up** levels give each thread vertices `t`, `t + T`, … (`T`
@@ -51,7 +51,7 @@
 //! searched (the last one found nothing).
 
 use crate::abi::{
-    DIRECTION_ALPHA, DIRECTION_BETA, EdgeOffset, HUB_CHUNK_EDGES, HUB_DEGREE, ListOwner,
+    DIRECTION_ALPHA, DIRECTION_BETA, EdgeOffset, HUB_CHUNK_EDGES, ListOwner,
     PERSISTENT_DIRECTION_COUNTERS,
 };
 use crate::direction_optimizing::{add_block_sum, claim_and_append, expand_top_down};
@@ -70,7 +70,7 @@ use crate::visit::{is_visited, row, row_neighbours};
 /// source's bit alone and the bitmaps clear; `counters` of
 /// `3 * PERSISTENT_DIRECTION_COUNTERS` words set to 0; `hub_chunks` two
 /// halves of `hub_chunk_capacity` pairs, that capacity at least the chunks
-/// of every list of [`HUB_DEGREE`] or more edges together; `reached` one
+/// of every list of [`HUB_CHUNK_EDGES`] or more edges together; `reached` one
 /// word.
 ///
 /// # Launch
@@ -274,12 +274,12 @@ pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
 }
 
 /// Chunks of [`HUB_CHUNK_EDGES`] edges in a list of `(first, end)`, if it
-/// is a hub's ([`HUB_DEGREE`] edges or more); 0 for any other list.
+/// is a hub's ([`HUB_CHUNK_EDGES`] edges or more); 0 for any other list.
 #[inline(always)]
 fn chunks_of((first, end): (EdgeOffset, EdgeOffset)) -> u32 {
     // A degree is below `n`, so it fits 32 bits.
     let degree = (end - first) as u32;
-    if degree >= HUB_DEGREE {
+    if degree >= HUB_CHUNK_EDGES {
         degree.div_ceil(HUB_CHUNK_EDGES)
     } else {
         0

@@ -7,7 +7,8 @@
 # shared memory (the 256² grid keeps too many vertices for that), and
 # `hierarchy-sweep` on a grid missing nearly half its streets, whose
 # hierarchy has wide vertices below the core (a warp each).
-# `direction-optimizing` also on a star, whose hub is expanded in chunks.
+# `direction-optimizing` and `persistent-direction-optimizing` also on a
+# star, whose hub is expanded in chunks.
 # `nccl` (in the default list) is the search over GPUs through NCCL, on one
 # GPU (`--gpus 1`), also on the star; memcheck leaves out API errors there,
 # NCCL's own probes of its kernels' attributes.
@@ -33,7 +34,7 @@ for tool in memcheck racecheck synccheck initcheck; do
         case "$variant" in
             chain-contracted) runs+=("gen:uniform:3000:3000") ;;
             hierarchy-sweep) runs+=("gen:uniform:3000:3000" "gen:grid:100x100:0.45") ;;
-            direction-optimizing) runs+=("gen:star:10000") ;;
+            direction-optimizing | persistent-direction-optimizing) runs+=("gen:star:10000") ;;
             nccl)
                 runs+=("gen:star:10000")
                 search=(--gpus 1)

@@ -56,14 +56,17 @@ pub const CHAINS_KEPT_SHARE: f64 = 0.5;
 /// CSR entries from which a direction-optimizing search runs level by
 /// level from the host, its kernels on full grids, rather than in one
 /// cooperative launch of a resident grid. On an H200 (64 sources, Graph500
-/// GTEPS, `persistent-direction-optimizing` against `direction-optimizing`):
-/// Kronecker 22 (134 million entries) 83.1 against 78.1, Kronecker 24
-/// (537 million) 143.3 against 156.2, Kronecker 26 (2.1 billion) 164.9
-/// against 230.0 (BENCHMARKS.md). In one launch a level costs a grid
+/// GTEPS, `persistent-direction-optimizing` against `direction-optimizing`,
+/// BENCHMARKS.md): Kronecker 22 (128 million entries) 113.4 against 95.6,
+/// Kronecker 23 (259 million) 128.3 against 131.3, Kronecker 24 (521
+/// million) 148.1 against 182.5; uniform 2^24 vertices (268 million, just
+/// below) 45.0 against 44.1. In one launch a level costs a grid
 /// barrier, not a launch and a round trip, which pays where levels are
 /// short; on large graphs the resident grid's few threads per
-/// multiprocessor hide less of each level's memory latency. A threshold
-/// between two measured points, not a derived one.
+/// multiprocessor hide less of each level's memory latency. The two cross
+/// near here: of the graphs just below, Kronecker 23 runs 2% slower in one
+/// launch, uniform 2^24 2% faster. A threshold between measured points,
+/// not a derived one.
 pub const LEVEL_BY_LEVEL_LEAST_EDGES: u64 = 1 << 28;
 
 /// The strategy `auto` takes for a graph.

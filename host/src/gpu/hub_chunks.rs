@@ -9,7 +9,7 @@
 
 use bfs_kernels::abi::{
     BLOCK_SIZE, DIRECTION_TOP_DOWN_SHARED_BYTES, EdgeOffset, HUB_CHUNK_EDGES, direction_optimizing,
-    hub_chunks, split_chunk_capacity,
+    hub_chunk_capacity, hub_chunks,
 };
 use cust::function::Function;
 use cust::launch;
@@ -54,7 +54,7 @@ impl<'g> ChunkedTopDown<'g> {
     /// Device bytes for frontiers of up to `most_vertices` vertices and
     /// `edges` edges.
     pub fn workspace_bytes(most_vertices: u64, edges: u64) -> u64 {
-        4 * most_vertices.max(1) + 2 * 4 * split_chunk_capacity(edges) + 4 * 2
+        4 * most_vertices.max(1) + 2 * 4 * hub_chunk_capacity(edges) + 4 * 2
     }
 
     /// Loads the kernels and allocates the buffers for frontiers of up to
@@ -67,7 +67,7 @@ impl<'g> ChunkedTopDown<'g> {
             top_down: gpu.kernel(direction_optimizing::TOP_DOWN)?,
             expand: gpu.kernel(hub_chunks::EXPAND)?,
             light_queue: zeroed(most_vertices).context(allocation)?,
-            chunks: zeroed(2 * split_chunk_capacity(edges)).context(allocation)?,
+            chunks: zeroed(2 * hub_chunk_capacity(edges)).context(allocation)?,
             sizes: zeroed(2).context(allocation)?,
             sizes_on_host: LockedBuffer::new(&0, 2).context(allocation)?,
         })
