@@ -5,7 +5,7 @@
 
 use bfs::gpu::{
     CLUSTER_KERNELS_PTX, ChainContracted, Gpu, HierarchicalQueue, HierarchySweep, KERNELS_PTX,
-    Partitioned, Search, Variant,
+    Partitioned, PersistentDirectionOptimizing, RowOffsets, Search, Variant,
 };
 use bfs::validate::{same_levels, validate};
 use bfs::{Bfs, Csr, Error, abi, cpu};
@@ -46,14 +46,18 @@ fn every_variant_gives_the_cpu_distances_on_every_test_graph() {
 /// reference and the result against the Graph500 rules.
 fn assert_exact(gpu: &Gpu, (name, graph): (&str, &Csr), references: &[Bfs], variants: &[Variant]) {
     for &variant in variants {
-        let mut search = Search::new(gpu, graph, variant).unwrap();
-        for reference in references {
-            let run = search.run(reference.source).unwrap();
-            let context = format!("{variant} on {name} from {}", reference.source);
-            same_levels(&run.result, reference)
-                .unwrap_or_else(|error| panic!("{context}: {error}"));
-            validate(graph, &run.result).unwrap_or_else(|error| panic!("{context}: {error}"));
-        }
+        let search = Search::new(gpu, graph, variant).unwrap();
+        assert_search_exact(search, (&format!("{variant} on {name}"), graph), references);
+    }
+}
+
+/// Runs `search` from every reference's source, checking as [`assert_exact`].
+fn assert_search_exact(mut search: Search, (name, graph): (&str, &Csr), references: &[Bfs]) {
+    for reference in references {
+        let run = search.run(reference.source).unwrap();
+        let context = format!("{name} from {}", reference.source);
+        same_levels(&run.result, reference).unwrap_or_else(|error| panic!("{context}: {error}"));
+        validate(graph, &run.result).unwrap_or_else(|error| panic!("{context}: {error}"));
     }
 }
 
@@ -219,6 +223,18 @@ fn direction_optimizing_is_exact_on_graphs_larger_than_the_grid() {
             Variant::PersistentDirectionOptimizing,
         ];
         assert_exact(&gpu, (&name, &graph), &references, &variants);
+        // The variant reads these graphs' row offsets in 32 bits; its
+        // kernel for 64-bit ones, which larger graphs take, on them too.
+        assert_eq!(RowOffsets::for_graph(&graph), RowOffsets::Narrow);
+        let variant = Variant::PersistentDirectionOptimizing;
+        let wide = Search::with(&gpu, &graph, variant, |gpu, graph| {
+            let search =
+                PersistentDirectionOptimizing::with_row_offsets(gpu, graph, RowOffsets::Wide);
+            Ok(Box::new(search?))
+        })
+        .unwrap();
+        let wide_name = format!("{variant} over 64-bit row offsets on {name}");
+        assert_search_exact(wide, (&wide_name, &graph), &references);
     }
 }
 

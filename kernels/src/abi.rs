@@ -165,6 +165,8 @@ pub const PERSISTENT_SHARED_BYTES: u32 = 4;
 pub mod persistent_direction_optimizing {
     /// Runs a direction-optimizing search in one cooperative launch.
     pub const SEARCH: &str = "persistent_direction_optimizing";
+    /// The same, the row offsets in 32 bits.
+    pub const SEARCH_NARROW: &str = "persistent_direction_optimizing_narrow";
 }
 
 /// Threads per block of `persistent_direction_optimizing`, whose grid is
@@ -574,6 +576,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     distributed::LEVEL_TOTALS,
     persistent::LEVELS,
     persistent_direction_optimizing::SEARCH,
+    persistent_direction_optimizing::SEARCH_NARROW,
     partitioned::SEARCH,
     warp_specialized::SEARCH,
     chain_contracted::SEARCH,

@@ -136,7 +136,7 @@ unsafe fn expand<const READ_ONLY_CACHE: bool>(
         if index < frontier_size {
             let vertex = load::<READ_ONLY_CACHE>(frontier.add(index as usize));
             for neighbour in
-                neighbours_through::<READ_ONLY_CACHE>(row_offsets, column_indices, vertex)
+                neighbours_through::<_, READ_ONLY_CACHE>(row_offsets, column_indices, vertex)
             {
                 if claim(visited, levels, parents, neighbour, vertex, level + 1) {
                     let slot = gpu::atomic_add(b_queue_size, 1);

@@ -24,7 +24,7 @@
 
 use crate::abi::{EdgeOffset, ListOwner};
 use crate::gpu::{self, FULL_WARP};
-use crate::visit::{claim, is_visited, mark_visited, neighbours, row, row_neighbours};
+use crate::visit::{RowOffset, claim, is_visited, mark_visited, neighbours, row, row_neighbours};
 
 /// One top-down level, adding the degrees of the vertices it discovers to
 /// `*next_frontier_edges`. Load-balanced as Merrill, Garland & Grimshaw
@@ -117,8 +117,8 @@ pub unsafe fn append_to_queue(
 /// # Safety
 /// As [`gather_neighbour_lists`] and [`claim_and_append`].
 #[inline(always)]
-pub unsafe fn expand_top_down(
-    (row_offsets, column_indices): (*const EdgeOffset, *const u32),
+pub unsafe fn expand_top_down<O: RowOffset>(
+    (row_offsets, column_indices): (*const O, *const u32),
     owner_slot: *mut ListOwner,
     labels: (*mut u32, *mut u32, *mut u32),
     entry: (u32, (EdgeOffset, EdgeOffset)),
@@ -273,8 +273,8 @@ pub unsafe fn add_block_sum(block_sum: *mut u64, value: u64, total: *mut u64) {
 /// The graph as in `global_queue_expand`, `labels` (visited, levels,
 /// parents) as for [`claim`].
 #[inline(always)]
-pub unsafe fn claim_and_append(
-    row_offsets: *const EdgeOffset,
+pub unsafe fn claim_and_append<O: RowOffset>(
+    row_offsets: *const O,
     (visited, levels, parents): (*mut u32, *mut u32, *mut u32),
     (neighbour, parent): (u32, u32),
     next_level: u32,

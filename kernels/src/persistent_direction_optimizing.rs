@@ -56,37 +56,94 @@ use crate::abi::{
 };
 use crate::direction_optimizing::{add_block_sum, claim_and_append, expand_top_down};
 use crate::gpu::{self, FULL_WARP};
-use crate::visit::{is_visited, row, row_neighbours};
+use crate::visit::{RowOffset, is_visited, row, row_neighbours};
 
-/// Searches from the vertex in `queue[0]`, already labelled and visited.
+/// Defines a kernel entry point whose row offsets are `$offset`s: the
+/// parameters of [`search`], forwarded to it.
+macro_rules! search_entry_point {
+    ($(#[$attribute:meta])* $name:ident, $offset:ty) => {
+        $(#[$attribute])*
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            row_offsets: *const $offset,
+            column_indices: *const u32,
+            queue: *mut u32,
+            visited: *mut u32,
+            levels: *mut u32,
+            parents: *mut u32,
+            bitmaps: *mut u32,
+            counters: *mut u64,
+            vertex_count: u32,
+            bottom_up_allowed: u32,
+            hub_chunks: *mut u32,
+            hub_chunk_capacity: u32,
+            reached: *mut u64,
+        ) {
+            // SAFETY: forwarded from the caller.
+            unsafe {
+                search(
+                    row_offsets, column_indices, queue, visited, levels, parents, bitmaps,
+                    counters, vertex_count, bottom_up_allowed, hub_chunks, hub_chunk_capacity,
+                    reached,
+                )
+            }
+        }
+    };
+}
+
+search_entry_point!(
+    /// Searches from the vertex in `queue[0]`, already labelled and visited.
+    ///
+    /// # Safety
+    /// `row_offsets`/`column_indices` a graph of `vertex_count` vertices as in
+    /// [`global_queue_expand`](crate::global_queue::global_queue_expand),
+    /// symmetric unless `bottom_up_allowed` is 0; `queue`, `levels` and
+    /// `parents` of `vertex_count` entries, labels reset but for the source;
+    /// `visited` and each of the three consecutive `bitmaps` of
+    /// `ceil(vertex_count / 32)` words (at least one), `visited` holding the
+    /// source's bit alone and the bitmaps clear; `counters` of
+    /// `3 * PERSISTENT_DIRECTION_COUNTERS` words set to 0; `hub_chunks` two
+    /// halves of `hub_chunk_capacity` pairs, that capacity at least the chunks
+    /// of every list of [`HUB_CHUNK_EDGES`] or more edges together; `reached` one
+    /// word.
+    ///
+    /// # Launch
+    /// Cooperative, at most the occupancy's blocks (the host launches that
+    /// many), block [`PERSISTENT_DIRECTION_BLOCK_SIZE`](crate::abi::PERSISTENT_DIRECTION_BLOCK_SIZE)
+    /// (whole warps), [`PERSISTENT_DIRECTION_SHARED_BYTES`](crate::abi::PERSISTENT_DIRECTION_SHARED_BYTES)
+    /// of shared memory.
+    ///
+    /// # Thread mapping
+    /// Top-down: thread `t` takes frontier entries `t`, `t + T`, … and its
+    /// block, warp or itself walks each list. Bottom-up: thread `t` owns
+    /// vertices `t`, `t + T`, …; a warp's lanes own the 32 vertices of one
+    /// bitmap word.
+    persistent_direction_optimizing,
+    EdgeOffset
+);
+
+search_entry_point!(
+    /// [`persistent_direction_optimizing`] with row offsets in 32 bits, for
+    /// a graph of fewer than 2^32 CSR entries: a bottom-up level reads 8
+    /// bytes per unvisited vertex's row, not 16.
+    ///
+    /// # Safety
+    /// As [`persistent_direction_optimizing`].
+    ///
+    /// # Launch
+    /// As [`persistent_direction_optimizing`].
+    persistent_direction_optimizing_narrow,
+    u32
+);
+
+/// The search of both entry points, over row offsets of either width.
 ///
 /// # Safety
-/// `row_offsets`/`column_indices` a graph of `vertex_count` vertices as in
-/// [`global_queue_expand`](crate::global_queue::global_queue_expand),
-/// symmetric unless `bottom_up_allowed` is 0; `queue`, `levels` and
-/// `parents` of `vertex_count` entries, labels reset but for the source;
-/// `visited` and each of the three consecutive `bitmaps` of
-/// `ceil(vertex_count / 32)` words (at least one), `visited` holding the
-/// source's bit alone and the bitmaps clear; `counters` of
-/// `3 * PERSISTENT_DIRECTION_COUNTERS` words set to 0; `hub_chunks` two
-/// halves of `hub_chunk_capacity` pairs, that capacity at least the chunks
-/// of every list of [`HUB_CHUNK_EDGES`] or more edges together; `reached` one
-/// word.
-///
-/// # Launch
-/// Cooperative, at most the occupancy's blocks (the host launches that
-/// many), block [`PERSISTENT_DIRECTION_BLOCK_SIZE`](crate::abi::PERSISTENT_DIRECTION_BLOCK_SIZE)
-/// (whole warps), [`PERSISTENT_DIRECTION_SHARED_BYTES`](crate::abi::PERSISTENT_DIRECTION_SHARED_BYTES)
-/// of shared memory.
-///
-/// # Thread mapping
-/// Top-down: thread `t` takes frontier entries `t`, `t + T`, … and its
-/// block, warp or itself walks each list. Bottom-up: thread `t` owns
-/// vertices `t`, `t + T`, …; a warp's lanes own the 32 vertices of one
-/// bitmap word.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
-    row_offsets: *const EdgeOffset,
+/// As [`persistent_direction_optimizing`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn search<O: RowOffset>(
+    row_offsets: *const O,
     column_indices: *const u32,
     queue: *mut u32,
     visited: *mut u32,
@@ -128,7 +185,7 @@ pub unsafe extern "ptx-kernel" fn persistent_direction_optimizing(
         let source = *queue;
         let (first_edge, end_edge) = row(row_offsets, source);
         let mut scout_count = end_edge - first_edge;
-        let mut edges_to_check = gpu::load_read_only_u64(row_offsets.add(vertex_count as usize));
+        let mut edges_to_check = O::load_read_only(row_offsets.add(vertex_count as usize));
         let (mut level, mut start, mut size) = (0u32, 0u32, 1u32);
         let mut barrier = 0u32;
         let (mut bottom_up, mut bitmaps_dirty) = (false, false);

@@ -21,6 +21,47 @@
 use crate::abi::EdgeOffset;
 use crate::gpu::{self, FULL_WARP};
 
+/// A row offset as the device holds it: [`EdgeOffset`] (`u64`) for any
+/// graph, or `u32` for a graph of fewer than 2^32 CSR entries, whose rows
+/// then cost half the bytes to read (a bottom-up level reads one per
+/// unvisited vertex). Kernels compute with [`EdgeOffset`] either way.
+pub trait RowOffset: Copy {
+    /// The offset at `address`, through the read-only cache, widened.
+    ///
+    /// # Safety
+    /// `address` is valid and aligned, and nothing writes it during the launch.
+    unsafe fn load_read_only(address: *const Self) -> EdgeOffset;
+
+    /// The offset, widened.
+    fn widen(self) -> EdgeOffset;
+}
+
+impl RowOffset for EdgeOffset {
+    #[inline(always)]
+    unsafe fn load_read_only(address: *const Self) -> EdgeOffset {
+        // SAFETY: forwarded from the caller.
+        unsafe { gpu::load_read_only_u64(address) }
+    }
+
+    #[inline(always)]
+    fn widen(self) -> EdgeOffset {
+        self
+    }
+}
+
+impl RowOffset for u32 {
+    #[inline(always)]
+    unsafe fn load_read_only(address: *const Self) -> EdgeOffset {
+        // SAFETY: forwarded from the caller.
+        unsafe { gpu::load_read_only(address) as EdgeOffset }
+    }
+
+    #[inline(always)]
+    fn widen(self) -> EdgeOffset {
+        self as EdgeOffset
+    }
+}
+
 /// Claims `neighbour`, discovered from `vertex`, for `next_level`; returns
 /// whether this thread won it (and so must enqueue it).
 ///
@@ -61,8 +102,8 @@ pub unsafe fn claim(
 /// empty row, `edge == end`); `edge <= end <= row_offsets[n]`; the graph as
 /// for [`neighbours`], and `visited`, `levels`, `parents` as for [`claim`].
 #[inline(always)]
-pub unsafe fn expand_in_warp_step(
-    graph: (*const EdgeOffset, *const u32),
+pub unsafe fn expand_in_warp_step<O: RowOffset>(
+    graph: (*const O, *const u32),
     labels: (*mut u32, *mut u32, *mut u32),
     (vertex, (mut edge, end)): (u32, (EdgeOffset, EdgeOffset)),
     next_level: u32,
@@ -123,8 +164,8 @@ impl Batch {
 // Indexed loops over a constant range unroll and keep the arrays in
 // registers; zipped iterators left them in a 72-byte stack frame.
 #[allow(clippy::needless_range_loop)]
-unsafe fn claim_batch(
-    (row_offsets, column_indices): (*const EdgeOffset, *const u32),
+unsafe fn claim_batch<O: RowOffset>(
+    (row_offsets, column_indices): (*const O, *const u32),
     (visited, levels, parents): (*mut u32, *mut u32, *mut u32),
     (edge, end): (EdgeOffset, EdgeOffset),
     vertex: u32,
@@ -214,12 +255,12 @@ unsafe fn label(levels: *mut u32, parents: *mut u32, neighbour: u32, vertex: u32
 /// # Safety
 /// `vertex < n` and `row_offsets` has `n + 1` entries, not written while the kernel runs.
 #[inline(always)]
-pub unsafe fn row(row_offsets: *const EdgeOffset, vertex: u32) -> (EdgeOffset, EdgeOffset) {
+pub unsafe fn row<O: RowOffset>(row_offsets: *const O, vertex: u32) -> (EdgeOffset, EdgeOffset) {
     // SAFETY: in bounds per the contract.
     unsafe {
         (
-            gpu::load_read_only_u64(row_offsets.add(vertex as usize)),
-            gpu::load_read_only_u64(row_offsets.add(vertex as usize + 1)),
+            O::load_read_only(row_offsets.add(vertex as usize)),
+            O::load_read_only(row_offsets.add(vertex as usize + 1)),
         )
     }
 }
@@ -231,13 +272,13 @@ pub unsafe fn row(row_offsets: *const EdgeOffset, vertex: u32) -> (EdgeOffset, E
 /// `vertex < n`, `row_offsets` has `n + 1` entries and `column_indices` has
 /// `row_offsets[n]`, none written while the kernel runs.
 #[inline(always)]
-pub unsafe fn neighbours(
-    row_offsets: *const EdgeOffset,
+pub unsafe fn neighbours<O: RowOffset>(
+    row_offsets: *const O,
     column_indices: *const u32,
     vertex: u32,
 ) -> impl Iterator<Item = u32> {
     // SAFETY: forwarded from the caller.
-    unsafe { neighbours_through::<true>(row_offsets, column_indices, vertex) }
+    unsafe { neighbours_through::<O, true>(row_offsets, column_indices, vertex) }
 }
 
 /// [`neighbours`], through the read-only cache or with plain loads, so a
@@ -246,8 +287,8 @@ pub unsafe fn neighbours(
 /// # Safety
 /// As [`neighbours`].
 #[inline(always)]
-pub unsafe fn neighbours_through<const READ_ONLY_CACHE: bool>(
-    row_offsets: *const EdgeOffset,
+pub unsafe fn neighbours_through<O: RowOffset, const READ_ONLY_CACHE: bool>(
+    row_offsets: *const O,
     column_indices: *const u32,
     vertex: u32,
 ) -> impl Iterator<Item = u32> {
@@ -257,8 +298,8 @@ pub unsafe fn neighbours_through<const READ_ONLY_CACHE: bool>(
             row(row_offsets, vertex)
         } else {
             (
-                *row_offsets.add(vertex as usize),
-                *row_offsets.add(vertex as usize + 1),
+                (*row_offsets.add(vertex as usize)).widen(),
+                (*row_offsets.add(vertex as usize + 1)).widen(),
             )
         }
     };

@@ -34,6 +34,7 @@ pub use hierarchical_queue::HierarchicalQueue;
 pub use hierarchy_sweep::HierarchySweep;
 pub use hybrid_cpu::CPU_FRONTIER_THRESHOLD;
 pub use partitioned::Partitioned;
+pub use persistent_direction_optimizing::{PersistentDirectionOptimizing, RowOffsets};
 
 use std::fmt;
 use std::str::FromStr;
@@ -700,8 +701,7 @@ impl<'g> Search<'g> {
             });
         }
         let device_graph = DeviceGraph::upload(graph)?;
-        let graph_bytes =
-            4 * (device_graph.row_offsets.len() + device_graph.column_indices.len()) as u64;
+        let graph_bytes = DeviceGraph::bytes(graph);
         let bfs = create(gpu, graph)?;
         let device_bytes = graph_bytes + bfs.device_bytes().unwrap_or(workspace_bytes);
         Ok(Search {

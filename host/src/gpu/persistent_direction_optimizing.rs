@@ -1,7 +1,9 @@
 //! Host driver of the `persistent-direction-optimizing` variant: the
 //! direction-optimizing search (Beamer et al. 2012) in one cooperative
 //! launch of as many blocks as stay resident, the level loop and the
-//! top-down/bottom-up switch on the device; the host waits once.
+//! top-down/bottom-up switch on the device; the host waits once. A graph of
+//! fewer than 2^32 CSR entries is searched over a copy of its row offsets
+//! in 32 bits.
 
 use bfs_kernels::abi::{
     PERSISTENT_DIRECTION_BLOCK_SIZE, PERSISTENT_DIRECTION_COUNTERS,
@@ -9,20 +11,47 @@ use bfs_kernels::abi::{
 };
 use cust::function::Function;
 use cust::memory::{CopyDestination, DeviceBuffer};
+use rayon::prelude::*;
 
 use super::queue::{FrontierQueues, visited_words};
 use super::{
     DeviceGraph, Gpu, GpuBfs, GpuRun, Step, check_cooperative, launch_cooperative, parameter,
+    upload,
 };
 use crate::error::CudaContext;
-use crate::{Csr, Result};
+use crate::{Csr, Error, Result};
 
-/// The kernel and its grid, the frontier queue and labels, three rotating
-/// bitmaps, the hubs' chunk lists, the barriers' counters and the level
-/// the kernel reached.
+/// The width of the row offsets the kernel reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowOffsets {
+    /// The graph's own, 64 bits each.
+    Wide,
+    /// A copy in 32 bits (the graph has fewer than 2^32 CSR entries): a
+    /// bottom-up level reads 8 bytes per unvisited vertex's row, not 16.
+    /// Uniform 2^22 vertices, 2^25 edges, on an H100 had run 3.3% slower
+    /// after the offsets became 64 bits (BENCHMARKS.md, issue 11).
+    Narrow,
+}
+
+impl RowOffsets {
+    /// Narrow where `graph` allows it.
+    pub fn for_graph(graph: &Csr) -> RowOffsets {
+        if graph.edge_count() <= u32::MAX as u64 {
+            RowOffsets::Narrow
+        } else {
+            RowOffsets::Wide
+        }
+    }
+}
+
+/// The kernel and its grid, the narrow row offsets if it reads them, the
+/// frontier queue and labels, three rotating bitmaps, the hubs' chunk
+/// lists, the barriers' counters and the level the kernel reached.
 pub struct PersistentDirectionOptimizing<'g> {
     gpu: &'g Gpu,
     kernel: Function<'g>,
+    kernel_name: &'static str,
+    narrow_row_offsets: Option<DeviceBuffer<u32>>,
     blocks_per_multiprocessor: u32,
     symmetric: bool,
     queues: FrontierQueues,
@@ -39,33 +68,68 @@ pub struct PersistentDirectionOptimizing<'g> {
 const COUNTER_WORDS: usize = 3 * PERSISTENT_DIRECTION_COUNTERS as usize;
 
 impl<'g> PersistentDirectionOptimizing<'g> {
-    /// The frontier queues, three bitmaps, the hubs' chunks, the counters
-    /// and the reached level.
+    /// The narrow row offsets where the graph allows them, the frontier
+    /// queues, three bitmaps, the hubs' chunks, the counters and the
+    /// reached level.
     pub fn workspace_bytes(graph: &Csr) -> u64 {
         let vertex_count = graph.vertex_count();
-        FrontierQueues::workspace_bytes(vertex_count)
+        let narrow_row_offsets = match RowOffsets::for_graph(graph) {
+            RowOffsets::Narrow => 4 * (vertex_count as u64 + 1),
+            RowOffsets::Wide => 0,
+        };
+        narrow_row_offsets
+            + FrontierQueues::workspace_bytes(vertex_count)
             + 3 * 4 * visited_words(vertex_count) as u64
             + 2 * 8 * hub_chunk_capacity(graph.edge_count())
             + 8 * (COUNTER_WORDS as u64 + 1)
     }
 
     /// Loads the kernel, sizes its grid to the blocks that stay resident,
-    /// and allocates the buffers for `graph`.
+    /// and allocates the buffers for `graph`, its row offsets narrow where
+    /// it allows.
     pub fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
-        let kernel = gpu.kernel(persistent_direction_optimizing::SEARCH)?;
+        Self::with_row_offsets(gpu, graph, RowOffsets::for_graph(graph))
+    }
+
+    /// As [`new`](Self::new), the row offsets `row_offsets` wide (a test
+    /// of the wide kernel on a small graph) or narrow.
+    pub fn with_row_offsets(gpu: &'g Gpu, graph: &'g Csr, row_offsets: RowOffsets) -> Result<Self> {
+        let allocation = || "allocating persistent direction-optimizing buffers".to_string();
+        let (kernel_name, narrow_row_offsets) = match row_offsets {
+            RowOffsets::Wide => (persistent_direction_optimizing::SEARCH, None),
+            RowOffsets::Narrow => {
+                let narrow: Vec<u32> = graph
+                    .row_offsets()
+                    .par_iter()
+                    .map(|&offset| u32::try_from(offset))
+                    .collect::<std::result::Result<_, _>>()
+                    .map_err(|_| {
+                        Error::Unsupported(format!(
+                            "persistent-direction-optimizing: {} CSR entries do not fit 32-bit row offsets",
+                            graph.edge_count()
+                        ))
+                    })?;
+                (
+                    persistent_direction_optimizing::SEARCH_NARROW,
+                    Some(upload(&narrow)?),
+                )
+            }
+        };
+        let kernel = gpu.kernel(kernel_name)?;
         let blocks_per_multiprocessor = check_cooperative(
             gpu,
             &kernel,
             PERSISTENT_DIRECTION_BLOCK_SIZE,
             PERSISTENT_DIRECTION_SHARED_BYTES,
-            persistent_direction_optimizing::SEARCH,
+            kernel_name,
         )?;
         let words = visited_words(graph.vertex_count());
         let hub_chunk_capacity = hub_chunk_capacity(graph.edge_count()) as u32;
-        let allocation = || "allocating persistent direction-optimizing buffers".to_string();
         Ok(PersistentDirectionOptimizing {
             gpu,
             kernel,
+            kernel_name,
+            narrow_row_offsets,
             blocks_per_multiprocessor,
             symmetric: graph.is_symmetric(),
             queues: FrontierQueues::new(graph.vertex_count())?,
@@ -86,7 +150,11 @@ impl GpuBfs for PersistentDirectionOptimizing<'_> {
         // SAFETY: a memset on the stream, ordered before the launch below.
         unsafe { self.counters.set_zero_async(gpu.stream()) }
             .context(|| "starting the persistent direction-optimizing kernel".into())?;
-        let mut row_offsets = graph.row_offsets.as_device_ptr();
+        let mut wide_row_offsets = graph.row_offsets.as_device_ptr();
+        let mut narrow_row_offsets = self
+            .narrow_row_offsets
+            .as_ref()
+            .map(|rows| rows.as_device_ptr());
         let mut column_indices = graph.column_indices.as_device_ptr();
         let mut queue = queues.queue.as_device_ptr();
         let mut visited = queues.visited.as_device_ptr();
@@ -99,8 +167,12 @@ impl GpuBfs for PersistentDirectionOptimizing<'_> {
         let mut bottom_up_allowed = self.symmetric as u32;
         let mut hub_chunks = self.hub_chunks.as_device_ptr();
         let mut hub_chunk_capacity = self.hub_chunk_capacity;
+        let row_offsets = match &mut narrow_row_offsets {
+            Some(narrow) => parameter(narrow),
+            None => parameter(&mut wide_row_offsets),
+        };
         let mut parameters = [
-            parameter(&mut row_offsets),
+            row_offsets,
             parameter(&mut column_indices),
             parameter(&mut queue),
             parameter(&mut visited),
@@ -116,7 +188,8 @@ impl GpuBfs for PersistentDirectionOptimizing<'_> {
         ];
         // SAFETY: the parameters are the addresses of values of
         // `persistent_direction_optimizing`'s parameters, in its order and
-        // types, all sized for the graph's `n` (checked by `Search::run`);
+        // types (the narrow kernel's row offsets are `u32`, from this
+        // graph), all sized for the graph's `n` (checked by `Search::run`);
         // `start` left the source alone in the queue, labelled and visited,
         // the bitmaps are clear (zeroed at allocation, cleared by every
         // search), the hub chunks' halves sized by `hub_chunk_capacity`, the
@@ -133,7 +206,7 @@ impl GpuBfs for PersistentDirectionOptimizing<'_> {
                     PERSISTENT_DIRECTION_SHARED_BYTES,
                 ),
                 &mut parameters,
-                persistent_direction_optimizing::SEARCH,
+                self.kernel_name,
             )?;
         }
         // The timer stops right behind the launch, before the host waits.
