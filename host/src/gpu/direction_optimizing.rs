@@ -18,20 +18,20 @@ use super::{DeviceGraph, Direction, Gpu, GpuBfs, GpuRun, Step, blocks_for};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 
-/// The α of the direction-optimizing searches that go level by level from
-/// the host, this one and the search over GPUs ([`crate::multi`]):
-/// bottom-up once the frontier's edges exceed the unexplored edges over
-/// 60, not gapbs's 15 (which `persistent-direction-optimizing` and the CPU
-/// engine keep). A top-down level on a GPU claims each vertex with an
-/// atomic, and a level just under gapbs's switch costs several bottom-up
-/// ones: on Kronecker 26 (one H200, the search over GPUs on one of them)
-/// source 19026757 spent 12.4 ms in a top-down level of 135 million edges
-/// that bottom-up does in 3.3. Measured on one H200, 64 sources, Graph500
-/// GTEPS (BENCHMARKS.md): the search over GPUs on one GPU, Kronecker 26,
-/// α = 15, 30, 60, 120: 176, 203, 208, 192; `direction-optimizing`,
-/// Kronecker 22, 24, 26, α = 15: 63.7, 150.4, 222.6, α = 60: 78.1, 156.2,
-/// 230.0.
-pub const LEVEL_BY_LEVEL_ALPHA: u64 = 60;
+/// The α of this search: bottom-up once the frontier's edges exceed the
+/// unexplored edges over 30, not gapbs's 15 (which
+/// `persistent-direction-optimizing` and the CPU engine keep). A top-down
+/// level on a GPU claims each vertex with an atomic, and a level just under
+/// gapbs's switch costs several bottom-up ones (on Kronecker 26, one H200:
+/// 135 million frontier edges, 6.4% of the unexplored, took 12.4 ms
+/// top-down and 3.3 bottom-up); but with every list of a chunk or more
+/// dealt out to the grid, a level of 57 million (2.7%) took 3.4 ms
+/// top-down and 5.5 bottom-up. Measured on one H200, Graph500 GTEPS, the
+/// same 64 sources at each α (BENCHMARKS.md): Kronecker 24, α = 60, 30,
+/// 20: 191.4, 193.5, 192.9; Kronecker 26: 244.5, 253.0, 253.2 (the slowest
+/// search 8.3, 6.8, 6.9 ms). The search over GPUs keeps its own
+/// ([`crate::multi`]).
+pub const LEVEL_BY_LEVEL_ALPHA: u64 = 30;
 
 /// The kernels, the queues, the two bitmaps and the step counters.
 pub struct DirectionOptimizing<'g> {

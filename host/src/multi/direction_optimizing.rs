@@ -17,9 +17,8 @@
 //! The direction follows gapbs's rule on global counts, all-reduced each
 //! level: to bottom-up when the frontier's edges exceed the unexplored
 //! edges over α, back when the frontier shrinks below `n / β`; α is
-//! [`LEVEL_BY_LEVEL_ALPHA`], not gapbs's 15, as a top-down level here
-//! costs more than on a CPU: each claim an atomic, and a pair to every
-//! rank.
+//! [`ALPHA`], not gapbs's 15, as a top-down level here costs more than on
+//! a CPU: each claim an atomic, and a pair to every rank.
 //!
 //! [`partition`]: super::partition
 
@@ -37,8 +36,16 @@ use super::nccl::Communicator;
 use super::partition;
 use crate::error::CudaContext;
 use crate::gpu::hub_chunks::{ChunkedTopDown, TopDownLevel};
-use crate::gpu::{Direction, Exchange, Gpu, LEVEL_BY_LEVEL_ALPHA, Step, blocks_for, upload};
+use crate::gpu::{Direction, Exchange, Gpu, Step, blocks_for, upload};
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
+
+/// The α of the search over GPUs: bottom-up once the frontier's edges
+/// exceed the unexplored edges over 60. Measured on one H200, the search
+/// on one GPU, Kronecker 26, 64 sources, Graph500 GTEPS (BENCHMARKS.md):
+/// α = 15, 30, 60, 120: 176, 203, 208, 192. `direction-optimizing`, whose
+/// top-down levels do not pack, exchange and apply their claims, takes 30
+/// ([`LEVEL_BY_LEVEL_ALPHA`](crate::gpu::LEVEL_BY_LEVEL_ALPHA)).
+pub const ALPHA: u64 = 60;
 
 /// One rank: its GPU, its communicator, its rows and the search's buffers.
 pub struct Rank<'g> {
@@ -319,7 +326,7 @@ impl<'g> Rank<'g> {
         let mut steps = Vec::new();
         while frontier_size > 0 {
             let started = Instant::now();
-            if self.symmetric && scout_count > edges_to_check / LEVEL_BY_LEVEL_ALPHA {
+            if self.symmetric && scout_count > edges_to_check / ALPHA {
                 let mut awake = frontier_size;
                 let mut started = started;
                 loop {
