@@ -29,7 +29,8 @@ pub enum RowOffsets {
     /// A copy in 32 bits (the graph has fewer than 2^32 CSR entries): a
     /// bottom-up level reads 8 bytes per unvisited vertex's row, not 16.
     /// Uniform 2^22 vertices, 2^25 edges, on an H100 had run 3.3% slower
-    /// after the offsets became 64 bits (BENCHMARKS.md, issue 11).
+    /// after the offsets became 64 bits; narrow, it gains 2.4% on an H200
+    /// (BENCHMARKS.md, issue 11).
     Narrow,
 }
 
