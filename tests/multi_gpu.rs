@@ -1,8 +1,9 @@
 //! The search over several GPUs (NCCL) against the CPU reference: the same
 //! distance on every vertex and valid parents, on one GPU, on every GPU of
-//! the machine and on three where there are three, over many graphs,
-//! including graphs with fewer vertices than GPUs; two processes on a
-//! two-GPU machine; and the one-line errors of bad setups. Without a GPU
+//! the machine and on three where there are three, and over 2, 3 and 5
+//! ranks sharing one GPU (no NCCL), over many graphs, including graphs
+//! with fewer vertices than ranks; two processes on a two-GPU machine;
+//! and the one-line errors of bad setups. Without a GPU
 //! each test prints `skip: no CUDA device` (and fails instead when
 //! `BFS_REQUIRE_GPU` is set).
 
@@ -30,38 +31,42 @@ fn device_count(test: &str) -> Option<u32> {
     }
 }
 
-/// The rank counts to test on `devices` GPUs: one, all, and three (an
-/// uneven split) where there are more than three.
-fn rank_counts(devices: u32) -> Vec<u32> {
+/// The ranks to test on `devices` GPUs: one, all, and three (an uneven
+/// split) where there are more than three; and 2, 3 and 5 ranks sharing
+/// one GPU, the logic over several ranks on any machine.
+fn rank_setups(devices: u32) -> Vec<Ranks> {
     let mut counts = vec![1, devices];
     if devices > 3 {
         counts.push(3);
     }
     counts.dedup();
+    let shared = [2, 3, 5].map(Ranks::SharedGpu);
     counts
+        .into_iter()
+        .map(Ranks::Threads)
+        .chain(shared)
+        .collect()
 }
 
-/// Searches `graph` from `sources` over `ranks` GPU threads and checks each
+/// Searches `graph` from `sources` over `ranks` and checks each
 /// result against the CPU reference and the Graph500 rules, and each
 /// level's exchange: the claims of the next level's vertices (8 bytes each,
 /// more where two ranks claimed one vertex; exactly that on one rank), or
 /// the whole next-frontier bitmap.
-fn assert_exact(name: &str, graph: &Csr, ranks: u32, sources: &[u32]) {
+fn assert_exact(name: &str, graph: &Csr, setup: &Ranks, sources: &[u32]) {
+    let ranks = match setup {
+        Ranks::Threads(count) | Ranks::SharedGpu(count) => *count,
+        Ranks::Process { .. } => unreachable!("the tests run ranks as threads"),
+    };
     let mut runs = Vec::new();
-    multi::search(
-        graph,
-        &Ranks::Threads(ranks),
-        sources,
-        Duration::from_secs(60),
-        &mut |run| {
-            runs.push(run);
-            Ok(())
-        },
-    )
-    .unwrap_or_else(|error| panic!("{name} over {ranks} GPUs: {error}"));
+    multi::search(graph, setup, sources, Duration::from_secs(60), &mut |run| {
+        runs.push(run);
+        Ok(())
+    })
+    .unwrap_or_else(|error| panic!("{name} over {setup:?}: {error}"));
     assert_eq!(runs.len(), sources.len(), "{name}: one result a source");
     for (run, &source) in runs.iter().zip(sources) {
-        let context = format!("{name} over {ranks} GPUs from {source}");
+        let context = format!("{name} over {setup:?} from {source}");
         assert_eq!(run.result.source, source, "{context}");
         same_levels(&run.result, &cpu::bfs(graph, source))
             .unwrap_or_else(|error| panic!("{context}: {error}"));
@@ -116,8 +121,8 @@ fn several_gpus_give_the_cpu_distances_on_every_test_graph() {
         ("gen:kron:16:32".to_string(), generated("kron:16:32", 2)),
     ];
     for (name, graph) in test_graphs().into_iter().chain(hubs) {
-        for ranks in rank_counts(devices) {
-            assert_exact(&name, &graph, ranks, &sources(&graph));
+        for setup in rank_setups(devices) {
+            assert_exact(&name, &graph, &setup, &sources(&graph));
         }
     }
 }
@@ -150,8 +155,8 @@ fn several_gpus_give_the_cpu_distances_on_random_graphs_small_and_large() {
         let sources: Vec<u32> = (0..3)
             .map(|_| next(graph.vertex_count() as u64) as u32)
             .collect();
-        for ranks in rank_counts(devices) {
-            assert_exact(&name, &graph, ranks, &sources);
+        for setup in rank_setups(devices) {
+            assert_exact(&name, &graph, &setup, &sources);
         }
     }
 }

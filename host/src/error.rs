@@ -126,8 +126,23 @@ pub(crate) fn describe_cuda(error: &cust::error::CudaError) -> String {
     error.to_string().trim_matches('"').to_string()
 }
 
+/// `result`, a raw driver call's, as this crate's: [`Error::Driver`] in
+/// `context` where it is not a success.
+pub(crate) fn driver_result(
+    result: cust::sys::CUresult,
+    context: impl FnOnce() -> String,
+) -> Result<()> {
+    if result == cust::sys::CUresult::CUDA_SUCCESS {
+        return Ok(());
+    }
+    Err(Error::Driver {
+        context: context(),
+        message: describe_driver_result(result),
+    })
+}
+
 /// The driver's description of a raw `CUresult`.
-pub(crate) fn describe_driver_result(result: cust::sys::CUresult) -> String {
+fn describe_driver_result(result: cust::sys::CUresult) -> String {
     let mut text: *const std::ffi::c_char = std::ptr::null();
     // SAFETY: cuGetErrorString writes a pointer to a static string, or fails
     // and leaves `text` null, which is checked.

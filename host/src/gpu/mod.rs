@@ -48,7 +48,7 @@ use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 
-use crate::error::{CudaContext, describe_cuda, describe_driver_result};
+use crate::error::{CudaContext, describe_cuda, driver_result};
 use crate::graph::EdgeOffset;
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
 
@@ -824,13 +824,7 @@ fn allow_shared_memory(kernel: &Function<'_>, bytes: u32, name: &str) -> Result<
             bytes as i32,
         )
     };
-    if result != cust::sys::CUresult::CUDA_SUCCESS {
-        return Err(Error::Driver {
-            context: format!("allowing {name} its shared memory"),
-            message: describe_driver_result(result),
-        });
-    }
-    Ok(())
+    driver_result(result, || format!("allowing {name} its shared memory"))
 }
 
 /// Checks that one block of `block_size` threads and `shared_bytes` of
@@ -901,13 +895,7 @@ unsafe fn launch_cooperative(
             parameters.as_mut_ptr(),
         )
     };
-    if result != cust::sys::CUresult::CUDA_SUCCESS {
-        return Err(Error::Driver {
-            context: format!("launching {name}"),
-            message: describe_driver_result(result),
-        });
-    }
-    Ok(())
+    driver_result(result, || format!("launching {name}"))
 }
 
 /// Blocks of `block_size` threads needed to give each of `count` items a thread.

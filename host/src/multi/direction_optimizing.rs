@@ -32,7 +32,7 @@ use cust::launch;
 use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
 use cust::stream::Stream;
 
-use super::nccl::Communicator;
+use super::Collectives;
 use super::partition;
 use crate::error::CudaContext;
 use crate::gpu::hub_chunks::{ChunkedTopDown, TopDownLevel};
@@ -47,10 +47,10 @@ use crate::{Bfs, Csr, Error, Result, UNREACHED};
 /// ([`LEVEL_BY_LEVEL_ALPHA`](crate::gpu::LEVEL_BY_LEVEL_ALPHA)).
 pub const ALPHA: u64 = 60;
 
-/// One rank: its GPU, its communicator, its rows and the search's buffers.
+/// One rank: its GPU, its collectives, its rows and the search's buffers.
 pub struct Rank<'g> {
     gpu: &'g Gpu,
-    communicator: Communicator,
+    communicator: Box<dyn Collectives>,
     /// Every rank's vertices; this rank's is `ranges[rank]`.
     ranges: Vec<Range<u32>>,
     vertex_count: u32,
@@ -178,7 +178,7 @@ impl<'g> Rank<'g> {
     /// allocates the search's buffers, after checking they fit.
     pub fn new(
         gpu: &'g Gpu,
-        communicator: Communicator,
+        communicator: Box<dyn Collectives>,
         graph: &Csr,
         ranges: Vec<Range<u32>>,
     ) -> Result<Rank<'g>> {

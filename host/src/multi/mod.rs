@@ -12,15 +12,57 @@
 pub mod direction_optimizing;
 pub mod nccl;
 pub mod partition;
+pub mod shared_gpu;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
+
+use cust::memory::DevicePointer;
+use cust::stream::Stream;
 
 use direction_optimizing::Rank;
 use nccl::{Communicator, UNIQUE_ID_BYTES, UniqueId};
 
 use crate::gpu::{Gpu, Step};
 use crate::{Bfs, Csr, Error, Result};
+
+/// What a rank needs of the others: the collectives the search calls,
+/// each queued on the rank's stream after the work queued before it. Every
+/// rank calls each one, in the same order. NCCL's ([`Communicator`]) in
+/// every search over GPUs; copies on one GPU ([`shared_gpu`]) where ranks
+/// share it, in tests.
+pub trait Collectives {
+    /// This rank.
+    fn rank(&self) -> u32;
+
+    /// Ranks in all.
+    fn ranks(&self) -> u32;
+
+    /// How the ranks exchange, for the device's description: `NCCL`.
+    fn transport(&self) -> &'static str;
+
+    /// Sums `values` (device `u64`s) over the ranks, in place.
+    fn sum_u64(&self, values: DevicePointer<u64>, count: usize, stream: &Stream) -> Result<()>;
+
+    /// Gathers one `u32` from every rank: `gathered[r]` gets rank `r`'s `value`.
+    fn all_gather_u32(
+        &self,
+        value: DevicePointer<u32>,
+        gathered: DevicePointer<u32>,
+        stream: &Stream,
+    ) -> Result<()>;
+
+    /// All-gathers words of differing counts (MPI's `allgatherv`): rank
+    /// `r`'s `counts[r]` words at its `send` reach every rank at `receive +
+    /// starts[r]`. `send` may be this rank's own place in `receive`.
+    fn all_gather_words(
+        &self,
+        send: DevicePointer<u32>,
+        receive: DevicePointer<u32>,
+        starts_and_counts: (&[u64], &[u64]),
+        stream: &Stream,
+    ) -> Result<()>;
+}
 
 /// Where a search's ranks run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,6 +83,11 @@ pub enum Ranks {
         /// [`ID_FILE_SLACK`]) is an earlier run's, never taken.
         started: SystemTime,
     },
+    /// `count` ranks as threads on GPU 0, exchanging by copies there
+    /// ([`shared_gpu`]): the search's logic over several ranks on a host
+    /// with one GPU, where NCCL, which takes one rank a GPU, cannot run
+    /// it. For tests: its times say nothing of several GPUs.
+    SharedGpu(u32),
 }
 
 /// One search over the ranks, as rank 0 sees it.
@@ -87,21 +134,21 @@ pub fn search(
                 )));
             }
             let id = nccl::unique_id()?;
-            let run = |rank: u32, on_run: Option<OnRun<'_>>| {
+            on_threads(graph, *count, sources, on_run, |rank| {
                 let gpu = Gpu::open_device(rank)?;
                 let communicator = Communicator::join(id, rank, *count, join_timeout)?;
-                run_rank(graph, &gpu, communicator, sources, on_run)
-            };
-            // Rank 0 runs on this thread, so `on_run` stays here.
-            std::thread::scope(|scope| {
-                let others: Vec<_> = (1..*count)
-                    .map(|rank| scope.spawn(move || run(rank, None)))
-                    .collect();
-                let first = run(0, Some(on_run));
-                others
-                    .into_iter()
-                    .map(|thread| thread.join().expect("a rank's thread does not panic"))
-                    .fold(first, Result::and)
+                Ok((gpu, Box::new(communicator)))
+            })
+        }
+        Ranks::SharedGpu(count) => {
+            if *count == 0 {
+                return Err(Error::MultiGpu(
+                    "ranks sharing a GPU: none was asked for".into(),
+                ));
+            }
+            let group = shared_gpu::Group::new(*count, join_timeout);
+            on_threads(graph, *count, sources, on_run, |rank| {
+                Ok((Gpu::open_device(0)?, Box::new(group.member(rank))))
             })
         }
         Ranks::Process {
@@ -134,9 +181,35 @@ pub fn search(
                 let _ = std::fs::remove_file(id_file);
             }
             let on_run = (*rank == 0).then_some(on_run);
-            run_rank(graph, &gpu, communicator, sources, on_run)
+            run_rank(graph, &gpu, Box::new(communicator), sources, on_run)
         }
     }
+}
+
+/// Runs `count` ranks as threads of this process, each on the GPU and
+/// with the collectives `join` gives it; rank 0 on this thread, so
+/// `on_run` stays here.
+fn on_threads(
+    graph: &Csr,
+    count: u32,
+    sources: &[u32],
+    on_run: OnRun<'_>,
+    join: impl Fn(u32) -> Result<(Gpu, Box<dyn Collectives>)> + Sync,
+) -> Result<()> {
+    let run = |rank: u32, on_run: Option<OnRun<'_>>| {
+        let (gpu, collectives) = join(rank)?;
+        run_rank(graph, &gpu, collectives, sources, on_run)
+    };
+    std::thread::scope(|scope| {
+        let others: Vec<_> = (1..count)
+            .map(|rank| scope.spawn(move || run(rank, None)))
+            .collect();
+        let first = run(0, Some(on_run));
+        others
+            .into_iter()
+            .map(|thread| thread.join().expect("a rank's thread does not panic"))
+            .fold(first, Result::and)
+    })
 }
 
 /// One rank's part, once it has joined the others: uploads its rows and
@@ -144,14 +217,14 @@ pub fn search(
 fn run_rank(
     graph: &Csr,
     gpu: &Gpu,
-    communicator: Communicator,
+    collectives: Box<dyn Collectives>,
     sources: &[u32],
     mut on_run: Option<OnRun<'_>>,
 ) -> Result<()> {
-    let ranks = communicator.ranks();
+    let ranks = collectives.ranks();
+    let device = format!("{ranks} × {} ({})", gpu.name(), collectives.transport());
     let ranges = partition::edge_balanced(graph, ranks);
-    let mut searcher = Rank::new(gpu, communicator, graph, ranges)?;
-    let device = format!("{ranks} × {} (NCCL)", gpu.name());
+    let mut searcher = Rank::new(gpu, collectives, graph, ranges)?;
     let mut first_error = None;
     for &source in sources {
         let run = searcher.search(source, graph.degree(source))?;

@@ -17,6 +17,7 @@ use std::time::Duration;
 use cust::memory::DevicePointer;
 use cust::stream::Stream;
 
+use super::Collectives;
 use crate::{Error, Result};
 
 /// `ncclUniqueId`: the bytes rank 0 makes and every rank passes to
@@ -245,19 +246,24 @@ impl Communicator {
             ranks,
         })
     }
+}
 
-    /// This rank.
-    pub fn rank(&self) -> u32 {
+/// The collectives as NCCL's: an all-reduce, an all-gather, and for
+/// differing counts one broadcast per rank in one group.
+impl Collectives for Communicator {
+    fn rank(&self) -> u32 {
         self.rank
     }
 
-    /// Ranks in all.
-    pub fn ranks(&self) -> u32 {
+    fn ranks(&self) -> u32 {
         self.ranks
     }
 
-    /// Sums `values` (device `u64`s) over the ranks, in place, on `stream`.
-    pub fn sum_u64(&self, values: DevicePointer<u64>, count: usize, stream: &Stream) -> Result<()> {
+    fn transport(&self) -> &'static str {
+        "NCCL"
+    }
+
+    fn sum_u64(&self, values: DevicePointer<u64>, count: usize, stream: &Stream) -> Result<()> {
         let pointer = values.as_raw() as *mut c_void;
         // SAFETY: `values` holds `count` u64s on this rank's device, and
         // in-place all-reduce is allowed.
@@ -275,8 +281,7 @@ impl Communicator {
         check(self.library, status, "ncclAllReduce")
     }
 
-    /// Gathers one `u32` from every rank: `gathered[r]` gets rank `r`'s `value`.
-    pub fn all_gather_u32(
+    fn all_gather_u32(
         &self,
         value: DevicePointer<u32>,
         gathered: DevicePointer<u32>,
@@ -297,11 +302,7 @@ impl Communicator {
         check(self.library, status, "ncclAllGather")
     }
 
-    /// All-gathers words of differing counts (MPI's `allgatherv`): rank
-    /// `r`'s `counts[r]` words at its `send` reach every rank at `receive +
-    /// starts[r]` (one broadcast per rank, in one group). `send` may be
-    /// this rank's own place in `receive`.
-    pub fn all_gather_words(
+    fn all_gather_words(
         &self,
         send: DevicePointer<u32>,
         receive: DevicePointer<u32>,

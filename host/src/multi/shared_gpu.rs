@@ -1,0 +1,200 @@
+//! Ranks that share one GPU and exchange by copies in its memory: the
+//! search over several GPUs, run where a host has one, so that its logic
+//! over 2, 3 or 5 ranks (the partition, the offsets of each exchange, the
+//! ranks that own no vertex) is tested on any GPU. NCCL cannot do this: it
+//! takes one rank a GPU.
+//!
+//! The ranks are threads of one process on the device's primary context,
+//! so each rank's device pointers are valid on every other. A collective
+//! waits for its rank's stream, meets the other ranks (each posts its
+//! buffer's address), copies what it receives from theirs, and meets them
+//! again before any rank goes on to overwrite its buffer. The copies are
+//! synchronous: correct, and no measure of anything.
+
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use cust::memory::DevicePointer;
+use cust::stream::Stream;
+
+use super::Collectives;
+use crate::error::{CudaContext, driver_result};
+use crate::{Error, Result};
+
+/// The ranks' meeting place.
+pub struct Group {
+    ranks: u32,
+    /// How long a rank waits for the others at a meeting.
+    timeout: Duration,
+    meeting: Mutex<Meeting>,
+    everyone_arrived: Condvar,
+}
+
+/// A barrier that passes on an address from each rank.
+struct Meeting {
+    arrived: u32,
+    /// Meetings completed; a rank waits for this to pass its own.
+    completed: u64,
+    /// The addresses posted for the meeting under way, by rank.
+    posted: Vec<u64>,
+    /// Those of the last completed meeting, which every rank of it reads
+    /// before the next can complete.
+    last: Vec<u64>,
+}
+
+impl Group {
+    /// A group of `ranks`, each waiting at most `timeout` for the others.
+    pub fn new(ranks: u32, timeout: Duration) -> Arc<Group> {
+        Arc::new(Group {
+            ranks,
+            timeout,
+            meeting: Mutex::new(Meeting {
+                arrived: 0,
+                completed: 0,
+                posted: vec![0; ranks as usize],
+                last: Vec::new(),
+            }),
+            everyone_arrived: Condvar::new(),
+        })
+    }
+
+    /// Rank `rank`'s side of the group.
+    pub fn member(self: &Arc<Group>, rank: u32) -> Member {
+        Member {
+            group: Arc::clone(self),
+            rank,
+        }
+    }
+}
+
+/// One rank of a [`Group`].
+pub struct Member {
+    group: Arc<Group>,
+    rank: u32,
+}
+
+impl Member {
+    /// Waits until every rank has posted an address (this rank `address`),
+    /// and returns them by rank.
+    fn meet(&self, address: u64) -> Result<Vec<u64>> {
+        let group = &*self.group;
+        let mut meeting = group
+            .meeting
+            .lock()
+            .map_err(|_| Error::MultiGpu("a rank sharing the GPU panicked".into()))?;
+        meeting.posted[self.rank as usize] = address;
+        meeting.arrived += 1;
+        if meeting.arrived == group.ranks {
+            meeting.arrived = 0;
+            meeting.completed += 1;
+            meeting.last = meeting.posted.clone();
+            group.everyone_arrived.notify_all();
+            return Ok(meeting.last.clone());
+        }
+        let this_meeting = meeting.completed;
+        let deadline = Instant::now() + group.timeout;
+        while meeting.completed == this_meeting {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(Error::MultiGpu(format!(
+                    "rank {}: not every one of the {} ranks sharing the GPU came within {} s",
+                    self.rank,
+                    group.ranks,
+                    group.timeout.as_secs_f64()
+                )));
+            }
+            meeting = group
+                .everyone_arrived
+                .wait_timeout(meeting, left)
+                .map_err(|_| Error::MultiGpu("a rank sharing the GPU panicked".into()))?
+                .0;
+        }
+        Ok(meeting.last.clone())
+    }
+}
+
+/// Copies `bytes` from `from` to `to`, device addresses of one context.
+fn copy(to: u64, from: u64, bytes: u64, what: &str) -> Result<()> {
+    if bytes == 0 || to == from {
+        return Ok(());
+    }
+    // SAFETY: both ranges lie in live buffers of the shared context, posted
+    // by ranks that wait at the next meeting until every copy is done.
+    let result = unsafe { cust::sys::cuMemcpy(to, from, bytes as usize) };
+    driver_result(result, || {
+        format!("copying {what} between ranks sharing the GPU")
+    })
+}
+
+/// Waits for the work queued on `stream` before a collective.
+fn finish(stream: &Stream) -> Result<()> {
+    stream
+        .synchronize()
+        .context(|| "waiting for a rank's stream".into())
+}
+
+impl Collectives for Member {
+    fn rank(&self) -> u32 {
+        self.rank
+    }
+
+    fn ranks(&self) -> u32 {
+        self.group.ranks
+    }
+
+    fn transport(&self) -> &'static str {
+        "ranks sharing one GPU"
+    }
+
+    fn sum_u64(&self, values: DevicePointer<u64>, count: usize, stream: &Stream) -> Result<()> {
+        finish(stream)?;
+        let everyone = self.meet(values.as_raw())?;
+        let mut sums = vec![0u64; count];
+        let mut theirs = vec![0u64; count];
+        for &address in &everyone {
+            // SAFETY: each rank's `values` holds `count` u64s; `theirs` has
+            // room for them.
+            let result = unsafe {
+                cust::sys::cuMemcpyDtoH_v2(theirs.as_mut_ptr().cast(), address, 8 * count)
+            };
+            driver_result(result, || "reading the ranks' values to sum".into())?;
+            for (sum, value) in sums.iter_mut().zip(&theirs) {
+                *sum += value;
+            }
+        }
+        // Every rank has read every rank's values before any writes its sums.
+        self.meet(0)?;
+        // SAFETY: `values` holds `count` u64s, and no other rank reads them now.
+        let result =
+            unsafe { cust::sys::cuMemcpyHtoD_v2(values.as_raw(), sums.as_ptr().cast(), 8 * count) };
+        driver_result(result, || "writing the ranks' sums".into())
+    }
+
+    fn all_gather_u32(
+        &self,
+        value: DevicePointer<u32>,
+        gathered: DevicePointer<u32>,
+        stream: &Stream,
+    ) -> Result<()> {
+        let starts: Vec<u64> = (0..self.ranks() as u64).collect();
+        let counts = vec![1; starts.len()];
+        self.all_gather_words(value, gathered, (&starts, &counts), stream)
+    }
+
+    fn all_gather_words(
+        &self,
+        send: DevicePointer<u32>,
+        receive: DevicePointer<u32>,
+        (starts, counts): (&[u64], &[u64]),
+        stream: &Stream,
+    ) -> Result<()> {
+        finish(stream)?;
+        let sends = self.meet(send.as_raw())?;
+        for (rank, &from) in sends.iter().enumerate() {
+            let to = receive.as_raw() + 4 * starts[rank];
+            copy(to, from, 4 * counts[rank], "words")?;
+        }
+        // No rank overwrites what it sent before every rank has copied it.
+        self.meet(0).map(drop)
+    }
+}
