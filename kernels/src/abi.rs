@@ -134,7 +134,7 @@ pub mod hub_chunks {
 /// Kernel entry points of the multi-GPU search's exchange steps (besides
 /// `direction_optimizing`'s, which each GPU runs on its own rows).
 pub mod distributed {
-    /// Pairs each claimed vertex with its parent.
+    /// Pairs each claimed vertex with its parent, in this GPU's slot.
     pub const PACK_CLAIMS: &str = "distributed_pack_claims";
     /// Applies every GPU's claims of a top-down level.
     pub const APPLY_CLAIMS: &str = "distributed_apply_claims";

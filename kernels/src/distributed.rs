@@ -15,51 +15,68 @@
 //!   neighbours (any GPU's) in its copy of the visited bitmap, as one GPU
 //!   does (hubs' lists in chunks, [`crate::hub_chunks`]);
 //!   [`distributed_pack_claims`] pairs each claimed vertex with its
-//!   parent, the GPUs all-gather the pairs, and [`distributed_apply_claims`]
-//!   sets their bits everywhere and, on each vertex's owner, its level,
-//!   its parent and its place in the owner's next frontier queue.
+//!   parent in this GPU's slot, the GPUs all-gather the slots, and
+//!   [`distributed_apply_claims`] sets their bits everywhere and, on each
+//!   vertex's owner, its level, its parent and its place in the owner's
+//!   next frontier queue.
 //!
 //! Encodings as in [`crate::direction_optimizing`]; a pair is two words,
-//! the vertex then its parent.
+//! the vertex then its parent. A *slot* of capacity `c` is `1 + 2c`
+//! words: the claim count, then that many pairs. Every GPU's slot has the
+//! same capacity, one that the host knows holds every GPU's claims (the
+//! most claims of any GPU, read back; or, for a small frontier, its
+//! edges), so the slots all-gather in one collective of equal parts.
 
 use crate::abi::EdgeOffset;
 use crate::direction_optimizing::add_block_sum;
 use crate::gpu;
 use crate::visit::row;
 
-/// Writes claimed vertex `claims[i]` and its parent `parents[claims[i]]` as
-/// pair `i` of `pairs`.
+/// Fills this GPU's slot of capacity `capacity`: the count `*claim_count`,
+/// then claimed vertex `claims[i]` and its parent `parents[claims[i]]` as
+/// pair `i`. The count stays on the device: the host chose a capacity
+/// that holds it.
 ///
 /// # Safety
-/// `claims` holds `claim_count` vertex ids `< n`; `parents` has `n`
-/// entries; `pairs` has `2 * claim_count` words.
+/// `*claim_count <= capacity`; `claims` holds `*claim_count` vertex ids
+/// `< n`; `parents` has `n` entries; `slot` has `1 + 2 * capacity` words.
 ///
 /// # Launch
-/// Grid `ceil(claim_count / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), no shared memory.
+/// Grid `ceil(capacity / BLOCK_SIZE)` (at least 1), block
+/// [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), no shared memory.
 ///
 /// # Thread mapping
-/// Thread `i` writes pair `i`.
+/// Thread `i` writes pair `i`, if there is one; thread 0 the count.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn distributed_pack_claims(
     claims: *const u32,
-    claim_count: u32,
+    claim_count: *const u32,
     parents: *const u32,
-    pairs: *mut u32,
+    slot: *mut u32,
+    capacity: u32,
 ) {
     let index = gpu::global_thread_index();
-    if index >= claim_count {
-        return;
-    }
-    // SAFETY: `index < claim_count`, and claimed ids are `< n` (the contract).
+    // SAFETY: the count is one u32 and fits the slot; pair `index` is
+    // written for `index < count` only, and claimed ids are `< n` (the
+    // contract).
     unsafe {
+        let count = *claim_count;
+        if index == 0 {
+            *slot = count;
+        }
+        if index >= count || index >= capacity {
+            return;
+        }
         let vertex = gpu::load_read_only(claims.add(index as usize));
-        *pairs.add(2 * index as usize) = vertex;
-        *pairs.add(2 * index as usize + 1) = gpu::load_read_only(parents.add(vertex as usize));
+        let pair = slot.add(1 + 2 * index as usize);
+        *pair = vertex;
+        *pair.add(1) = gpu::load_read_only(parents.add(vertex as usize));
     }
 }
 
-/// Applies every GPU's claims of one top-down level, `pair_count` pairs
-/// (vertex, parent): the first thread to set a vertex's bit in
+/// Applies every GPU's claims of one top-down level, the pairs (vertex,
+/// parent) of the GPUs' slots, each of capacity `capacity`, one after
+/// another in `slots`: the first thread to set a vertex's bit in
 /// `next_bitmap` also sets its visited bit and, if this GPU owns it
 /// (`first_vertex <= v < end_vertex`), appends it to `owned_queue` and adds
 /// its degree to `*owned_edges` (a warp's queue slots taken with one
@@ -69,23 +86,24 @@ pub unsafe extern "ptx-kernel" fn distributed_pack_claims(
 /// GPU's copies agree whatever order the pairs came in.
 ///
 /// # Safety
-/// `pairs` holds `2 * pair_count` words, vertices `< n` and their parents;
-/// `row_offsets` has `n + 1` entries; `next_bitmap` (cleared before the
+/// `slots` holds a slot of capacity `capacity` for each of the grid's
+/// rows (`gridDim.y`, the GPUs), each with at most `capacity` pairs of
+/// vertices `< n` and their parents; `row_offsets` has `n + 1` entries; `next_bitmap` (cleared before the
 /// level's first launch) and `visited` have `ceil(n / 32)` words; `levels`
 /// and `parents` `n` entries (an owned vertex not yet reached has
 /// [`UNREACHED`](crate::abi::UNREACHED) in both); `owned_queue` has room for every owned vertex;
 /// `owned_size` one `u32`, `owned_edges` one `u64`.
 ///
 /// # Launch
-/// Grid `ceil(pair_count / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE)
-/// (whole warps), shared memory 8 bytes.
+/// Grid `ceil(capacity / BLOCK_SIZE)` by the GPUs' count, block
+/// [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE) (whole warps), shared memory 8 bytes.
 ///
 /// # Thread mapping
-/// Thread `i` applies pair `i`.
+/// Thread `i` of grid row `g` applies pair `i` of GPU `g`'s slot.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
-    pairs: *const u32,
-    pair_count: u32,
+    slots: *const u32,
+    capacity: u32,
     first_vertex: u32,
     end_vertex: u32,
     row_offsets: *const EdgeOffset,
@@ -99,8 +117,10 @@ pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
     next_level: u32,
 ) {
     let index = gpu::global_thread_index();
+    let slot = (gpu::block_index_y() as usize) * (1 + 2 * capacity as usize);
     let block_edges = gpu::dynamic_shared_memory::<u64>();
-    // SAFETY: pairs are read for `index < pair_count` only; vertices are
+    // SAFETY: the grid row's slot lies within `slots`, and its pairs are
+    // read for `index` below its count only; vertices are
     // `< n` and index their bitmap words, rows and labels (the contract);
     // queue slots are handed out once each, one per owned vertex. Every
     // thread reaches the warp's reservation and the block's sum, and the
@@ -111,9 +131,9 @@ pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
         }
         gpu::sync_threads();
         let mut newly_owned = None;
-        if index < pair_count {
-            let vertex = gpu::load_read_only(pairs.add(2 * index as usize));
-            let parent = gpu::load_read_only(pairs.add(2 * index as usize + 1));
+        if index < gpu::load_read_only(slots.add(slot)) {
+            let pair = slots.add(slot + 1 + 2 * index as usize);
+            let (vertex, parent) = (gpu::load_read_only(pair), gpu::load_read_only(pair.add(1)));
             let owned = first_vertex <= vertex && vertex < end_vertex;
             if owned {
                 *levels.add(vertex as usize) = next_level;

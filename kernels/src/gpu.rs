@@ -31,6 +31,13 @@ pub fn block_index() -> u32 {
     unsafe { nvptx::_block_idx_x() as u32 }
 }
 
+/// `blockIdx.y`.
+#[inline(always)]
+pub fn block_index_y() -> u32 {
+    // SAFETY: reads the special register %ctaid.y, always defined in a kernel.
+    unsafe { nvptx::_block_idx_y() as u32 }
+}
+
 /// `blockDim.x`.
 #[inline(always)]
 pub fn block_size() -> u32 {

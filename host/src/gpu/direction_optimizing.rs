@@ -87,11 +87,13 @@ impl<'g> DirectionOptimizing<'g> {
         })
     }
 
-    /// One top-down level; returns the next frontier's size and its edges.
+    /// One top-down level from a frontier of `frontier_size` vertices (and
+    /// `frontier_edges` edges, where known); returns the next frontier's
+    /// size and its edges.
     fn top_down_step(
         &mut self,
         graph: &DeviceGraph,
-        frontier_size: u32,
+        (frontier_size, frontier_edges): (u32, Option<u64>),
         level: u32,
     ) -> Result<(u32, u64)> {
         let (stream, queues) = (self.gpu.stream(), &mut self.queues);
@@ -111,6 +113,7 @@ impl<'g> DirectionOptimizing<'g> {
             parents: queues.parents.as_device_ptr(),
             level,
             next_frontier_edges: self.next_frontier_edges.as_device_ptr(),
+            frontier_edges,
         };
         // SAFETY: queues, labels and graph sized for the same `n` (checked
         // by `Search::run`), and `top_down` for this graph; the queue holds
@@ -209,6 +212,8 @@ impl GpuBfs for DirectionOptimizing<'_> {
         let vertex_count = self.graph.vertex_count() as u64;
         let mut edges_to_check = self.graph.edge_count();
         let mut scout_count = self.graph.degree(source) as u64;
+        // The frontier's edges, known after a top-down level only.
+        let mut frontier_edges = Some(scout_count);
         let (mut frontier_size, mut level) = (1u32, 0u32);
         while frontier_size > 0 {
             let started = std::time::Instant::now();
@@ -238,11 +243,13 @@ impl GpuBfs for DirectionOptimizing<'_> {
                     }
                 }
                 scout_count = 1;
+                frontier_edges = None;
             } else {
                 edges_to_check = edges_to_check.saturating_sub(scout_count);
                 (frontier_size, scout_count) = self
-                    .top_down_step(graph, frontier_size, level)
+                    .top_down_step(graph, (frontier_size, frontier_edges), level)
                     .map_err(|error| at_level(error, level))?;
+                frontier_edges = Some(scout_count);
                 let step = Step::gpu_level(level, started).going(Direction::TopDown);
                 self.queues.steps.push(step);
                 level += 1;

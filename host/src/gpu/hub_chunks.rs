@@ -6,6 +6,8 @@
 //! the host reads the two counts, then launches the gather
 //! (`direction_optimizing_top_down`) over the other vertices and
 //! `hub_chunks_expand` over the chunks, both appending to one next queue.
+//! A frontier that the host knows has fewer edges than a chunk holds no
+//! hub: the gather takes it whole, without the split and its round trip.
 
 use bfs_kernels::abi::{
     BLOCK_SIZE, DIRECTION_TOP_DOWN_SHARED_BYTES, EdgeOffset, HUB_CHUNK_EDGES, direction_optimizing,
@@ -36,6 +38,9 @@ pub struct TopDownLevel {
     /// The frontier's level.
     pub level: u32,
     pub next_frontier_edges: DevicePointer<u64>,
+    /// The frontier's edges (on every GPU, of several), where the host
+    /// knows them: after a top-down level, not after a bottom-up one.
+    pub frontier_edges: Option<u64>,
 }
 
 /// The three kernels, the light queue, the chunk list and the two counts.
@@ -75,7 +80,8 @@ impl<'g> ChunkedTopDown<'g> {
 
     /// Queues `level` on `gpu`'s stream: the split, then (after the host
     /// has read its counts) the gather over the light vertices and the
-    /// chunks' expansion. The next queue's size and edges are the kernels'
+    /// chunks' expansion; or the gather alone where the frontier has fewer
+    /// edges than a chunk. The next queue's size and edges are the kernels'
     /// to add to: the caller clears and reads them.
     ///
     /// # Safety
@@ -90,6 +96,45 @@ impl<'g> ChunkedTopDown<'g> {
         }
         let stream = gpu.stream();
         let context = || format!("running top-down level {}", level.level);
+        // The gather and the chunks' expansion take the same parameters,
+        // the light queue or the chunk list for the frontier.
+        let expand = |kernel: &Function<'_>,
+                      (items, count): (DevicePointer<u32>, u32),
+                      (grid, block, shared)| {
+            // SAFETY: `items` holds `count` light vertices or chunk pairs
+            // (the split's counts, or the whole frontier, which has no
+            // hub); the rest is the caller's contract.
+            unsafe {
+                launch!(kernel<<<grid, block, shared, stream>>>(
+                    level.row_offsets,
+                    level.column_indices,
+                    items,
+                    count,
+                    level.next_frontier,
+                    level.next_frontier_size,
+                    level.visited,
+                    level.levels,
+                    level.parents,
+                    level.level,
+                    level.next_frontier_edges
+                ))
+            }
+            .context(context)
+        };
+        let gather_shape = |light_size| {
+            (
+                blocks_for(light_size, BLOCK_SIZE),
+                BLOCK_SIZE,
+                DIRECTION_TOP_DOWN_SHARED_BYTES,
+            )
+        };
+        if level
+            .frontier_edges
+            .is_some_and(|edges| edges < HUB_CHUNK_EDGES as u64)
+        {
+            let whole = (level.frontier, level.frontier_size);
+            return expand(&self.top_down, whole, gather_shape(level.frontier_size));
+        }
         let sizes = self.sizes.as_device_ptr();
         let split = &self.split;
         // SAFETY: the queue holds `frontier_size` vertices, which the light
@@ -114,40 +159,11 @@ impl<'g> ChunkedTopDown<'g> {
         }
         stream.synchronize().context(context)?;
         let (light_size, chunk_count) = (self.sizes_on_host[0], self.sizes_on_host[1]);
-        // The gather and the chunks' expansion take the same parameters,
-        // the light queue or the chunk list for the frontier.
-        let expand = |kernel: &Function<'_>,
-                      (items, count): (DevicePointer<u32>, u32),
-                      (grid, block, shared)| {
-            // SAFETY: `items` holds `count` light vertices or chunk pairs
-            // (the split's counts); the rest is the caller's contract.
-            unsafe {
-                launch!(kernel<<<grid, block, shared, stream>>>(
-                    level.row_offsets,
-                    level.column_indices,
-                    items,
-                    count,
-                    level.next_frontier,
-                    level.next_frontier_size,
-                    level.visited,
-                    level.levels,
-                    level.parents,
-                    level.level,
-                    level.next_frontier_edges
-                ))
-            }
-            .context(context)
-        };
         if light_size > 0 {
-            let shape = (
-                blocks_for(light_size, BLOCK_SIZE),
-                BLOCK_SIZE,
-                DIRECTION_TOP_DOWN_SHARED_BYTES,
-            );
             expand(
                 &self.top_down,
                 (self.light_queue.as_device_ptr(), light_size),
-                shape,
+                gather_shape(light_size),
             )?;
         }
         if chunk_count > 0 {

@@ -7,9 +7,13 @@
 //! exchanges each level's discoveries through NCCL, as `distributed`'s
 //! kernels describe:
 //! - a top-down level expands the owned frontier vertices; the ranks
-//!   all-gather their claims (vertex, parent), and each applies them all:
-//!   the next frontier's bits, and for its own vertices their labels and
-//!   its next owned queue. Cost: the claims, 8 bytes each, to every rank.
+//!   all-gather their claims (vertex, parent) in slots of one size, and
+//!   each applies them all: the next frontier's bits, and for its own
+//!   vertices their labels and its next owned queue. Cost: a slot of 8
+//!   bytes a claim of the rank with the most, from every rank to every
+//!   rank. The slots' size is the most claims, read back to the host; or,
+//!   for a frontier of at most [`UNCOUNTED_SLOT_EDGES`] edges, those edges,
+//!   which no rank's claims exceed: no round trip.
 //! - a bottom-up level checks the owned unvisited vertices against the
 //!   replicated frontier; the ranks all-gather the words of the next
 //!   frontier they own. Cost: `n / 8` bytes to every rank.
@@ -47,6 +51,11 @@ use crate::{Bfs, Csr, Error, Result, UNREACHED};
 /// ([`LEVEL_BY_LEVEL_ALPHA`](crate::gpu::LEVEL_BY_LEVEL_ALPHA)).
 pub const ALPHA: u64 = 60;
 
+/// The most frontier edges for which a top-down level sizes the claims'
+/// slots by the edges instead of reading back the ranks' claim counts: at
+/// most 128 KB from each rank, against a round trip to the host.
+pub const UNCOUNTED_SLOT_EDGES: u64 = 1 << 14;
+
 /// One rank: its GPU, its collectives, its rows and the search's buffers.
 pub struct Rank<'g> {
     gpu: &'g Gpu,
@@ -68,10 +77,11 @@ pub struct Rank<'g> {
     owned_queues: [DeviceBuffer<u32>; 2],
     /// The top-down kernels, hubs in chunks, and their buffers.
     top_down: ChunkedTopDown<'g>,
-    /// This level's claims, then as pairs to send, then every rank's pairs.
+    /// This level's claims, then as this rank's slot, then every rank's
+    /// slot (`distributed`'s slots, for as many claims as vertices).
     claims: DeviceBuffer<u32>,
-    pairs: DeviceBuffer<u32>,
-    gathered_pairs: DeviceBuffer<u32>,
+    slot: DeviceBuffer<u32>,
+    gathered_slots: DeviceBuffer<u32>,
     /// Counts a kernel writes: queue sizes, awake vertices.
     count: DeviceBuffer<u32>,
     /// Every rank's claim count.
@@ -168,8 +178,7 @@ impl<'g> Rank<'g> {
             + 2 * 4 * (owned.len() as u64).max(1)
             + ChunkedTopDown::workspace_bytes(owned.len() as u64, owned_edges)
             + 4 * n
-            + 8 * n
-            + 8 * n * ranks as u64
+            + 4 * (2 * n + 1) * (1 + ranks as u64)
             + 4 * (1 + ranks as u64)
             + 8 * 3
     }
@@ -238,8 +247,8 @@ impl<'g> Rank<'g> {
             owned_queues: [zeroed(owned_count)?, zeroed(owned_count)?],
             top_down: ChunkedTopDown::new(gpu, owned_count as u64, owned_edges(graph, &owned))?,
             claims: zeroed(n)?,
-            pairs: zeroed(2 * n)?,
-            gathered_pairs: zeroed(2 * n * communicator.ranks() as usize)?,
+            slot: zeroed(2 * n + 1)?,
+            gathered_slots: zeroed((2 * n + 1) * communicator.ranks() as usize)?,
             count: zeroed(1)?,
             gathered_counts: zeroed(communicator.ranks() as usize)?,
             edges: DeviceBuffer::zeroed(1).context(allocation)?,
@@ -322,6 +331,8 @@ impl<'g> Rank<'g> {
         let mut owned_size = self.owned().contains(&source) as u32;
         let mut edges_to_check = self.edge_count;
         let mut scout_count = degree_of_source as u64;
+        // The frontier's edges, known after a top-down level only.
+        let mut frontier_edges = Some(scout_count);
         let (mut frontier_size, mut level) = (1u64, 0u32);
         let mut steps = Vec::new();
         while frontier_size > 0 {
@@ -343,9 +354,12 @@ impl<'g> Rank<'g> {
                     }
                 }
                 scout_count = 1;
+                frontier_edges = None;
             } else {
                 edges_to_check = edges_to_check.saturating_sub(scout_count);
-                (owned_size, frontier_size, scout_count) = self.top_down_step(owned_size, level)?;
+                (owned_size, frontier_size, scout_count) =
+                    self.top_down_step((owned_size, frontier_edges), level)?;
+                frontier_edges = Some(scout_count);
                 steps.push(self.step(level, started, Direction::TopDown)?);
                 level += 1;
             }
@@ -364,9 +378,14 @@ impl<'g> Rank<'g> {
     }
 
     /// One top-down level from the owned frontier queue (`owned_size`
-    /// vertices); returns the next owned queue's size, and the next
+    /// vertices; the frontier has `frontier_edges` edges over every rank,
+    /// where known); returns the next owned queue's size, and the next
     /// frontier's size and edges over every rank.
-    fn top_down_step(&mut self, owned_size: u32, level: u32) -> Result<(u32, u64, u64)> {
+    fn top_down_step(
+        &mut self,
+        (owned_size, frontier_edges): (u32, Option<u64>),
+        level: u32,
+    ) -> Result<(u32, u64, u64)> {
         let stream = self.gpu.stream();
         let context = || {
             format!(
@@ -390,93 +409,110 @@ impl<'g> Rank<'g> {
             // Unused here: the owners sum the next queues' edges as they
             // apply the claims.
             next_frontier_edges: self.edges.as_device_ptr(),
+            frontier_edges,
         };
         // SAFETY: the owned queue holds `owned_size` owned vertices, of
         // the owned edges `top_down` was allocated for; the rows cover
         // every vertex (others' empty); claims, visited and labels have
         // room for every vertex.
         unsafe { self.top_down.run(self.gpu, &claims) }?;
-        // Every rank's claim count, read once: this rank's sizes its
-        // packing, all of them the pairs' exchange.
-        self.exchange.time(stream, 0, || {
-            self.communicator.all_gather_u32(
-                self.count.as_device_ptr(),
-                self.gathered_counts.as_device_ptr(),
-                stream,
-            )
-        })?;
-        let counts = read(self.gpu, &self.gathered_counts)?;
-        let claim_count = counts[self.communicator.rank() as usize];
-        if claim_count > 0 {
-            let kernel = &self.kernels.pack_claims;
-            // SAFETY: `claim_count` claims, each a vertex whose parent this
-            // rank wrote; `pairs` has two words a vertex.
-            unsafe {
-                launch!(kernel<<<blocks_for(claim_count, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
-                    self.claims.as_device_ptr(),
-                    claim_count,
-                    self.parents.as_device_ptr(),
-                    self.pairs.as_device_ptr()
-                ))
-                .context(context)?;
+        // A rank claims each vertex once, by one of its frontier's edges:
+        // a slot of the frontier's edges (or of every vertex) holds any
+        // rank's claims; else the ranks' counts are read back.
+        let vertex_count = self.vertex_count as u64;
+        let capacity = match frontier_edges.filter(|&edges| edges <= UNCOUNTED_SLOT_EDGES) {
+            Some(edges) => edges.min(vertex_count) as u32,
+            None => {
+                self.exchange.time(stream, 0, || {
+                    self.communicator.all_gather(
+                        self.count.as_device_ptr(),
+                        self.gathered_counts.as_device_ptr(),
+                        1,
+                        stream,
+                    )
+                })?;
+                let counts = read(self.gpu, &self.gathered_counts)?;
+                counts.into_iter().max().unwrap_or(0)
             }
-        }
-        let words: Vec<u64> = counts.iter().map(|&count| 2 * count as u64).collect();
-        let starts: Vec<u64> = words
-            .iter()
-            .scan(0, |start, &count| {
-                let this = *start;
-                *start += count;
-                Some(this)
-            })
-            .collect();
-        let pair_count: u64 = counts.iter().map(|&count| count as u64).sum();
-        self.exchange.time(stream, 8 * pair_count, || {
-            self.communicator.all_gather_words(
-                self.pairs.as_device_ptr(),
-                self.gathered_pairs.as_device_ptr(),
-                (&starts, &words),
-                stream,
-            )
-        })?;
-
-        // Apply them all: the next frontier, and this rank's next queue.
-        let owned = self.owned();
-        // SAFETY: memsets on the stream, before the kernel that reads them.
+        };
+        // SAFETY: memsets on the stream, before the kernels that read them.
         unsafe {
             self.next.set_zero_async(stream).context(context)?;
-            self.count.set_32_async(0, stream).context(context)?;
             self.edges.set_zero_async(stream).context(context)?;
         }
-        if pair_count > 0 {
-            let kernel = &self.kernels.apply_claims;
-            // SAFETY: `pair_count` pairs of vertices `< n` and parents; the
-            // bitmaps, rows and labels cover every vertex; the next owned
-            // queue has room for every owned vertex:
-            // `distributed_apply_claims`'s contract.
-            unsafe {
-                launch!(kernel<<<blocks_for(pair_count as u32, BLOCK_SIZE), BLOCK_SIZE, 8, stream>>>(
-                    self.gathered_pairs.as_device_ptr(),
-                    pair_count as u32,
-                    owned.start,
-                    owned.end,
-                    self.rows.as_device_ptr(),
-                    self.next.as_device_ptr(),
-                    self.visited.as_device_ptr(),
-                    self.owned_queues[1].as_device_ptr(),
-                    self.count.as_device_ptr(),
-                    self.edges.as_device_ptr(),
-                    self.levels.as_device_ptr(),
-                    self.parents.as_device_ptr(),
-                    level + 1
-                ))
-                .context(context)?;
-            }
+        // No rank claimed anything where the capacity is 0, so `count`,
+        // the next owned queue's size, is 0 already.
+        if capacity > 0 {
+            self.exchange_claims(capacity, level)?;
         }
         let (frontier_size, frontier_edges, next_owned) = self.level_totals()?;
         std::mem::swap(&mut self.frontier, &mut self.next);
         self.owned_queues.swap(0, 1);
         Ok((next_owned, frontier_size, frontier_edges))
+    }
+
+    /// Packs this rank's claims in its slot of `capacity` pairs, gathers
+    /// every rank's, and applies them all: the next frontier, and this
+    /// rank's next queue, counted afresh in `count`.
+    fn exchange_claims(&mut self, capacity: u32, level: u32) -> Result<()> {
+        let stream = self.gpu.stream();
+        let context = || {
+            format!(
+                "exchanging top-down level {level}'s claims on rank {}",
+                self.communicator.rank()
+            )
+        };
+        let slot_words = 1 + 2 * capacity as usize;
+        let ranks = self.communicator.ranks();
+        let pack = &self.kernels.pack_claims;
+        // SAFETY: `count` claims, each a vertex whose parent this rank
+        // wrote, at most `capacity` (the caller's bound); the slot buffer
+        // has room for `n` pairs, so for `capacity`.
+        unsafe {
+            launch!(pack<<<blocks_for(capacity, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
+                self.claims.as_device_ptr(),
+                self.count.as_device_ptr(),
+                self.parents.as_device_ptr(),
+                self.slot.as_device_ptr(),
+                capacity
+            ))
+            .context(context)?;
+        }
+        let bytes = 4 * (slot_words * ranks as usize) as u64;
+        self.exchange.time(stream, bytes, || {
+            self.communicator.all_gather(
+                self.slot.as_device_ptr(),
+                self.gathered_slots.as_device_ptr(),
+                slot_words,
+                stream,
+            )
+        })?;
+        let owned = self.owned();
+        // SAFETY: a memset on the stream, after the pack has read the count.
+        unsafe { self.count.set_32_async(0, stream) }.context(context)?;
+        let apply = &self.kernels.apply_claims;
+        // SAFETY: a slot of `capacity` for each rank, each of at most that
+        // many pairs of vertices `< n` and parents; the bitmaps, rows and
+        // labels cover every vertex; the next owned queue has room for
+        // every owned vertex: `distributed_apply_claims`'s contract.
+        unsafe {
+            launch!(apply<<<(blocks_for(capacity, BLOCK_SIZE), ranks, 1), BLOCK_SIZE, 8, stream>>>(
+                self.gathered_slots.as_device_ptr(),
+                capacity,
+                owned.start,
+                owned.end,
+                self.rows.as_device_ptr(),
+                self.next.as_device_ptr(),
+                self.visited.as_device_ptr(),
+                self.owned_queues[1].as_device_ptr(),
+                self.count.as_device_ptr(),
+                self.edges.as_device_ptr(),
+                self.levels.as_device_ptr(),
+                self.parents.as_device_ptr(),
+                level + 1
+            ))
+            .context(context)
+        }
     }
 
     /// One bottom-up level over the owned unvisited vertices; returns the

@@ -44,11 +44,13 @@ pub trait Collectives {
     /// Sums `values` (device `u64`s) over the ranks, in place.
     fn sum_u64(&self, values: DevicePointer<u64>, count: usize, stream: &Stream) -> Result<()>;
 
-    /// Gathers one `u32` from every rank: `gathered[r]` gets rank `r`'s `value`.
-    fn all_gather_u32(
+    /// Gathers `count` words from every rank: rank `r`'s `send` reaches
+    /// every rank at `receive + r * count`.
+    fn all_gather(
         &self,
-        value: DevicePointer<u32>,
-        gathered: DevicePointer<u32>,
+        send: DevicePointer<u32>,
+        receive: DevicePointer<u32>,
+        count: usize,
         stream: &Stream,
     ) -> Result<()>;
 

@@ -281,19 +281,20 @@ impl Collectives for Communicator {
         check(self.library, status, "ncclAllReduce")
     }
 
-    fn all_gather_u32(
+    fn all_gather(
         &self,
-        value: DevicePointer<u32>,
-        gathered: DevicePointer<u32>,
+        send: DevicePointer<u32>,
+        receive: DevicePointer<u32>,
+        count: usize,
         stream: &Stream,
     ) -> Result<()> {
-        // SAFETY: `value` is one u32 and `gathered` `ranks` u32s on this
-        // rank's device.
+        // SAFETY: `send` holds `count` u32s and `receive` `ranks * count`
+        // on this rank's device.
         let status = unsafe {
             (self.library.all_gather)(
-                value.as_raw() as *const c_void,
-                gathered.as_raw() as *mut c_void,
-                1,
+                send.as_raw() as *const c_void,
+                receive.as_raw() as *mut c_void,
+                count,
                 UINT32,
                 self.raw,
                 stream.as_inner().cast(),

@@ -170,15 +170,17 @@ impl Collectives for Member {
         driver_result(result, || "writing the ranks' sums".into())
     }
 
-    fn all_gather_u32(
+    fn all_gather(
         &self,
-        value: DevicePointer<u32>,
-        gathered: DevicePointer<u32>,
+        send: DevicePointer<u32>,
+        receive: DevicePointer<u32>,
+        count: usize,
         stream: &Stream,
     ) -> Result<()> {
-        let starts: Vec<u64> = (0..self.ranks() as u64).collect();
-        let counts = vec![1; starts.len()];
-        self.all_gather_words(value, gathered, (&starts, &counts), stream)
+        let count = count as u64;
+        let starts: Vec<u64> = (0..self.ranks() as u64).map(|rank| rank * count).collect();
+        let counts = vec![count; starts.len()];
+        self.all_gather_words(send, receive, (&starts, &counts), stream)
     }
 
     fn all_gather_words(
