@@ -32,6 +32,19 @@ use crate::direction_optimizing::{add_block_sum, append_to_queue, claim_and_appe
 use crate::gpu;
 use crate::visit::row;
 
+/// Chunks of [`HUB_CHUNK_EDGES`] edges in a list of `(first, end)`, if it
+/// is a hub's ([`HUB_CHUNK_EDGES`] edges or more); 0 for any other list.
+#[inline(always)]
+pub fn chunks_of((first, end): (EdgeOffset, EdgeOffset)) -> u32 {
+    // A degree is below `n`, so it fits 32 bits.
+    let degree = (end - first) as u32;
+    if degree >= HUB_CHUNK_EDGES {
+        degree.div_ceil(HUB_CHUNK_EDGES)
+    } else {
+        0
+    }
+}
+
 /// Splits the frontier `queue` of `size` vertices: a hub ([`HUB_CHUNK_EDGES`]
 /// edges or more) goes to `chunks` as (hub, chunk) pairs, one for every
 /// [`HUB_CHUNK_EDGES`] of its edges, every other vertex to `light_queue`.
@@ -65,13 +78,11 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_split(
     // is this thread's alone, within its array (the contract).
     unsafe {
         let vertex = gpu::load_read_only(queue.add(index as usize));
-        let (first_edge, end_edge) = row(row_offsets, vertex);
-        let degree = (end_edge - first_edge) as u32;
-        if degree < HUB_CHUNK_EDGES {
+        let count = chunks_of(row(row_offsets, vertex));
+        if count == 0 {
             *light_queue.add(gpu::atomic_add(light_size, 1) as usize) = vertex;
             return;
         }
-        let count = degree.div_ceil(HUB_CHUNK_EDGES);
         let slot = gpu::atomic_add(chunk_count, count) as usize;
         for chunk in 0..count as usize {
             *chunks.add(2 * (slot + chunk)) = vertex;

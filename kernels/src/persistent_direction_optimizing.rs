@@ -56,6 +56,7 @@ use crate::abi::{
 };
 use crate::direction_optimizing::{add_block_sum, claim_and_append, expand_top_down};
 use crate::gpu::{self, FULL_WARP};
+use crate::hub_chunks::chunks_of;
 use crate::visit::{RowOffset, is_visited, row, row_neighbours};
 
 /// Defines a kernel entry point whose row offsets are `$offset`s: the
@@ -327,19 +328,6 @@ unsafe fn search<O: RowOffset>(
         if grid.thread == 0 {
             *reached = level as u64;
         }
-    }
-}
-
-/// Chunks of [`HUB_CHUNK_EDGES`] edges in a list of `(first, end)`, if it
-/// is a hub's ([`HUB_CHUNK_EDGES`] edges or more); 0 for any other list.
-#[inline(always)]
-fn chunks_of((first, end): (EdgeOffset, EdgeOffset)) -> u32 {
-    // A degree is below `n`, so it fits 32 bits.
-    let degree = (end - first) as u32;
-    if degree >= HUB_CHUNK_EDGES {
-        degree.div_ceil(HUB_CHUNK_EDGES)
-    } else {
-        0
     }
 }
 
