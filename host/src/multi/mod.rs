@@ -7,7 +7,9 @@
 //! time), as [`direction_optimizing`] describes. Ranks run as threads of
 //! one process, one per GPU of this host ([`Ranks::Threads`]), or one per
 //! process ([`Ranks::Process`]: the path that spans machines), the NCCL id
-//! passed from rank 0 to the others through a file.
+//! passed from rank 0 to the others through a file. For tests, ranks can
+//! also share one GPU and exchange by copies ([`Ranks::SharedGpu`],
+//! [`shared_gpu`]), behind the same [`Collectives`] as NCCL's.
 
 pub mod direction_optimizing;
 pub mod nccl;
