@@ -3,7 +3,8 @@
 //! - `run [ARGS]`: runs `bfs` (release) with ARGS, forwarding its exit code.
 //! - `test [ARGS]`: checks the PTX, then runs the whole test suite.
 //! - `ptx`: builds the kernels, checks them with `ptxas`, prints the PTX paths last.
-//! - `lint`: `cargo fmt --check` and `cargo clippy -D warnings`, host and kernels.
+//! - `lint`: `cargo fmt --check` and `cargo clippy -D warnings`, host and
+//!   kernels, and `cargo doc` with every warning (a broken link) an error.
 //! - `bench [--graph PATH]...`: times every variant on the default generated
 //!   graphs and the given files, writing `BENCHMARKS.md` (needs a GPU).
 //! - `bench --loader FILE...`: the fast Matrix Market reader against
@@ -104,6 +105,17 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
                     "--",
                     "-D",
                     "warnings",
+                ],
+            )?;
+            workspace.cargo_ok(
+                &environment,
+                &[
+                    "doc",
+                    "--workspace",
+                    "--no-deps",
+                    "--quiet",
+                    "--config",
+                    "build.rustdocflags=[\"-D\", \"warnings\"]",
                 ],
             )?;
             Ok(ExitCode::SUCCESS)

@@ -92,9 +92,9 @@ pub enum Strategy {
 
 /// The strategy for `graph` on `gpu`: [`strategy`], and for road-like
 /// graphs [`Strategy::HierarchySweep`] where it keeps at most
-/// [`CHAINS_KEPT_SHARE`] of the vertices and at most [`MOST_KEPT_VERTICES`],
+/// `CHAINS_KEPT_SHARE` of the vertices and at most `MOST_KEPT_VERTICES`,
 /// else [`Strategy::PartitionLocal`] where its partitions are more
-/// than the multiprocessors but at most [`PARTITIONS_PER_MULTIPROCESSOR`]
+/// than the multiprocessors but at most `PARTITIONS_PER_MULTIPROCESSOR`
 /// each; for the others [`Strategy::DirectionOptimizingInOneLaunch`] where
 /// the device has cooperative launches and the graph fewer than
 /// [`LEVEL_BY_LEVEL_LEAST_EDGES`] CSR entries.

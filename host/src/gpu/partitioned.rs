@@ -64,7 +64,7 @@ pub struct Partitioned<'g> {
 
 impl<'g> Partitioned<'g> {
     /// Device bytes besides the graph: its renumbered copy and the labels
-    /// ([`PartitionLabels::bytes`]).
+    /// (`PartitionLabels::bytes`).
     pub fn workspace_bytes(graph: &Csr) -> u64 {
         DeviceGraph::bytes(graph) + PartitionLabels::bytes(graph.vertex_count())
     }

@@ -245,7 +245,7 @@ fn one_line(error: &MatrixMarketError) -> FormatError {
     (line, format!("{:?}: {reason}", error.kind()))
 }
 
-/// The order in which [`write`] lists a graph's entries.
+/// The order in which [`write()`] lists a graph's entries.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum EntryOrder {
     /// By row, then column: the CSR's own order.

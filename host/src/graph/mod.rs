@@ -95,7 +95,7 @@ impl Csr {
     /// parallel and without holding them: the first `pass` counts each vertex's degree,
     /// the degrees are prefix-summed into row offsets, and the second `pass`
     /// scatters each edge to its row through an atomic cursor (both a batch
-    /// at a time, through [`batched`]'s tables); then the rows are sorted
+    /// at a time, through `batched`'s tables); then the rows are sorted
     /// and deduplicated. Self loops are dropped; with `symmetric`
     /// each edge is also added reversed, and the tuples' ends at each
     /// vertex are kept for Graph500's edge count. `pass` returns the entries it
