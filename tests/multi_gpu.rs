@@ -10,8 +10,9 @@
 use std::path::Path;
 use std::time::Duration;
 
+use bfs::abi::DIRECTION_BETA;
 use bfs::gpu::{Direction, Gpu};
-use bfs::multi::direction_optimizing::{Rank, UNCOUNTED_SLOT_EDGES};
+use bfs::multi::direction_optimizing::{ALPHA, Rank, UNCOUNTED_SLOT_EDGES};
 use bfs::multi::{self, Ranks};
 use bfs::validate::{same_levels, validate};
 use bfs::{Csr, cpu};
@@ -48,9 +49,58 @@ fn rank_setups(devices: u32) -> Vec<Ranks> {
         .collect()
 }
 
+/// The direction of each level of a search whose levels are `levels`, by
+/// gapbs's rule at the search over GPUs' α: what the ranks decide when
+/// their counts of each next frontier and its edges over every rank are
+/// right.
+fn gapbs_directions(graph: &Csr, levels: &[u32]) -> Vec<Direction> {
+    let level_count = levels
+        .iter()
+        .filter(|&&level| level != bfs::UNREACHED)
+        .max()
+        .map_or(0, |&last| last + 1);
+    let (mut frontier_vertices, mut frontier_edges) = (
+        vec![0u64; level_count as usize + 1],
+        vec![0u64; level_count as usize + 1],
+    );
+    for (vertex, &level) in levels.iter().enumerate() {
+        if level != bfs::UNREACHED {
+            frontier_vertices[level as usize] += 1;
+            frontier_edges[level as usize] += graph.degree(vertex as u32) as u64;
+        }
+    }
+    let n = graph.vertex_count() as u64;
+    let mut edges_to_check = graph.edge_count();
+    let mut scout_count = frontier_edges[0];
+    let mut directions = Vec::new();
+    let mut level = 0;
+    while level < level_count {
+        if graph.is_symmetric() && scout_count > edges_to_check / ALPHA {
+            loop {
+                directions.push(Direction::BottomUp);
+                let (previous, awake) = (
+                    frontier_vertices[level as usize],
+                    frontier_vertices[level as usize + 1],
+                );
+                level += 1;
+                if awake == 0 || !(awake >= previous || awake > n / DIRECTION_BETA) {
+                    break;
+                }
+            }
+            scout_count = 1;
+        } else {
+            edges_to_check = edges_to_check.saturating_sub(scout_count);
+            directions.push(Direction::TopDown);
+            level += 1;
+            scout_count = frontier_edges[level as usize];
+        }
+    }
+    directions
+}
+
 /// Searches `graph` from `sources` over `ranks` and checks each
-/// result against the CPU reference and the Graph500 rules, and each
-/// level's exchange: the whole next-frontier bitmap, or every rank's slot
+/// result against the CPU reference and the Graph500 rules, each level's
+/// direction against [`gapbs_directions`], and each level's exchange: the whole next-frontier bitmap, or every rank's slot
 /// of claims (a count and 8 bytes a claim), sized by the frontier's edges
 /// where the search knew them and they were few, else by the most claims
 /// of a rank (exactly the next level's vertices on one rank).
@@ -72,6 +122,12 @@ fn assert_exact(name: &str, graph: &Csr, setup: &Ranks, sources: &[u32]) {
         same_levels(&run.result, &cpu::bfs(graph, source))
             .unwrap_or_else(|error| panic!("{context}: {error}"));
         validate(graph, &run.result).unwrap_or_else(|error| panic!("{context}: {error}"));
+        let directions: Vec<_> = run.steps.iter().filter_map(|step| step.direction).collect();
+        assert_eq!(
+            directions,
+            gapbs_directions(graph, &run.result.levels),
+            "{context}: the levels' directions"
+        );
         assert_eq!(
             run.steps.len() as u32,
             run.result.level_count(),

@@ -140,8 +140,17 @@ pub mod distributed {
     pub const APPLY_CLAIMS: &str = "distributed_apply_claims";
     /// Adds an all-gathered bottom-up level to the visited bitmap.
     pub const MERGE_VISITED: &str = "distributed_merge_visited";
-    /// Widens a level's counts for their all-reduce.
-    pub const LEVEL_TOTALS: &str = "distributed_level_totals";
+
+    /// A level's counts, `u64`s that its last kernel adds up on every GPU
+    /// alike: the next frontier's vertices over every GPU, …
+    pub const FRONTIER_VERTICES: usize = 0;
+    /// … their edges (a top-down level's only), …
+    pub const FRONTIER_EDGES: usize = 1;
+    /// … and of them, this GPU's own (a top-down level's only: its next
+    /// queue's size).
+    pub const OWNED_VERTICES: usize = 2;
+    /// Counts in all.
+    pub const LEVEL_COUNTS: usize = 3;
 }
 
 /// Kernel entry point of the `persistent` variant.
@@ -573,7 +582,6 @@ pub const KERNEL_NAMES: &[&str] = &[
     distributed::MERGE_VISITED,
     hub_chunks::SPLIT,
     hub_chunks::EXPAND,
-    distributed::LEVEL_TOTALS,
     persistent::LEVELS,
     persistent_direction_optimizing::SEARCH,
     persistent_direction_optimizing::SEARCH_NARROW,

@@ -241,9 +241,11 @@ pub unsafe fn gather_neighbour_lists(
 }
 
 /// Adds the threads' `value`s of a block to `*total` with one global
-/// atomic: each thread with a value adds it to `*block_sum` in shared
-/// memory, then thread 0 adds the block's sum and sets `*block_sum` back
-/// to 0.
+/// atomic: each warp sums its values with shuffles, its first lane adds
+/// the warp's sum to `*block_sum` in shared memory (one shared atomic a
+/// warp, not one a thread, which on a level where most threads have a
+/// value would serialize on that one address), then thread 0 adds the
+/// block's sum and sets `*block_sum` back to 0.
 ///
 /// # Safety
 /// Every thread of the block calls it; `*block_sum` is 0 before, and
@@ -253,8 +255,9 @@ pub unsafe fn add_block_sum(block_sum: *mut u64, value: u64, total: *mut u64) {
     // SAFETY: the contract; the barrier orders every shared addition
     // before thread 0 reads the sum.
     unsafe {
-        if value > 0 {
-            gpu::atomic_add_u64(block_sum, value);
+        let warp_sum = gpu::warp_sum_u64(value);
+        if gpu::lane_index() == 0 && warp_sum > 0 {
+            gpu::atomic_add_u64(block_sum, warp_sum);
         }
         gpu::sync_threads();
         if gpu::thread_index() == 0 && *block_sum > 0 {

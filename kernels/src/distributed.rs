@@ -20,6 +20,12 @@
 //!   vertex's owner, its level, its parent and its place in the owner's
 //!   next frontier queue.
 //!
+//! As every GPU applies every claim and merges every word, each counts the
+//! next frontier over all GPUs itself, its edges too from a replicated
+//! array of degrees: the GPUs agree on the next level's direction without
+//! an all-reduce (the level's counts, as
+//! [`abi::distributed`](crate::abi::distributed) lays them out).
+//!
 //! Encodings as in [`crate::direction_optimizing`]; a pair is two words,
 //! the vertex then its parent. A *slot* of capacity `c` is `1 + 2c`
 //! words: the claim count, then that many pairs. Every GPU's slot has the
@@ -27,10 +33,9 @@
 //! most claims of any GPU, read back; or, for a small frontier, its
 //! edges), so the slots all-gather in one collective of equal parts.
 
-use crate::abi::EdgeOffset;
+use crate::abi::distributed::{FRONTIER_EDGES, FRONTIER_VERTICES, OWNED_VERTICES};
 use crate::direction_optimizing::add_block_sum;
 use crate::gpu;
-use crate::visit::row;
 
 /// Fills this GPU's slot of capacity `capacity`: the count `*claim_count`,
 /// then claimed vertex `claims[i]` and its parent `parents[claims[i]]` as
@@ -77,26 +82,30 @@ pub unsafe extern "ptx-kernel" fn distributed_pack_claims(
 /// Applies every GPU's claims of one top-down level, the pairs (vertex,
 /// parent) of the GPUs' slots, each of capacity `capacity`, one after
 /// another in `slots`: the first thread to set a vertex's bit in
-/// `next_bitmap` also sets its visited bit and, if this GPU owns it
-/// (`first_vertex <= v < end_vertex`), appends it to `owned_queue` and adds
-/// its degree to `*owned_edges` (a warp's queue slots taken with one
-/// atomic, a block's degrees added with one: a level can bring millions
-/// of pairs). The owner sets each owned vertex's level
-/// to `next_level` and lowers its parent to the least claimant's, so every
+/// `next_bitmap` also sets its visited bit and counts the vertex and its
+/// degree (`degrees`, every vertex's, saturated at `u32::MAX`) in
+/// `level_counts`; if this GPU owns it (`first_vertex <= v < end_vertex`),
+/// appends it to `owned_queue` too, counted in
+/// `level_counts[OWNED_VERTICES]` (a warp's queue slots taken with one
+/// atomic, a block's counts added with one each: a level can bring
+/// millions of pairs). The owner sets each owned vertex's level to
+/// `next_level` and lowers its parent to the least claimant's, so every
 /// GPU's copies agree whatever order the pairs came in.
 ///
 /// # Safety
 /// `slots` holds a slot of capacity `capacity` for each of the grid's
 /// rows (`gridDim.y`, the GPUs), each with at most `capacity` pairs of
-/// vertices `< n` and their parents; `row_offsets` has `n + 1` entries; `next_bitmap` (cleared before the
-/// level's first launch) and `visited` have `ceil(n / 32)` words; `levels`
-/// and `parents` `n` entries (an owned vertex not yet reached has
-/// [`UNREACHED`](crate::abi::UNREACHED) in both); `owned_queue` has room for every owned vertex;
-/// `owned_size` one `u32`, `owned_edges` one `u64`.
+/// vertices `< n` and their parents; `degrees`, `levels` and `parents`
+/// have `n` entries (an owned vertex not yet reached has
+/// [`UNREACHED`](crate::abi::UNREACHED) in both labels); `next_bitmap`
+/// (cleared before the level's first launch) and `visited` have
+/// `ceil(n / 32)` words; `owned_queue` has room for every owned vertex;
+/// `level_counts` has [`LEVEL_COUNTS`](crate::abi::distributed::LEVEL_COUNTS)
+/// `u64`s, zeroed before the launch.
 ///
 /// # Launch
 /// Grid `ceil(capacity / BLOCK_SIZE)` by the GPUs' count, block
-/// [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE) (whole warps), shared memory 8 bytes.
+/// [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE) (whole warps), shared memory 16 bytes.
 ///
 /// # Thread mapping
 /// Thread `i` of grid row `g` applies pair `i` of GPU `g`'s slot.
@@ -106,31 +115,31 @@ pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
     capacity: u32,
     first_vertex: u32,
     end_vertex: u32,
-    row_offsets: *const EdgeOffset,
+    degrees: *const u32,
     next_bitmap: *mut u32,
     visited: *mut u32,
     owned_queue: *mut u32,
-    owned_size: *mut u32,
-    owned_edges: *mut u64,
+    level_counts: *mut u64,
     levels: *mut u32,
     parents: *mut u32,
     next_level: u32,
 ) {
     let index = gpu::global_thread_index();
     let slot = (gpu::block_index_y() as usize) * (1 + 2 * capacity as usize);
-    let block_edges = gpu::dynamic_shared_memory::<u64>();
+    let block_sums = gpu::dynamic_shared_memory::<u64>();
     // SAFETY: the grid row's slot lies within `slots`, and its pairs are
-    // read for `index` below its count only; vertices are
-    // `< n` and index their bitmap words, rows and labels (the contract);
-    // queue slots are handed out once each, one per owned vertex. Every
-    // thread reaches the warp's reservation and the block's sum, and the
-    // launch gives the sum its 8 bytes of shared memory.
+    // read for `index` below its count only; vertices are `< n` and index
+    // their bitmap words, degrees and labels (the contract); queue slots
+    // are handed out once each, one per owned vertex. Every thread reaches
+    // the warp's reservation and the block's sums, and the launch gives
+    // the two sums their 16 bytes of shared memory, one each: a sum's
+    // thread 0 clears its own after the others have passed its barrier.
     unsafe {
         if gpu::thread_index() == 0 {
-            *block_edges = 0;
+            (*block_sums, *block_sums.add(1)) = (0, 0);
         }
         gpu::sync_threads();
-        let mut newly_owned = None;
+        let (mut newly_found, mut newly_owned) = (None, None);
         if index < gpu::load_read_only(slots.add(slot)) {
             let pair = slots.add(slot + 1 + 2 * index as usize);
             let (vertex, parent) = (gpu::load_read_only(pair), gpu::load_read_only(pair.add(1)));
@@ -142,72 +151,67 @@ pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
             let (word, bit) = ((vertex / 32) as usize, 1 << (vertex % 32));
             if gpu::atomic_or(next_bitmap.add(word), bit) & bit == 0 {
                 gpu::atomic_or(visited.add(word), bit);
+                newly_found = Some(vertex);
                 newly_owned = owned.then_some(vertex);
             }
         }
         let slot = gpu::warp_reserve_one(newly_owned.is_some(), |total| {
-            gpu::atomic_add(owned_size, total)
+            gpu::atomic_add_u64(level_counts.add(OWNED_VERTICES), total as u64) as u32
         });
-        let mut degree = 0;
         if let Some(vertex) = newly_owned {
             *owned_queue.add(slot as usize) = vertex;
-            let (first_edge, end_edge) = row(row_offsets, vertex);
-            degree = end_edge - first_edge;
         }
-        add_block_sum(block_edges, degree, owned_edges);
-    }
-}
-
-/// Lays out a level's counts for their all-reduce, so they never visit
-/// the host before it: `totals[0]` and `totals[2]` get `*count` (this
-/// GPU's next queue's size, or a bottom-up level's found vertices),
-/// `totals[1]` gets `*edges` (that queue's edges). The GPUs then sum
-/// `totals[0..2]`, and one copy brings the host both sums and, in
-/// `totals[2]`, this GPU's own count.
-///
-/// # Safety
-/// `count` is one `u32`, `edges` one `u64`, `totals` three `u64`s.
-///
-/// # Launch
-/// Grid 1, block 1, no shared memory.
-///
-/// # Thread mapping
-/// The one thread writes all three.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn distributed_level_totals(
-    count: *const u32,
-    edges: *const u64,
-    totals: *mut u64,
-) {
-    // SAFETY: the contract's sizes; one thread, no other writer.
-    unsafe {
-        *totals = *count as u64;
-        *totals.add(1) = *edges;
-        *totals.add(2) = *count as u64;
+        let degree = newly_found.map_or(0, |vertex| {
+            gpu::load_read_only(degrees.add(vertex as usize))
+        });
+        let found = newly_found.is_some() as u64;
+        add_block_sum(block_sums, found, level_counts.add(FRONTIER_VERTICES));
+        add_block_sum(
+            block_sums.add(1),
+            degree as u64,
+            level_counts.add(FRONTIER_EDGES),
+        );
     }
 }
 
 /// Adds the next frontier's bits to the visited bitmap, after the GPUs
-/// have all-gathered a bottom-up level's words.
+/// have all-gathered a bottom-up level's words, and counts them in
+/// `level_counts[FRONTIER_VERTICES]` (a block's with one atomic).
 ///
 /// # Safety
-/// `next_bitmap` and `visited` have `word_count` words.
+/// `next_bitmap` and `visited` have `word_count` words; `level_counts` has
+/// [`LEVEL_COUNTS`](crate::abi::distributed::LEVEL_COUNTS) `u64`s, zeroed
+/// before the launch.
 ///
 /// # Launch
-/// Grid `ceil(word_count / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), no shared memory.
+/// Grid `ceil(word_count / BLOCK_SIZE)`, block
+/// [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), shared memory 8 bytes.
 ///
 /// # Thread mapping
-/// Thread `w` merges word `w`.
+/// Thread `w` merges and counts word `w`.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn distributed_merge_visited(
     next_bitmap: *const u32,
     visited: *mut u32,
     word_count: u32,
+    level_counts: *mut u64,
 ) {
     let word = gpu::global_thread_index();
-    if word >= word_count {
-        return;
+    let block_sum = gpu::dynamic_shared_memory::<u64>();
+    // SAFETY: word `w` is read and written for `w < word_count` only (the
+    // contract), each thread its own; every thread reaches the block's sum,
+    // and the launch gives it its 8 bytes of shared memory.
+    unsafe {
+        if gpu::thread_index() == 0 {
+            *block_sum = 0;
+        }
+        gpu::sync_threads();
+        let mut found = 0;
+        if word < word_count {
+            let bits = gpu::load_read_only(next_bitmap.add(word as usize));
+            *visited.add(word as usize) |= bits;
+            found = bits.count_ones();
+        }
+        add_block_sum(block_sum, found as u64, level_counts.add(FRONTIER_VERTICES));
     }
-    // SAFETY: `word < word_count` (the contract); each thread its own word.
-    unsafe { *visited.add(word as usize) |= gpu::load_read_only(next_bitmap.add(word as usize)) };
 }

@@ -582,6 +582,22 @@ pub fn warp_sum(value: u32) -> u32 {
     sum
 }
 
+/// [`warp_sum`] of a 64-bit value, as two 32-bit butterflies.
+///
+/// Every lane of the warp must execute it.
+#[inline(always)]
+pub fn warp_sum_u64(value: u64) -> u64 {
+    let mut sum = value;
+    let mut lane_mask = WARP_SIZE / 2;
+    while lane_mask > 0 {
+        let low = shuffle_xor(sum as u32, lane_mask);
+        let high = shuffle_xor((sum >> 32) as u32, lane_mask);
+        sum += (high as u64) << 32 | low as u64;
+        lane_mask /= 2;
+    }
+    sum
+}
+
 /// `extern __shared__ T memory[]`: the block's dynamic shared memory, sized
 /// by the `shared_mem_bytes` launch parameter.
 #[inline(always)]

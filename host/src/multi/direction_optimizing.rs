@@ -18,8 +18,11 @@
 //!   replicated frontier; the ranks all-gather the words of the next
 //!   frontier they own. Cost: `n / 8` bytes to every rank.
 //!
-//! The direction follows gapbs's rule on global counts, all-reduced each
-//! level: to bottom-up when the frontier's edges exceed the unexplored
+//! As every rank applies every claim and merges every word, each counts
+//! the next frontier over all ranks itself (its edges from a replicated
+//! array of degrees), and reads the counts back: one round trip a level
+//! and no all-reduce. The direction follows gapbs's rule on those counts,
+//! the same on every rank: to bottom-up when the frontier's edges exceed the unexplored
 //! edges over α, back when the frontier shrinks below `n / β`; α is
 //! [`ALPHA`], not gapbs's 15, as a top-down level here costs more than on
 //! a CPU: each claim an atomic, and a pair to every rank.
@@ -29,6 +32,9 @@
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
+use bfs_kernels::abi::distributed::{
+    FRONTIER_EDGES, FRONTIER_VERTICES, LEVEL_COUNTS, OWNED_VERTICES,
+};
 use bfs_kernels::abi::{BLOCK_SIZE, DIRECTION_BETA, EdgeOffset, direction_optimizing, distributed};
 use cust::event::{Event, EventFlags};
 use cust::function::Function;
@@ -68,6 +74,9 @@ pub struct Rank<'g> {
     kernels: Kernels<'g>,
     rows: DeviceBuffer<EdgeOffset>,
     columns: DeviceBuffer<u32>,
+    /// Every vertex's degree, saturated at `u32::MAX`: what each rank
+    /// needs to count the next frontier's edges over all ranks itself.
+    degrees: DeviceBuffer<u32>,
     visited: DeviceBuffer<u32>,
     frontier: DeviceBuffer<u32>,
     next: DeviceBuffer<u32>,
@@ -82,14 +91,18 @@ pub struct Rank<'g> {
     claims: DeviceBuffer<u32>,
     slot: DeviceBuffer<u32>,
     gathered_slots: DeviceBuffer<u32>,
-    /// Counts a kernel writes: queue sizes, awake vertices.
+    /// Counts a kernel writes: this rank's claims, its owned frontier
+    /// queue's size.
     count: DeviceBuffer<u32>,
     /// Every rank's claim count.
     gathered_counts: DeviceBuffer<u32>,
-    /// The next owned frontier's edges; a level's counts summed over the
-    /// ranks, and this rank's count (`distributed_level_totals`).
-    edges: DeviceBuffer<u64>,
-    totals: DeviceBuffer<u64>,
+    /// Where the top-down kernels and `bottom_up` add up their own
+    /// counts, unread: the level's counts over all ranks come from the
+    /// claims' apply and the bitmap's merge, in `level_counts`
+    /// (`abi::distributed`'s layout).
+    unread_edges: DeviceBuffer<u64>,
+    unread_awake: DeviceBuffer<u32>,
+    level_counts: DeviceBuffer<u64>,
     /// The current level's collectives, timed.
     exchange: ExchangeClock,
 }
@@ -151,7 +164,6 @@ struct Kernels<'g> {
     pack_claims: Function<'g>,
     apply_claims: Function<'g>,
     merge_visited: Function<'g>,
-    level_totals: Function<'g>,
 }
 
 /// A finished search on one rank: its time and levels, and on rank 0 the
@@ -174,13 +186,13 @@ impl<'g> Rank<'g> {
         8 * (n + 1)
             + 4 * owned_edges.max(1)
             + 3 * 4 * words
-            + 2 * 4 * n
+            + 3 * 4 * n
             + 2 * 4 * (owned.len() as u64).max(1)
             + ChunkedTopDown::workspace_bytes(owned.len() as u64, owned_edges)
             + 4 * n
             + 4 * (2 * n + 1) * (1 + ranks as u64)
-            + 4 * (1 + ranks as u64)
-            + 8 * 3
+            + 4 * (2 + ranks as u64)
+            + 8 * (1 + LEVEL_COUNTS as u64)
     }
 
     /// Uploads this rank's rows of `graph` (owned: `ranges[rank]`) and
@@ -197,13 +209,15 @@ impl<'g> Rank<'g> {
         let free = gpu.free_memory()?;
         // Every rank learns whether every part fits, so none waits in a
         // collective for one that gave up.
-        let mut totals = DeviceBuffer::zeroed(3).context(|| "allocating a counter".into())?;
-        let too_large = [(needed > free) as u64, 0, 0];
-        totals
+        let mut level_counts =
+            DeviceBuffer::zeroed(LEVEL_COUNTS).context(|| "allocating a counter".into())?;
+        let mut too_large = [0; LEVEL_COUNTS];
+        too_large[0] = (needed > free) as u64;
+        level_counts
             .copy_from(&too_large[..])
             .context(|| "counting the ranks' parts that fit".into())?;
-        communicator.sum_u64(totals.as_device_ptr(), 2, gpu.stream())?;
-        let parts_too_large = read(gpu, &totals)?[0];
+        communicator.sum_u64(level_counts.as_device_ptr(), 1, gpu.stream())?;
+        let parts_too_large = read(gpu, &level_counts)?[0];
         if needed > free {
             return Err(Error::MultiGpu(format!(
                 "rank {rank}'s part (vertices {}..{}) needs {needed} bytes of device memory on {}, {free} are free",
@@ -235,10 +249,10 @@ impl<'g> Rank<'g> {
                 pack_claims: gpu.kernel(distributed::PACK_CLAIMS)?,
                 apply_claims: gpu.kernel(distributed::APPLY_CLAIMS)?,
                 merge_visited: gpu.kernel(distributed::MERGE_VISITED)?,
-                level_totals: gpu.kernel(distributed::LEVEL_TOTALS)?,
             },
             rows: upload(&rows)?,
             columns: upload(columns)?,
+            degrees: degrees(graph)?,
             visited: zeroed(words)?,
             frontier: zeroed(words)?,
             next: zeroed(words)?,
@@ -251,8 +265,9 @@ impl<'g> Rank<'g> {
             gathered_slots: zeroed((2 * n + 1) * communicator.ranks() as usize)?,
             count: zeroed(1)?,
             gathered_counts: zeroed(communicator.ranks() as usize)?,
-            edges: DeviceBuffer::zeroed(1).context(allocation)?,
-            totals,
+            unread_edges: DeviceBuffer::zeroed(1).context(allocation)?,
+            unread_awake: zeroed(1)?,
+            level_counts,
             communicator,
             exchange: ExchangeClock {
                 events: Vec::new(),
@@ -406,9 +421,9 @@ impl<'g> Rank<'g> {
             levels: self.levels.as_device_ptr(),
             parents: self.parents.as_device_ptr(),
             level,
-            // Unused here: the owners sum the next queues' edges as they
-            // apply the claims.
-            next_frontier_edges: self.edges.as_device_ptr(),
+            // Unread: every rank counts the next frontier's edges over all
+            // ranks as it applies the claims.
+            next_frontier_edges: self.unread_edges.as_device_ptr(),
             frontier_edges,
         };
         // SAFETY: the owned queue holds `owned_size` owned vertices, of
@@ -438,22 +453,27 @@ impl<'g> Rank<'g> {
         // SAFETY: memsets on the stream, before the kernels that read them.
         unsafe {
             self.next.set_zero_async(stream).context(context)?;
-            self.edges.set_zero_async(stream).context(context)?;
+            self.level_counts.set_zero_async(stream).context(context)?;
         }
-        // No rank claimed anything where the capacity is 0, so `count`,
-        // the next owned queue's size, is 0 already.
-        if capacity > 0 {
-            self.exchange_claims(capacity, level)?;
-        }
-        let (frontier_size, frontier_edges, next_owned) = self.level_totals()?;
         std::mem::swap(&mut self.frontier, &mut self.next);
         self.owned_queues.swap(0, 1);
-        Ok((next_owned, frontier_size, frontier_edges))
+        // Where the capacity is 0 no rank claimed anything: the search ends.
+        if capacity == 0 {
+            return Ok((0, 0, 0));
+        }
+        self.exchange_claims(capacity, level)?;
+        let counts = self.level_counts()?;
+        Ok((
+            counts[OWNED_VERTICES] as u32,
+            counts[FRONTIER_VERTICES],
+            counts[FRONTIER_EDGES],
+        ))
     }
 
     /// Packs this rank's claims in its slot of `capacity` pairs, gathers
-    /// every rank's, and applies them all: the next frontier, and this
-    /// rank's next queue, counted afresh in `count`.
+    /// every rank's, and applies them all: the next frontier (swapped into
+    /// `frontier` already), and this rank's next queue (likewise into
+    /// `owned_queues[0]`), counted in `level_counts`.
     fn exchange_claims(&mut self, capacity: u32, level: u32) -> Result<()> {
         let stream = self.gpu.stream();
         let context = || {
@@ -488,25 +508,23 @@ impl<'g> Rank<'g> {
             )
         })?;
         let owned = self.owned();
-        // SAFETY: a memset on the stream, after the pack has read the count.
-        unsafe { self.count.set_32_async(0, stream) }.context(context)?;
         let apply = &self.kernels.apply_claims;
         // SAFETY: a slot of `capacity` for each rank, each of at most that
-        // many pairs of vertices `< n` and parents; the bitmaps, rows and
-        // labels cover every vertex; the next owned queue has room for
-        // every owned vertex: `distributed_apply_claims`'s contract.
+        // many pairs of vertices `< n` and parents; the bitmaps, degrees
+        // and labels cover every vertex; the next owned queue has room for
+        // every owned vertex; the counts were zeroed on the stream:
+        // `distributed_apply_claims`'s contract.
         unsafe {
-            launch!(apply<<<(blocks_for(capacity, BLOCK_SIZE), ranks, 1), BLOCK_SIZE, 8, stream>>>(
+            launch!(apply<<<(blocks_for(capacity, BLOCK_SIZE), ranks, 1), BLOCK_SIZE, 16, stream>>>(
                 self.gathered_slots.as_device_ptr(),
                 capacity,
                 owned.start,
                 owned.end,
-                self.rows.as_device_ptr(),
-                self.next.as_device_ptr(),
+                self.degrees.as_device_ptr(),
+                self.frontier.as_device_ptr(),
                 self.visited.as_device_ptr(),
-                self.owned_queues[1].as_device_ptr(),
-                self.count.as_device_ptr(),
-                self.edges.as_device_ptr(),
+                self.owned_queues[0].as_device_ptr(),
+                self.level_counts.as_device_ptr(),
                 self.levels.as_device_ptr(),
                 self.parents.as_device_ptr(),
                 level + 1
@@ -530,8 +548,7 @@ impl<'g> Rank<'g> {
         // SAFETY: memsets on the stream, before the kernels that read them.
         unsafe {
             self.next.set_zero_async(stream).context(context)?;
-            self.count.set_32_async(0, stream).context(context)?;
-            self.edges.set_zero_async(stream).context(context)?;
+            self.level_counts.set_zero_async(stream).context(context)?;
         }
         if !owned.is_empty() {
             let kernel = &self.kernels.bottom_up;
@@ -552,7 +569,7 @@ impl<'g> Rank<'g> {
                     self.parents.as_device_ptr().add(from),
                     level,
                     owned.len() as u32,
-                    self.count.as_device_ptr()
+                    self.unread_awake.as_device_ptr()
                 ))
                 .context(context)?;
             }
@@ -575,18 +592,19 @@ impl<'g> Rank<'g> {
                 .all_gather_words(own_words, own, (&starts, &counts), stream)
         })?;
         let kernel = &self.kernels.merge_visited;
-        // SAFETY: both bitmaps have `words` words.
+        // SAFETY: both bitmaps have `words` words; the counts were zeroed
+        // on the stream.
         unsafe {
-            launch!(kernel<<<blocks_for(words as u32, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
+            launch!(kernel<<<blocks_for(words as u32, BLOCK_SIZE), BLOCK_SIZE, 8, stream>>>(
                 self.next.as_device_ptr(),
                 self.visited.as_device_ptr(),
-                words as u32
+                words as u32,
+                self.level_counts.as_device_ptr()
             ))
             .context(context)?;
         }
-        let (awake, _, _) = self.level_totals()?;
         std::mem::swap(&mut self.frontier, &mut self.next);
-        Ok(awake)
+        Ok(self.level_counts()?[FRONTIER_VERTICES])
     }
 
     /// The owned vertices of the frontier bitmap into the owned queue;
@@ -633,29 +651,10 @@ impl<'g> Rank<'g> {
         range.start / 32..end
     }
 
-    /// The level's count (`count`: the next owned queue's size, or the
-    /// vertices a bottom-up level found) and the next queue's `edges`,
-    /// summed over the ranks on the device: returns both sums and this
-    /// rank's count, in one copy to the host.
-    fn level_totals(&mut self) -> Result<(u64, u64, u32)> {
-        let stream = self.gpu.stream();
-        let kernel = &self.kernels.level_totals;
-        // SAFETY: one u32, one u64 and three u64s:
-        // `distributed_level_totals`'s contract.
-        unsafe {
-            launch!(kernel<<<1, 1, 0, stream>>>(
-                self.count.as_device_ptr(),
-                self.edges.as_device_ptr(),
-                self.totals.as_device_ptr()
-            ))
-            .context(|| "laying out a level's counts".into())?;
-        }
-        self.exchange.time(stream, 0, || {
-            self.communicator
-                .sum_u64(self.totals.as_device_ptr(), 2, stream)
-        })?;
-        let totals = read(self.gpu, &self.totals)?;
-        Ok((totals[0], totals[1], totals[2] as u32))
+    /// The level's counts (`abi::distributed`'s layout), once its last
+    /// kernel has added them up.
+    fn level_counts(&self) -> Result<Vec<u64>> {
+        read(self.gpu, &self.level_counts)
     }
 
     /// Gathers every rank's owned labels to every rank (in place); rank 0
@@ -694,6 +693,31 @@ impl<'g> Rank<'g> {
 fn owned_edges(graph: &Csr, owned: &Range<u32>) -> u64 {
     let offsets = graph.row_offsets();
     offsets[owned.end as usize] - offsets[owned.start as usize]
+}
+
+/// Every vertex's degree in `graph`, saturated at `u32::MAX`, uploaded
+/// a slice at a time (a Kronecker 30 graph has 2^30 vertices).
+fn degrees(graph: &Csr) -> Result<DeviceBuffer<u32>> {
+    const SLICE: usize = 1 << 24;
+    let n = graph.vertex_count() as usize;
+    let context = || "uploading the degrees".to_string();
+    let degrees = DeviceBuffer::zeroed(n.max(1)).context(context)?;
+    let offsets = graph.row_offsets();
+    let mut slice = Vec::with_capacity(SLICE.min(n));
+    for first in (0..n).step_by(SLICE) {
+        let end = (first + SLICE).min(n);
+        slice.clear();
+        slice.extend(
+            offsets[first..=end]
+                .windows(2)
+                .map(|row| u32::try_from(row[1] - row[0]).unwrap_or(u32::MAX)),
+        );
+        degrees
+            .index(first..end)
+            .copy_from(&slice[..])
+            .context(context)?;
+    }
+    Ok(degrees)
 }
 
 /// `buffer`'s values, once the stream's work before now is done.
