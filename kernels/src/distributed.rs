@@ -90,12 +90,16 @@ pub unsafe extern "ptx-kernel" fn distributed_pack_claims(
 /// atomic, a block's counts added with one each: a level can bring
 /// millions of pairs). The owner sets each owned vertex's level to
 /// `next_level` and lowers its parent to the least claimant's, so every
-/// GPU's copies agree whatever order the pairs came in.
+/// GPU's copies agree whatever order the pairs came in. This GPU's own
+/// slot (`own_slot`) skips the visited bit and the labels: its claims
+/// wrote them already, and without them its pairs cost two scattered
+/// accesses, not five.
 ///
 /// # Safety
 /// `slots` holds a slot of capacity `capacity` for each of the grid's
 /// rows (`gridDim.y`, the GPUs), each with at most `capacity` pairs of
-/// vertices `< n` and their parents; `degrees`, `levels` and `parents`
+/// vertices `< n` and their parents, slot `own_slot` this GPU's claims,
+/// visited and labelled here already; `degrees`, `levels` and `parents`
 /// have `n` entries (an owned vertex not yet reached has
 /// [`UNREACHED`](crate::abi::UNREACHED) in both labels); `next_bitmap`
 /// (cleared before the level's first launch) and `visited` have
@@ -113,6 +117,7 @@ pub unsafe extern "ptx-kernel" fn distributed_pack_claims(
 pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
     slots: *const u32,
     capacity: u32,
+    own_slot: u32,
     first_vertex: u32,
     end_vertex: u32,
     degrees: *const u32,
@@ -144,13 +149,16 @@ pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
             let pair = slots.add(slot + 1 + 2 * index as usize);
             let (vertex, parent) = (gpu::load_read_only(pair), gpu::load_read_only(pair.add(1)));
             let owned = first_vertex <= vertex && vertex < end_vertex;
-            if owned {
+            let claimed_here = gpu::block_index_y() == own_slot;
+            if owned && !claimed_here {
                 *levels.add(vertex as usize) = next_level;
                 gpu::atomic_min(parents.add(vertex as usize), parent);
             }
             let (word, bit) = ((vertex / 32) as usize, 1 << (vertex % 32));
             if gpu::atomic_or(next_bitmap.add(word), bit) & bit == 0 {
-                gpu::atomic_or(visited.add(word), bit);
+                if !claimed_here {
+                    gpu::atomic_or(visited.add(word), bit);
+                }
                 newly_found = Some(vertex);
                 newly_owned = owned.then_some(vertex);
             }

@@ -358,13 +358,18 @@ impl<'g> Rank<'g> {
                 loop {
                     let previous = awake;
                     awake = self.bottom_up_step(level)?;
+                    let growing_or_large = awake >= previous || awake > n / DIRECTION_BETA;
+                    let last = awake == 0 || !growing_or_large;
+                    // The way back to top-down is the last bottom-up
+                    // level's, in its time, as in `direction-optimizing`.
+                    if last {
+                        owned_size = self.owned_frontier_queue()?;
+                        frontier_size = awake;
+                    }
                     steps.push(self.step(level, started, Direction::BottomUp)?);
                     started = Instant::now();
                     level += 1;
-                    let growing_or_large = awake >= previous || awake > n / DIRECTION_BETA;
-                    if awake == 0 || !growing_or_large {
-                        owned_size = self.owned_frontier_queue()?;
-                        frontier_size = awake;
+                    if last {
                         break;
                     }
                 }
@@ -510,7 +515,8 @@ impl<'g> Rank<'g> {
         let owned = self.owned();
         let apply = &self.kernels.apply_claims;
         // SAFETY: a slot of `capacity` for each rank, each of at most that
-        // many pairs of vertices `< n` and parents; the bitmaps, degrees
+        // many pairs of vertices `< n` and parents, this rank's in slot
+        // `rank`, its claims visited and labelled; the bitmaps, degrees
         // and labels cover every vertex; the next owned queue has room for
         // every owned vertex; the counts were zeroed on the stream:
         // `distributed_apply_claims`'s contract.
@@ -518,6 +524,7 @@ impl<'g> Rank<'g> {
             launch!(apply<<<(blocks_for(capacity, BLOCK_SIZE), ranks, 1), BLOCK_SIZE, 16, stream>>>(
                 self.gathered_slots.as_device_ptr(),
                 capacity,
+                self.communicator.rank(),
                 owned.start,
                 owned.end,
                 self.degrees.as_device_ptr(),
