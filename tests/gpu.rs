@@ -201,6 +201,9 @@ fn direction_optimizing_is_exact_on_graphs_larger_than_the_grid() {
         .collect();
     arcs.extend((1..vertex_count).map(|tail| (tail, (tail * 7919) % vertex_count)));
     arcs.extend((0..=abi::HUB_CHUNK_EDGES).map(|head| (vertex_count - 1, head * 11)));
+    // Lists of a warp's edges or more, shorter than a chunk: one short chunk each.
+    arcs.extend((0..abi::CHUNKED_LIST_EDGES).map(|head| (1, 2 + head * 13)));
+    arcs.extend((0..abi::HUB_CHUNK_EDGES - 1).map(|head| (2, 3 + head * 17)));
     let directed = (
         "directed, with hubs".to_string(),
         Csr::from_edges(vertex_count, &arcs, false).unwrap(),

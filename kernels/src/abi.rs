@@ -197,6 +197,34 @@ pub const PERSISTENT_DIRECTION_COUNTERS: u32 = 3;
 /// go level by level, `persistent_direction_optimizing` in its grid).
 pub const HUB_CHUNK_EDGES: u32 = PERSISTENT_DIRECTION_BLOCK_SIZE;
 
+/// The shortest list that `hub_chunks_split` cuts into chunks (of
+/// [`HUB_CHUNK_EDGES`], the last one short), a block each: a warp's
+/// worth. The gather that walks the shorter lists has a block for every
+/// [`BLOCK_SIZE`] frontier vertices, too few where a small frontier holds
+/// lists of tens or hundreds of edges: on Kronecker 26 (H100), a level
+/// whose 1,700 vertices hold 18 million edges gave its lists below a
+/// chunk to 7 blocks, which took 0.40 ms; chunked from here, the lists
+/// left to the gather took 0.05 ms.
+/// (`persistent_direction_optimizing` chunks hubs only: its gather has
+/// the whole grid.)
+pub const CHUNKED_LIST_EDGES: u32 = 32;
+
+/// The chunks of [`HUB_CHUNK_EDGES`] edges that a list of `degree` edges
+/// is cut into where lists of `min_edges` or more are: 0 for a shorter
+/// list. The kernels and the host, which sizes the chunk list by it,
+/// count alike.
+pub const fn list_chunks(degree: u32, min_edges: u32) -> u32 {
+    if degree >= min_edges {
+        degree.div_ceil(HUB_CHUNK_EDGES)
+    } else {
+        0
+    }
+}
+
+/// Dynamic shared memory of `hub_chunks_expand`: the block's edge count
+/// (`u64`), then its count of claimed vertices and their first queue slot.
+pub const HUB_CHUNKS_EXPAND_SHARED_BYTES: u32 = 8 + 4 + 4;
+
 /// Chunk pairs (hub, chunk) the hubs among `edge_count` edges may take: a
 /// list of `d >= HUB_CHUNK_EDGES` edges takes `ceil(d / HUB_CHUNK_EDGES)`
 /// chunks, at most twice `d / HUB_CHUNK_EDGES`.

@@ -391,6 +391,41 @@ pub fn warp_reserve_one(wants: bool, reserve: impl FnOnce(u32) -> u32) -> u32 {
     hand_out_one_each(FULL_WARP, takers, reserve)
 }
 
+/// Block-aggregated reservation of one slot for each thread that `wants`
+/// one: each warp takes its takers' places in the block's count
+/// ([`warp_reserve_one`] on `shared[0]`), then thread 0 reserves the
+/// block's total with one `reserve(total)` and passes the first slot
+/// through `shared[1]`. Returns this thread's slot (meaningless for one
+/// that wants none). One global atomic a block, not one a warp: for a
+/// kernel whose every thread may append to one queue, where the warps'
+/// atomics on its tail queue up behind each other.
+///
+/// # Safety
+/// `shared` is two words of shared memory, `shared[0]` 0 and both
+/// written by no thread since the block's last barrier. Every thread of
+/// the block executes it; it leaves `shared[0]` 0 again.
+#[inline(always)]
+pub unsafe fn block_reserve_one(
+    wants: bool,
+    shared: *mut u32,
+    reserve: impl FnOnce(u32) -> u32,
+) -> u32 {
+    // SAFETY: the contract; the first barrier orders every warp's share
+    // before thread 0 reads the total, the second its slot before the
+    // block reads it.
+    unsafe {
+        let in_block = warp_reserve_one(wants, |total| atomic_add(shared, total));
+        sync_threads();
+        if thread_index() == 0 {
+            let total = *shared;
+            *shared = 0;
+            *shared.add(1) = if total > 0 { reserve(total) } else { 0 };
+        }
+        sync_threads();
+        *shared.add(1) + in_block
+    }
+}
+
 /// Warp-aggregated reservation of one slot for each lane that calls it,
 /// among the lanes of its warp that call it together: [`active_mask`]
 /// names them, the lowest reserves them all with one `reserve(total)`, and

@@ -9,15 +9,17 @@
 //! Kronecker 24 took 11.1 ms so), and so do a few hundred vertices of a
 //! thousand or two edges each, walked by the one or two blocks that hold
 //! them (on Kronecker 22, a level of 294 vertices and 1.4 million edges
-//! took 1.7 ms). Here every list of [`HUB_CHUNK_EDGES`] or more (a hub,
-//! here) is cut instead into chunks of that many edges, one per thread of
-//! a block, and a second launch gives every chunk a block of its own, as
+//! took 1.7 ms). Here every list of [`CHUNKED_LIST_EDGES`] (a warp's
+//! worth) or more, a hub's here, is cut instead into chunks of
+//! [`HUB_CHUNK_EDGES`], one edge per thread of a block, the last chunk
+//! short, and a second launch gives every chunk a block of its own, as
 //! [`crate::persistent_direction_optimizing`] does for its hubs inside its
 //! one launch, in the spirit of Enterprise's classes of frontier vertices
 //! by degree (Liu & Huang, SC 2015): [`hub_chunks_split`] parts the
 //! frontier queue into the hubs' chunks and the other vertices, which the
-//! gather expands as before (no list it walks fills a chunk), and
-//! [`hub_chunks_expand`] expands the chunks. Both searches that go level
+//! gather expands as before (no list it walks fills a warp), and
+//! [`hub_chunks_expand`] expands the chunks, its blocks' winners appended
+//! to the next queue a block at a time. Both searches that go level
 //! by level from the host use them: `direction-optimizing` on one GPU,
 //! and each GPU of the search over several ([`crate::distributed`]).
 //!
@@ -27,33 +29,29 @@
 //!
 //! [`gather_neighbour_lists`]: crate::direction_optimizing::gather_neighbour_lists
 
-use crate::abi::{EdgeOffset, HUB_CHUNK_EDGES};
-use crate::direction_optimizing::{add_block_sum, append_to_queue, claim_and_append};
+use crate::abi::{CHUNKED_LIST_EDGES, EdgeOffset, HUB_CHUNK_EDGES, list_chunks};
+use crate::direction_optimizing::{add_block_sum, claim_and_append};
 use crate::gpu;
 use crate::visit::row;
 
-/// Chunks of [`HUB_CHUNK_EDGES`] edges in a list of `(first, end)`, if it
-/// is a hub's ([`HUB_CHUNK_EDGES`] edges or more); 0 for any other list.
+/// Chunks of [`HUB_CHUNK_EDGES`] edges in the list `(first, end)` where
+/// lists of `min_edges` or more are chunked ([`list_chunks`]).
 #[inline(always)]
-pub fn chunks_of((first, end): (EdgeOffset, EdgeOffset)) -> u32 {
+pub fn chunks_of((first, end): (EdgeOffset, EdgeOffset), min_edges: u32) -> u32 {
     // A degree is below `n`, so it fits 32 bits.
-    let degree = (end - first) as u32;
-    if degree >= HUB_CHUNK_EDGES {
-        degree.div_ceil(HUB_CHUNK_EDGES)
-    } else {
-        0
-    }
+    list_chunks((end - first) as u32, min_edges)
 }
 
-/// Splits the frontier `queue` of `size` vertices: a hub ([`HUB_CHUNK_EDGES`]
-/// edges or more) goes to `chunks` as (hub, chunk) pairs, one for every
-/// [`HUB_CHUNK_EDGES`] of its edges, every other vertex to `light_queue`.
+/// Splits the frontier `queue` of `size` vertices: a hub
+/// ([`CHUNKED_LIST_EDGES`] edges or more) goes to `chunks` as (hub, chunk)
+/// pairs, one for every [`HUB_CHUNK_EDGES`] of its edges or fewer at the
+/// end, every other vertex to `light_queue`.
 ///
 /// # Safety
 /// `queue` holds `size` vertices `< n`; `row_offsets` has `n + 1` entries;
 /// `light_queue` has room for `size` vertices and `chunks` for every
-/// hub's chunks ([`hub_chunk_capacity`](crate::abi::hub_chunk_capacity)
-/// of the queued edges); `light_size` and `chunk_count` are one `u32` each, 0.
+/// hub's chunks ([`list_chunks`] at [`CHUNKED_LIST_EDGES`] summed over the
+/// queue); `light_size` and `chunk_count` are one `u32` each, 0.
 ///
 /// # Launch
 /// Grid `ceil(size / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), no shared memory.
@@ -78,9 +76,10 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_split(
     // is this thread's alone, within its array (the contract).
     unsafe {
         let vertex = gpu::load_read_only(queue.add(index as usize));
-        let count = chunks_of(row(row_offsets, vertex));
+        let count = chunks_of(row(row_offsets, vertex), CHUNKED_LIST_EDGES);
         if count == 0 {
-            *light_queue.add(gpu::atomic_add(light_size, 1) as usize) = vertex;
+            let slot = gpu::coalesced_reserve_one(|total| gpu::atomic_add(light_size, total));
+            *light_queue.add(slot as usize) = vertex;
             return;
         }
         let slot = gpu::atomic_add(chunk_count, count) as usize;
@@ -93,8 +92,10 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_split(
 
 /// Expands `chunk_count` hub chunks of level `level`'s frontier, a block
 /// each: thread `t` of block `b` claims edge `t` of chunk `b` for `level +
-/// 1`, appends what it wins to `next_frontier` and adds its degree to
-/// `*next_frontier_edges`, as
+/// 1`, appends what it wins to `next_frontier` (the block's winners
+/// together, [`gpu::block_reserve_one`]: on a level of millions of edges
+/// the warps' appends would queue up on one counter) and adds its degree
+/// to `*next_frontier_edges`, as
 /// [`direction_optimizing_top_down`](crate::direction_optimizing::direction_optimizing_top_down)
 /// does for the other frontier vertices, into the same queue and count.
 ///
@@ -108,7 +109,8 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_split(
 ///
 /// # Launch
 /// Grid `chunk_count` (or more: the blocks past it return), block
-/// [`HUB_CHUNK_EDGES`] (whole warps), shared memory 8 bytes.
+/// [`HUB_CHUNK_EDGES`] (whole warps), shared memory
+/// [`HUB_CHUNKS_EXPAND_SHARED_BYTES`](crate::abi::HUB_CHUNKS_EXPAND_SHARED_BYTES).
 ///
 /// # Thread mapping
 /// Block `b` takes chunk `b`, thread `t` its edge `t`.
@@ -127,25 +129,28 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_expand(
     next_frontier_edges: *mut u64,
 ) {
     let block_edges = gpu::dynamic_shared_memory::<u64>();
+    // SAFETY: the two words after the edge count, within the launch's bytes.
+    let block_appends = unsafe { block_edges.add(1) }.cast::<u32>();
     let chunk = gpu::block_index();
     if chunk >= chunk_count {
         return;
     }
     let chunk = chunk as usize;
-    // SAFETY: the launch gives the block's sum its 8 bytes of shared
-    // memory; block `b < chunk_count` reads pair `b`; its hub's edge is
-    // loaded only within the row; queue slots are handed out once each.
-    // Every thread of the block reaches the block's sum.
+    // SAFETY: the launch gives the block's sums their shared memory; block
+    // `b < chunk_count` reads pair `b`; its hub's edge is loaded only
+    // within the row; queue slots are handed out once each. Every thread
+    // of the block reaches the reservation and the block's sum.
     unsafe {
         if gpu::thread_index() == 0 {
             *block_edges = 0;
+            *block_appends = 0;
         }
         gpu::sync_threads();
         let hub = gpu::load_read_only(chunks.add(2 * chunk));
         let index = gpu::load_read_only(chunks.add(2 * chunk + 1));
         let (first_edge, end_edge) = row(row_offsets, hub);
         let edge = first_edge + (index * HUB_CHUNK_EDGES + gpu::thread_index()) as EdgeOffset;
-        let mut edges = 0;
+        let (mut edges, mut won) = (0, None);
         if edge < end_edge {
             let neighbour = gpu::load_read_only(column_indices.add(edge as usize));
             claim_and_append(
@@ -153,9 +158,15 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_expand(
                 (visited, levels, parents),
                 (neighbour, hub),
                 level + 1,
-                append_to_queue(next_frontier, next_frontier_size),
+                |neighbour, _| won = Some(neighbour),
                 &mut edges,
             );
+        }
+        let slot = gpu::block_reserve_one(won.is_some(), block_appends, |total| {
+            gpu::atomic_add(next_frontier_size, total)
+        });
+        if let Some(neighbour) = won {
+            *next_frontier.add(slot as usize) = neighbour;
         }
         add_block_sum(block_edges, edges, next_frontier_edges);
     }

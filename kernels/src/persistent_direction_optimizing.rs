@@ -191,7 +191,7 @@ unsafe fn search<O: RowOffset>(
         let mut barrier = 0u32;
         let (mut bottom_up, mut bitmaps_dirty) = (false, false);
         // The source's chunks, if it is a hub, are numbered, not listed.
-        let mut hub_chunk_count = chunks_of((first_edge, end_edge));
+        let mut hub_chunk_count = chunks_of((first_edge, end_edge), HUB_CHUNK_EDGES);
         while size > 0 {
             if !bottom_up
                 && bottom_up_allowed != 0
@@ -214,7 +214,7 @@ unsafe fn search<O: RowOffset>(
             // Queues a vertex of the next frontier, and its chunks if it is a hub.
             let append = |vertex: u32, (first, end): (EdgeOffset, EdgeOffset), slot: u32| {
                 *next_frontier.add(slot as usize) = vertex;
-                let chunks = chunks_of((first, end));
+                let chunks = chunks_of((first, end), HUB_CHUNK_EDGES);
                 if chunks > 0 {
                     let listed = gpu::atomic_add_u64(counter.add(2), chunks as u64) as u32;
                     let list = hub_half(level + 1).add(2 * listed as usize);
@@ -296,7 +296,7 @@ unsafe fn search<O: RowOffset>(
                     let entry = if index < size {
                         let vertex = *queue.add((start + index) as usize);
                         let vertex_row = row(row_offsets, vertex);
-                        let is_hub = chunks_of(vertex_row) > 0;
+                        let is_hub = chunks_of(vertex_row, HUB_CHUNK_EDGES) > 0;
                         (vertex, if is_hub { (0, 0) } else { vertex_row })
                     } else {
                         (0, (0, 0))

@@ -59,7 +59,7 @@ impl<'g> DirectionOptimizing<'g> {
     pub fn workspace_bytes(graph: &Csr) -> u64 {
         let vertex_count = graph.vertex_count();
         FrontierQueues::workspace_bytes(vertex_count)
-            + ChunkedTopDown::workspace_bytes(vertex_count as u64, graph.edge_count())
+            + ChunkedTopDown::workspace_bytes(graph, 0..vertex_count)
             + 2 * 4 * visited_words(vertex_count) as u64
             + 8
             + 4
@@ -73,7 +73,7 @@ impl<'g> DirectionOptimizing<'g> {
             gpu,
             graph,
             symmetric: graph.is_symmetric(),
-            top_down: ChunkedTopDown::new(gpu, graph.vertex_count() as u64, graph.edge_count())?,
+            top_down: ChunkedTopDown::new(gpu, graph, 0..graph.vertex_count())?,
             bottom_up: gpu.kernel(direction_optimizing::BOTTOM_UP)?,
             queue_to_bitmap: gpu.kernel(direction_optimizing::QUEUE_TO_BITMAP)?,
             bitmap_to_queue: gpu.kernel(direction_optimizing::BITMAP_TO_QUEUE)?,

@@ -1,4 +1,4 @@
-//! A top-down level whose hubs' lists (a chunk of edges or more) are cut
+//! A top-down level whose hubs' lists (a warp's edges or more) are cut
 //! into chunks, a block each
 //! (`kernels/src/hub_chunks.rs`): the host side that `direction-optimizing`
 //! and each GPU of the search over several ([`crate::multi`]) share. The
@@ -6,20 +6,24 @@
 //! the host reads the two counts, then launches the gather
 //! (`direction_optimizing_top_down`) over the other vertices and
 //! `hub_chunks_expand` over the chunks, both appending to one next queue.
-//! A frontier that the host knows has fewer edges than a chunk holds no
-//! hub: the gather takes it whole, without the split and its round trip.
+//! A frontier that the host knows has fewer edges than a chunk goes to the
+//! gather whole, without the split and its round trip: one or two of its
+//! blocks take all of it. The chunk list has room for the chunks of every
+//! vertex the frontier may hold, counted once at set-up.
 
 use bfs_kernels::abi::{
-    BLOCK_SIZE, DIRECTION_TOP_DOWN_SHARED_BYTES, EdgeOffset, HUB_CHUNK_EDGES, direction_optimizing,
-    hub_chunk_capacity, hub_chunks,
+    BLOCK_SIZE, CHUNKED_LIST_EDGES, DIRECTION_TOP_DOWN_SHARED_BYTES, EdgeOffset, HUB_CHUNK_EDGES,
+    HUB_CHUNKS_EXPAND_SHARED_BYTES, direction_optimizing, hub_chunks, list_chunks,
 };
 use cust::function::Function;
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, DevicePointer, LockedBuffer};
+use rayon::prelude::*;
+use std::ops::Range;
 
 use super::{Gpu, blocks_for};
-use crate::Result;
 use crate::error::CudaContext;
+use crate::{Csr, Result};
 
 /// What one top-down level reads and writes, as device pointers: the
 /// graph's rows (every vertex's, though a GPU of several holds only its
@@ -56,15 +60,17 @@ pub struct ChunkedTopDown<'g> {
 }
 
 impl<'g> ChunkedTopDown<'g> {
-    /// Device bytes for frontiers of up to `most_vertices` vertices and
-    /// `edges` edges.
-    pub fn workspace_bytes(most_vertices: u64, edges: u64) -> u64 {
-        4 * most_vertices.max(1) + 2 * 4 * hub_chunk_capacity(edges) + 4 * 2
+    /// Device bytes for frontiers of `graph` whose vertices lie in
+    /// `vertices` (a GPU of several: the vertices it owns).
+    pub fn workspace_bytes(graph: &Csr, vertices: Range<u32>) -> u64 {
+        4 * (vertices.len() as u64).max(1) + 2 * 4 * chunk_capacity(graph, vertices) + 4 * 2
     }
 
-    /// Loads the kernels and allocates the buffers for frontiers of up to
-    /// `most_vertices` vertices and `edges` edges.
-    pub fn new(gpu: &'g Gpu, most_vertices: u64, edges: u64) -> Result<Self> {
+    /// Loads the kernels and allocates the buffers for frontiers of
+    /// `graph` whose vertices lie in `vertices`.
+    pub fn new(gpu: &'g Gpu, graph: &Csr, vertices: Range<u32>) -> Result<Self> {
+        let most_vertices = vertices.len() as u64;
+        let chunk_capacity = chunk_capacity(graph, vertices);
         let allocation = || "allocating the hub chunks' buffers".to_string();
         let zeroed = |count: u64| DeviceBuffer::<u32>::zeroed(count.max(1) as usize);
         Ok(ChunkedTopDown {
@@ -72,7 +78,7 @@ impl<'g> ChunkedTopDown<'g> {
             top_down: gpu.kernel(direction_optimizing::TOP_DOWN)?,
             expand: gpu.kernel(hub_chunks::EXPAND)?,
             light_queue: zeroed(most_vertices).context(allocation)?,
-            chunks: zeroed(2 * hub_chunk_capacity(edges)).context(allocation)?,
+            chunks: zeroed(2 * chunk_capacity).context(allocation)?,
             sizes: zeroed(2).context(allocation)?,
             sizes_on_host: LockedBuffer::new(&0, 2).context(allocation)?,
         })
@@ -167,7 +173,7 @@ impl<'g> ChunkedTopDown<'g> {
             )?;
         }
         if chunk_count > 0 {
-            let shape = (chunk_count, HUB_CHUNK_EDGES, 8);
+            let shape = (chunk_count, HUB_CHUNK_EDGES, HUB_CHUNKS_EXPAND_SHARED_BYTES);
             expand(
                 &self.expand,
                 (self.chunks.as_device_ptr(), chunk_count),
@@ -176,4 +182,14 @@ impl<'g> ChunkedTopDown<'g> {
         }
         Ok(())
     }
+}
+
+/// The chunks of every hub in `vertices` together: the most a frontier
+/// of them can hold, each vertex at most once.
+fn chunk_capacity(graph: &Csr, vertices: Range<u32>) -> u64 {
+    let chunks = vertices
+        .into_par_iter()
+        .map(|vertex| list_chunks(graph.degree(vertex), CHUNKED_LIST_EDGES) as u64)
+        .sum::<u64>();
+    chunks.max(1)
 }

@@ -328,7 +328,8 @@ impl Csr {
         self.column_indices.len() as EdgeOffset
     }
 
-    /// Out-degree of `vertex` (below `n`, so it fits 32 bits).
+    /// Out-degree of `vertex`: its row names each neighbour once (a
+    /// checked invariant), so the degree is below `n` and fits 32 bits.
     pub fn degree(&self, vertex: u32) -> u32 {
         (self.row_offsets[vertex as usize + 1] - self.row_offsets[vertex as usize]) as u32
     }

@@ -188,7 +188,7 @@ impl<'g> Rank<'g> {
             + 3 * 4 * words
             + 3 * 4 * n
             + 2 * 4 * (owned.len() as u64).max(1)
-            + ChunkedTopDown::workspace_bytes(owned.len() as u64, owned_edges)
+            + ChunkedTopDown::workspace_bytes(graph, owned.clone())
             + 4 * n
             + 4 * (2 * n + 1) * (1 + ranks as u64)
             + 4 * (2 + ranks as u64)
@@ -259,7 +259,7 @@ impl<'g> Rank<'g> {
             levels: zeroed(n)?,
             parents: zeroed(n)?,
             owned_queues: [zeroed(owned_count)?, zeroed(owned_count)?],
-            top_down: ChunkedTopDown::new(gpu, owned_count as u64, owned_edges(graph, &owned))?,
+            top_down: ChunkedTopDown::new(gpu, graph, owned.clone())?,
             claims: zeroed(n)?,
             slot: zeroed(2 * n + 1)?,
             gathered_slots: zeroed((2 * n + 1) * communicator.ranks() as usize)?,
@@ -702,23 +702,18 @@ fn owned_edges(graph: &Csr, owned: &Range<u32>) -> u64 {
     offsets[owned.end as usize] - offsets[owned.start as usize]
 }
 
-/// Every vertex's degree in `graph`, saturated at `u32::MAX`, uploaded
-/// a slice at a time (a Kronecker 30 graph has 2^30 vertices).
+/// Every vertex's degree in `graph`, uploaded a slice at a time (a
+/// Kronecker 30 graph has 2^30 vertices).
 fn degrees(graph: &Csr) -> Result<DeviceBuffer<u32>> {
     const SLICE: usize = 1 << 24;
     let n = graph.vertex_count() as usize;
     let context = || "uploading the degrees".to_string();
     let degrees = DeviceBuffer::zeroed(n.max(1)).context(context)?;
-    let offsets = graph.row_offsets();
     let mut slice = Vec::with_capacity(SLICE.min(n));
     for first in (0..n).step_by(SLICE) {
         let end = (first + SLICE).min(n);
         slice.clear();
-        slice.extend(
-            offsets[first..=end]
-                .windows(2)
-                .map(|row| u32::try_from(row[1] - row[0]).unwrap_or(u32::MAX)),
-        );
+        slice.extend((first as u32..end as u32).map(|vertex| graph.degree(vertex)));
         degrees
             .index(first..end)
             .copy_from(&slice[..])
