@@ -55,19 +55,20 @@ pub const CHAINS_KEPT_SHARE: f64 = 0.5;
 
 /// CSR entries from which a direction-optimizing search runs level by
 /// level from the host, its kernels on full grids, rather than in one
-/// cooperative launch of a resident grid. On an H200 (64 sources, Graph500
-/// GTEPS, `persistent-direction-optimizing` against `direction-optimizing`,
-/// BENCHMARKS.md): Kronecker 22 (128 million entries) 113.4 against 95.6,
-/// Kronecker 23 (259 million) 128.3 against 131.3, Kronecker 24 (521
-/// million) 148.1 against 182.5; uniform 2^24 vertices (268 million, just
-/// below) 45.0 against 44.1. In one launch a level costs a grid
-/// barrier, not a launch and a round trip, which pays where levels are
-/// short; on large graphs the resident grid's few threads per
-/// multiprocessor hide less of each level's memory latency. The two cross
-/// near here: of the graphs just below, Kronecker 23 runs 2% slower in one
-/// launch, uniform 2^24 2% faster. A threshold between measured points,
-/// not a derived one.
-pub const LEVEL_BY_LEVEL_LEAST_EDGES: u64 = 1 << 28;
+/// cooperative launch of a resident grid: about 100 million. On an H100
+/// (64 sources, Graph500 GTEPS, `persistent-direction-optimizing` against
+/// `direction-optimizing`, BENCHMARKS.md): Kronecker 20 (33 million
+/// entries) 59.2 against 51.7, Kronecker 21 (66 million) 95.1 against
+/// 72.1, uniform 2^22 vertices (67 million) 40.1 against 34.7; Kronecker
+/// 22 (128 million) 110.6 against 115.2, Kronecker 23 (259 million) 123.7
+/// against 169.6, uniform 2^24 vertices (268 million) 39.6 against 44.5.
+/// In one launch a level costs a grid barrier, not a launch and a round
+/// trip, which pays where levels are short; on large graphs the resident
+/// grid's few threads per multiprocessor hide less of each level's memory
+/// latency. A threshold between the measured points that cross (67 and
+/// 128 million), not a derived one; it was 2^28 until the level-by-level
+/// kernels' bottom-up bitmaps and hub chunks got faster.
+pub const LEVEL_BY_LEVEL_LEAST_EDGES: u64 = 100_000_000;
 
 /// The strategy `auto` takes for a graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
