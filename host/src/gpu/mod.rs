@@ -569,7 +569,7 @@ impl Variant {
                 "the whole graph in one thread-block cluster's distributed shared memory (sm_90), a cluster barrier between levels; no global memory in a level"
             }
             Variant::Auto => {
-                "road-like graphs (low average and maximum degree): hierarchy-sweep where they are mostly degree-2 chains, else small-frontier and persistent by frontier size, or partitioned where it wins; other graphs persistent-direction-optimizing, or direction-optimizing from 2^28 CSR entries"
+                "road-like graphs (low average and maximum degree): hierarchy-sweep where they are mostly degree-2 chains, else small-frontier and persistent by frontier size, or partitioned where it wins; other graphs persistent-direction-optimizing, or direction-optimizing from 100 million CSR entries"
             }
         }
     }
