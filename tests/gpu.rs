@@ -4,8 +4,9 @@
 //! when `BFS_REQUIRE_GPU` is set, as the bundle's runner does).
 
 use bfs::gpu::{
-    CLUSTER_KERNELS_PTX, ChainContracted, Gpu, HierarchicalQueue, HierarchySweep, KERNELS_PTX,
-    Partitioned, PersistentDirectionOptimizing, RowOffsets, Search, Variant,
+    CLUSTER_KERNELS_PTX, ChainContracted, DirectionOptimizing, Gpu, HierarchicalQueue,
+    HierarchySweep, KERNELS_PTX, Partitioned, PersistentDirectionOptimizing, RowOffsets, Search,
+    Variant,
 };
 use bfs::validate::{same_levels, validate};
 use bfs::{Bfs, Csr, Error, abi, cpu};
@@ -226,18 +227,26 @@ fn direction_optimizing_is_exact_on_graphs_larger_than_the_grid() {
             Variant::PersistentDirectionOptimizing,
         ];
         assert_exact(&gpu, (&name, &graph), &references, &variants);
-        // The variant reads these graphs' row offsets in 32 bits; its
-        // kernel for 64-bit ones, which larger graphs take, on them too.
+        // The variants read these graphs' row offsets in 32 bits (in
+        // bottom-up levels, for `direction-optimizing`); their kernels for
+        // 64-bit ones, which larger graphs take, on them too.
         assert_eq!(RowOffsets::for_graph(&graph), RowOffsets::Narrow);
-        let variant = Variant::PersistentDirectionOptimizing;
-        let wide = Search::with(&gpu, &graph, variant, |gpu, graph| {
-            let search =
-                PersistentDirectionOptimizing::with_row_offsets(gpu, graph, RowOffsets::Wide);
-            Ok(Box::new(search?))
-        })
-        .unwrap();
-        let wide_name = format!("{variant} over 64-bit row offsets on {name}");
-        assert_search_exact(wide, (&wide_name, &graph), &references);
+        for variant in variants {
+            let wide = Search::with(&gpu, &graph, variant, |gpu, graph| {
+                let wide = RowOffsets::Wide;
+                Ok(match variant {
+                    Variant::DirectionOptimizing => {
+                        Box::new(DirectionOptimizing::with_row_offsets(gpu, graph, wide)?)
+                    }
+                    _ => Box::new(PersistentDirectionOptimizing::with_row_offsets(
+                        gpu, graph, wide,
+                    )?),
+                })
+            })
+            .unwrap();
+            let wide_name = format!("{variant} over 64-bit row offsets on {name}");
+            assert_search_exact(wide, (&wide_name, &graph), &references);
+        }
     }
 }
 

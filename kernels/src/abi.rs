@@ -116,6 +116,8 @@ pub mod direction_optimizing {
     pub const TOP_DOWN: &str = "direction_optimizing_top_down";
     /// A bottom-up level over the frontier bitmap.
     pub const BOTTOM_UP: &str = "direction_optimizing_bottom_up";
+    /// The same over row offsets in 32 bits.
+    pub const BOTTOM_UP_NARROW: &str = "direction_optimizing_bottom_up_narrow";
     /// Frontier queue to bitmap.
     pub const QUEUE_TO_BITMAP: &str = "direction_optimizing_queue_to_bitmap";
     /// Frontier bitmap to queue.
@@ -603,6 +605,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     hybrid_cpu::MARK,
     direction_optimizing::TOP_DOWN,
     direction_optimizing::BOTTOM_UP,
+    direction_optimizing::BOTTOM_UP_NARROW,
     direction_optimizing::QUEUE_TO_BITMAP,
     direction_optimizing::BITMAP_TO_QUEUE,
     distributed::PACK_CLAIMS,

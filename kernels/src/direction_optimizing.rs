@@ -24,7 +24,7 @@
 
 use crate::abi::{EdgeOffset, ListOwner};
 use crate::gpu::{self, FULL_WARP};
-use crate::visit::{RowOffset, claim, neighbours, row, row_neighbours};
+use crate::visit::{RowOffset, claim, entry_points_by_row_offset, neighbours, row, row_neighbours};
 
 /// One top-down level, adding the degrees of the vertices it discovers to
 /// `*next_frontier_edges`. Load-balanced as Merrill, Garland & Grimshaw
@@ -297,31 +297,62 @@ pub unsafe fn claim_and_append<O: RowOffset>(
 /// No thread has claimed the block's attention.
 const NO_OWNER: u32 = u32::MAX;
 
-/// One bottom-up level: every unvisited vertex looks for a parent in
-/// `frontier_bitmap`, stopping at the first; found ones go into
-/// `next_bitmap` and are counted in `*awake_count`.
+entry_points_by_row_offset!(
+    /// One bottom-up level: every unvisited vertex looks for a parent in
+    /// `frontier_bitmap`, stopping at the first; found ones go into
+    /// `next_bitmap` and are counted in `*awake_count`.
+    ///
+    /// # Safety
+    /// `row_offsets`/`column_indices` as in `global_queue_expand` for a
+    /// symmetric graph; `frontier_bitmap` and `next_bitmap` have
+    /// `ceil(vertex_count / 32)` words, `next_bitmap` cleared, and so has the
+    /// `visited` bitmap; `levels`, `parents` have `vertex_count` entries; `awake_count` points to one `u32`.
+    ///
+    /// # Launch
+    /// Grid `ceil(vertex_count / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE),
+    /// shared memory 4 bytes.
+    ///
+    /// # Thread mapping
+    /// Thread `v` owns vertex `v`: it alone writes `v`'s entries. A warp's 32
+    /// vertices are one word of each bitmap (blocks are whole warps), so the
+    /// warp owns that word: it reads its `visited` word once, and its first
+    /// lane writes the bits of the vertices the warp found with one plain
+    /// store a bitmap, where an `atomicOr` a vertex queued up to 32 atomics on
+    /// one word (on Kronecker 26, H100: 1.61 ms so for the largest bottom-up
+    /// level, 1.16 ms this way).
+    direction_optimizing_bottom_up,
+
+    /// [`direction_optimizing_bottom_up`] with row offsets in 32 bits, for
+    /// a graph of fewer than 2^32 CSR entries: a level reads 8 bytes per
+    /// unvisited vertex's row, not 16.
+    ///
+    /// # Safety
+    /// As [`direction_optimizing_bottom_up`].
+    ///
+    /// # Launch
+    /// As [`direction_optimizing_bottom_up`].
+    direction_optimizing_bottom_up_narrow,
+    bottom_up(
+        column_indices: *const u32,
+        frontier_bitmap: *const u32,
+        next_bitmap: *mut u32,
+        visited: *mut u32,
+        levels: *mut u32,
+        parents: *mut u32,
+        level: u32,
+        vertex_count: u32,
+        awake_count: *mut u32,
+    )
+);
+
+/// The level of both entry points, over row offsets of either width.
 ///
 /// # Safety
-/// `row_offsets`/`column_indices` as in `global_queue_expand` for a
-/// symmetric graph; `frontier_bitmap` and `next_bitmap` have
-/// `ceil(vertex_count / 32)` words, `next_bitmap` cleared, and so has the
-/// `visited` bitmap; `levels`, `parents` have `vertex_count` entries; `awake_count` points to one `u32`.
-///
-/// # Launch
-/// Grid `ceil(vertex_count / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE),
-/// shared memory 4 bytes.
-///
-/// # Thread mapping
-/// Thread `v` owns vertex `v`: it alone writes `v`'s entries. A warp's 32
-/// vertices are one word of each bitmap (blocks are whole warps), so the
-/// warp owns that word: it reads its `visited` word once, and its first
-/// lane writes the bits of the vertices the warp found with one plain
-/// store a bitmap, where an `atomicOr` a vertex queued up to 32 atomics on
-/// one word (on Kronecker 26, H100: 1.61 ms so for the largest bottom-up
-/// level, 1.16 ms this way).
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn direction_optimizing_bottom_up(
-    row_offsets: *const EdgeOffset,
+/// As [`direction_optimizing_bottom_up`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn bottom_up<O: RowOffset>(
+    row_offsets: *const O,
     column_indices: *const u32,
     frontier_bitmap: *const u32,
     next_bitmap: *mut u32,

@@ -57,42 +57,9 @@ use crate::abi::{
 use crate::direction_optimizing::{add_block_sum, claim_and_append, expand_top_down};
 use crate::gpu::{self, FULL_WARP};
 use crate::hub_chunks::chunks_of;
-use crate::visit::{RowOffset, is_visited, row, row_neighbours};
+use crate::visit::{RowOffset, entry_points_by_row_offset, is_visited, row, row_neighbours};
 
-/// Defines a kernel entry point whose row offsets are `$offset`s: the
-/// parameters of [`search`], forwarded to it.
-macro_rules! search_entry_point {
-    ($(#[$attribute:meta])* $name:ident, $offset:ty) => {
-        $(#[$attribute])*
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(
-            row_offsets: *const $offset,
-            column_indices: *const u32,
-            queue: *mut u32,
-            visited: *mut u32,
-            levels: *mut u32,
-            parents: *mut u32,
-            bitmaps: *mut u32,
-            counters: *mut u64,
-            vertex_count: u32,
-            bottom_up_allowed: u32,
-            hub_chunks: *mut u32,
-            hub_chunk_capacity: u32,
-            reached: *mut u64,
-        ) {
-            // SAFETY: forwarded from the caller.
-            unsafe {
-                search(
-                    row_offsets, column_indices, queue, visited, levels, parents, bitmaps,
-                    counters, vertex_count, bottom_up_allowed, hub_chunks, hub_chunk_capacity,
-                    reached,
-                )
-            }
-        }
-    };
-}
-
-search_entry_point!(
+entry_points_by_row_offset!(
     /// Searches from the vertex in `queue[0]`, already labelled and visited.
     ///
     /// # Safety
@@ -120,10 +87,7 @@ search_entry_point!(
     /// vertices `t`, `t + T`, …; a warp's lanes own the 32 vertices of one
     /// bitmap word.
     persistent_direction_optimizing,
-    EdgeOffset
-);
 
-search_entry_point!(
     /// [`persistent_direction_optimizing`] with row offsets in 32 bits, for
     /// a graph of fewer than 2^32 CSR entries: a bottom-up level reads 8
     /// bytes per unvisited vertex's row, not 16.
@@ -134,7 +98,20 @@ search_entry_point!(
     /// # Launch
     /// As [`persistent_direction_optimizing`].
     persistent_direction_optimizing_narrow,
-    u32
+    search(
+        column_indices: *const u32,
+        queue: *mut u32,
+        visited: *mut u32,
+        levels: *mut u32,
+        parents: *mut u32,
+        bitmaps: *mut u32,
+        counters: *mut u64,
+        vertex_count: u32,
+        bottom_up_allowed: u32,
+        hub_chunks: *mut u32,
+        hub_chunk_capacity: u32,
+        reached: *mut u64,
+    )
 );
 
 /// The search of both entry points, over row offsets of either width.

@@ -2,8 +2,9 @@
 //! gapbs's `DOBFS`): top-down levels from the frontier queue while the
 //! frontier's edges are few, bottom-up levels over bitmaps while it is large,
 //! switching by the α/β rule with the counts the kernels return. A top-down
-//! level expands its hubs' lists in chunks, a block each ([`hub_chunks`]).
-//! Directed (non-symmetric) graphs run top-down only.
+//! level expands its hubs' lists in chunks, a block each ([`hub_chunks`]);
+//! a bottom-up level reads its rows in 32 bits where the graph allows
+//! ([`RowOffsets`]). Directed (non-symmetric) graphs run top-down only.
 //!
 //! [`hub_chunks`]: super::hub_chunks
 
@@ -14,6 +15,7 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::hub_chunks::{ChunkedTopDown, TopDownLevel};
 use super::queue::{FrontierQueues, at_level, visited_words};
+use super::row_offsets::RowOffsets;
 use super::{DeviceGraph, Direction, Gpu, GpuBfs, GpuRun, Step, blocks_for};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
@@ -40,6 +42,8 @@ pub struct DirectionOptimizing<'g> {
     symmetric: bool,
     top_down: ChunkedTopDown<'g>,
     bottom_up: Function<'g>,
+    /// The bottom-up kernel's row offsets where they are narrow.
+    narrow_row_offsets: Option<DeviceBuffer<u32>>,
     queue_to_bitmap: Function<'g>,
     bitmap_to_queue: Function<'g>,
     queues: FrontierQueues,
@@ -54,27 +58,41 @@ pub struct DirectionOptimizing<'g> {
 }
 
 impl<'g> DirectionOptimizing<'g> {
-    /// The frontier queues, the hub chunks' buffers, two bitmaps and the
-    /// counters.
+    /// The frontier queues, the hub chunks' buffers, two bitmaps, the
+    /// counters and the narrow row offsets where the graph takes them.
     pub fn workspace_bytes(graph: &Csr) -> u64 {
         let vertex_count = graph.vertex_count();
-        FrontierQueues::workspace_bytes(vertex_count)
+        bottom_up_row_offsets(graph).copy_bytes(graph)
+            + FrontierQueues::workspace_bytes(vertex_count)
             + ChunkedTopDown::workspace_bytes(graph, 0..vertex_count)
             + 2 * 4 * visited_words(vertex_count) as u64
             + 8
             + 4
     }
 
-    /// Loads the kernels and allocates the buffers for `graph`.
+    /// Loads the kernels and allocates the buffers for `graph`, the
+    /// bottom-up level's row offsets narrow where it allows.
     pub fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        Self::with_row_offsets(gpu, graph, bottom_up_row_offsets(graph))
+    }
+
+    /// As [`new`](Self::new), the bottom-up level's row offsets
+    /// `row_offsets` wide (a test of the wide kernel on a small graph) or
+    /// narrow.
+    pub fn with_row_offsets(gpu: &'g Gpu, graph: &'g Csr, row_offsets: RowOffsets) -> Result<Self> {
         let words = visited_words(graph.vertex_count());
         let allocation = || "allocating direction-optimizing buffers".to_string();
+        let bottom_up = match row_offsets {
+            RowOffsets::Wide => direction_optimizing::BOTTOM_UP,
+            RowOffsets::Narrow => direction_optimizing::BOTTOM_UP_NARROW,
+        };
         Ok(DirectionOptimizing {
             gpu,
             graph,
             symmetric: graph.is_symmetric(),
             top_down: ChunkedTopDown::new(gpu, graph, 0..graph.vertex_count())?,
-            bottom_up: gpu.kernel(direction_optimizing::BOTTOM_UP)?,
+            bottom_up: gpu.kernel(bottom_up)?,
+            narrow_row_offsets: row_offsets.upload_copy(graph, "direction-optimizing")?,
             queue_to_bitmap: gpu.kernel(direction_optimizing::QUEUE_TO_BITMAP)?,
             bitmap_to_queue: gpu.kernel(direction_optimizing::BITMAP_TO_QUEUE)?,
             queues: FrontierQueues::new(graph.vertex_count())?,
@@ -135,15 +153,22 @@ impl<'g> DirectionOptimizing<'g> {
         let (stream, kernel, queues) = (self.gpu.stream(), &self.bottom_up, &self.queues);
         let vertex_count = graph.vertex_count;
         let context = || "running a bottom-up level".to_string();
-        // SAFETY: bitmaps of `ceil(n / 32)` words, the rest sized for `n` and
-        // the graph symmetric (checked before choosing bottom-up):
+        // The row offsets' address: the narrow copy's where the kernel
+        // chosen reads 32 bits, else the graph's own.
+        let row_offsets = match &self.narrow_row_offsets {
+            Some(narrow) => narrow.as_device_ptr().as_raw(),
+            None => graph.row_offsets.as_device_ptr().as_raw(),
+        };
+        // SAFETY: the row offsets of the width the kernel reads, bitmaps of
+        // `ceil(n / 32)` words, the rest sized for `n` and the graph
+        // symmetric (checked before choosing bottom-up):
         // `direction_optimizing_bottom_up`'s contract. The page-locked count
         // is read after the stream synchronizes.
         unsafe {
             self.next_bitmap.set_zero_async(stream).context(context)?;
             self.awake.set_zero_async(stream).context(context)?;
             launch!(kernel<<<blocks_for(vertex_count, BLOCK_SIZE), BLOCK_SIZE, 4, stream>>>(
-                graph.row_offsets.as_device_ptr(),
+                row_offsets,
                 graph.column_indices.as_device_ptr(),
                 self.frontier_bitmap.as_device_ptr(),
                 self.next_bitmap.as_device_ptr(),
@@ -256,5 +281,15 @@ impl GpuBfs for DirectionOptimizing<'_> {
             }
         }
         self.queues.finish(self.gpu, source)
+    }
+}
+
+/// The bottom-up level's row offsets for `graph`: narrow where it allows,
+/// wide (no copy) where it does not or never runs bottom-up (a directed graph).
+fn bottom_up_row_offsets(graph: &Csr) -> RowOffsets {
+    if graph.is_symmetric() {
+        RowOffsets::for_graph(graph)
+    } else {
+        RowOffsets::Wide
     }
 }

@@ -22,6 +22,7 @@ mod partitioned;
 mod persistent;
 mod persistent_direction_optimizing;
 mod queue;
+mod row_offsets;
 mod small_frontier;
 mod two_kernel;
 mod vertex_levels;
@@ -29,12 +30,13 @@ mod warp_specialized;
 
 pub use auto::{LEVEL_BY_LEVEL_LEAST_EDGES, Strategy, strategy, strategy_on};
 pub use chain_contracted::ChainContracted;
-pub use direction_optimizing::LEVEL_BY_LEVEL_ALPHA;
+pub use direction_optimizing::{DirectionOptimizing, LEVEL_BY_LEVEL_ALPHA};
 pub use hierarchical_queue::HierarchicalQueue;
 pub use hierarchy_sweep::HierarchySweep;
 pub use hybrid_cpu::CPU_FRONTIER_THRESHOLD;
 pub use partitioned::Partitioned;
-pub use persistent_direction_optimizing::{PersistentDirectionOptimizing, RowOffsets};
+pub use persistent_direction_optimizing::PersistentDirectionOptimizing;
+pub use row_offsets::RowOffsets;
 
 use std::fmt;
 use std::str::FromStr;

@@ -11,39 +11,14 @@ use bfs_kernels::abi::{
 };
 use cust::function::Function;
 use cust::memory::{CopyDestination, DeviceBuffer};
-use rayon::prelude::*;
 
 use super::queue::{FrontierQueues, visited_words};
+use super::row_offsets::RowOffsets;
 use super::{
     DeviceGraph, Gpu, GpuBfs, GpuRun, Step, check_cooperative, launch_cooperative, parameter,
-    upload,
 };
 use crate::error::CudaContext;
-use crate::{Csr, Error, Result};
-
-/// The width of the row offsets the kernel reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RowOffsets {
-    /// The graph's own, 64 bits each.
-    Wide,
-    /// A copy in 32 bits (the graph has fewer than 2^32 CSR entries): a
-    /// bottom-up level reads 8 bytes per unvisited vertex's row, not 16.
-    /// Uniform 2^22 vertices, 2^25 edges, on an H100 had run 3.3% slower
-    /// after the offsets became 64 bits; narrow, it gains 2.4% on an H200
-    /// (BENCHMARKS.md, issue 11).
-    Narrow,
-}
-
-impl RowOffsets {
-    /// Narrow where `graph` allows it.
-    pub fn for_graph(graph: &Csr) -> RowOffsets {
-        if graph.edge_count() <= u32::MAX as u64 {
-            RowOffsets::Narrow
-        } else {
-            RowOffsets::Wide
-        }
-    }
-}
+use crate::{Csr, Result};
 
 /// The kernel and its grid, the narrow row offsets if it reads them, the
 /// frontier queue and labels, three rotating bitmaps, the hubs' chunk
@@ -74,11 +49,7 @@ impl<'g> PersistentDirectionOptimizing<'g> {
     /// reached level.
     pub fn workspace_bytes(graph: &Csr) -> u64 {
         let vertex_count = graph.vertex_count();
-        let narrow_row_offsets = match RowOffsets::for_graph(graph) {
-            RowOffsets::Narrow => 4 * (vertex_count as u64 + 1),
-            RowOffsets::Wide => 0,
-        };
-        narrow_row_offsets
+        RowOffsets::for_graph(graph).copy_bytes(graph)
             + FrontierQueues::workspace_bytes(vertex_count)
             + 3 * 4 * visited_words(vertex_count) as u64
             + 2 * 8 * hub_chunk_capacity(graph.edge_count())
@@ -96,26 +67,12 @@ impl<'g> PersistentDirectionOptimizing<'g> {
     /// of the wide kernel on a small graph) or narrow.
     pub fn with_row_offsets(gpu: &'g Gpu, graph: &'g Csr, row_offsets: RowOffsets) -> Result<Self> {
         let allocation = || "allocating persistent direction-optimizing buffers".to_string();
-        let (kernel_name, narrow_row_offsets) = match row_offsets {
-            RowOffsets::Wide => (persistent_direction_optimizing::SEARCH, None),
-            RowOffsets::Narrow => {
-                let narrow: Vec<u32> = graph
-                    .row_offsets()
-                    .par_iter()
-                    .map(|&offset| u32::try_from(offset))
-                    .collect::<std::result::Result<_, _>>()
-                    .map_err(|_| {
-                        Error::Unsupported(format!(
-                            "persistent-direction-optimizing: {} CSR entries do not fit 32-bit row offsets",
-                            graph.edge_count()
-                        ))
-                    })?;
-                (
-                    persistent_direction_optimizing::SEARCH_NARROW,
-                    Some(upload(&narrow)?),
-                )
-            }
+        let kernel_name = match row_offsets {
+            RowOffsets::Wide => persistent_direction_optimizing::SEARCH,
+            RowOffsets::Narrow => persistent_direction_optimizing::SEARCH_NARROW,
         };
+        let narrow_row_offsets =
+            row_offsets.upload_copy(graph, "persistent-direction-optimizing")?;
         let kernel = gpu.kernel(kernel_name)?;
         let blocks_per_multiprocessor = check_cooperative(
             gpu,
