@@ -57,8 +57,8 @@ pub const CHAINS_KEPT_SHARE: f64 = 0.5;
 /// level from the host, its kernels on full grids, rather than in one
 /// cooperative launch of a resident grid: about 100 million. On an H100
 /// (64 sources, Graph500 GTEPS, `persistent-direction-optimizing` against
-/// `direction-optimizing`, BENCHMARKS.md): Kronecker 20 (33 million
-/// entries) 59.2 against 51.7, Kronecker 21 (66 million) 95.1 against
+/// `direction-optimizing`, BENCHMARKS.md): Kronecker 20 (31 million
+/// entries) 59.2 against 51.7, Kronecker 21 (64 million) 95.1 against
 /// 72.1, uniform 2^22 vertices (67 million) 40.1 against 34.7; Kronecker
 /// 22 (128 million) 110.6 against 115.2, Kronecker 23 (259 million) 123.7
 /// against 169.6, uniform 2^24 vertices (268 million) 39.6 against 44.5.
