@@ -42,6 +42,14 @@ pub fn chunks_of((first, end): (EdgeOffset, EdgeOffset), min_edges: u32) -> u32 
     list_chunks((end - first) as u32, min_edges)
 }
 
+/// Edge `thread` of chunk `index` of the list that starts at
+/// `first_edge`, counted in [`EdgeOffset`]: in a list of nearly 2^32
+/// edges (a star's centre) the last chunks' edges lie past `u32`.
+#[inline(always)]
+pub fn chunk_edge(first_edge: EdgeOffset, index: u32, thread: u32) -> EdgeOffset {
+    first_edge + index as EdgeOffset * HUB_CHUNK_EDGES as EdgeOffset + thread as EdgeOffset
+}
+
 /// Splits the frontier `queue` of `size` vertices: a hub
 /// ([`CHUNKED_LIST_EDGES`] edges or more) goes to `chunks` as (hub, chunk)
 /// pairs, one for every [`HUB_CHUNK_EDGES`] of its edges or fewer at the
@@ -149,7 +157,7 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_expand(
         let hub = gpu::load_read_only(chunks.add(2 * chunk));
         let index = gpu::load_read_only(chunks.add(2 * chunk + 1));
         let (first_edge, end_edge) = row(row_offsets, hub);
-        let edge = first_edge + (index * HUB_CHUNK_EDGES + gpu::thread_index()) as EdgeOffset;
+        let edge = chunk_edge(first_edge, index, gpu::thread_index());
         let (mut edges, mut won) = (0, None);
         if edge < end_edge {
             let neighbour = gpu::load_read_only(column_indices.add(edge as usize));

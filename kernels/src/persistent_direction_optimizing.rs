@@ -56,7 +56,7 @@ use crate::abi::{
 };
 use crate::direction_optimizing::{add_block_sum, claim_and_append, expand_top_down};
 use crate::gpu::{self, FULL_WARP};
-use crate::hub_chunks::chunks_of;
+use crate::hub_chunks::{chunk_edge, chunks_of};
 use crate::visit::{RowOffset, entry_points_by_row_offset, is_visited, row, row_neighbours};
 
 entry_points_by_row_offset!(
@@ -253,8 +253,7 @@ unsafe fn search<O: RowOffset>(
                         (*entry, *entry.add(1))
                     };
                     let (first, end) = row(row_offsets, hub);
-                    let edge =
-                        first + (index * HUB_CHUNK_EDGES + gpu::thread_index()) as EdgeOffset;
+                    let edge = chunk_edge(first, index, gpu::thread_index());
                     if edge < end {
                         let neighbour = gpu::load_read_only(column_indices.add(edge as usize));
                         claim_and_append(
