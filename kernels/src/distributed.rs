@@ -83,7 +83,7 @@ pub unsafe extern "ptx-kernel" fn distributed_pack_claims(
 /// parent) of the GPUs' slots, each of capacity `capacity`, one after
 /// another in `slots`: the first thread to set a vertex's bit in
 /// `next_bitmap` also sets its visited bit and counts the vertex and its
-/// degree (`degrees`, every vertex's, saturated at `u32::MAX`) in
+/// degree (`degrees`, every vertex's) in
 /// `level_counts`; if this GPU owns it (`first_vertex <= v < end_vertex`),
 /// appends it to `owned_queue` too, counted in
 /// `level_counts[OWNED_VERTICES]` (a warp's queue slots taken with one

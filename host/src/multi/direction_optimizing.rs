@@ -74,8 +74,8 @@ pub struct Rank<'g> {
     kernels: Kernels<'g>,
     rows: DeviceBuffer<EdgeOffset>,
     columns: DeviceBuffer<u32>,
-    /// Every vertex's degree, saturated at `u32::MAX`: what each rank
-    /// needs to count the next frontier's edges over all ranks itself.
+    /// Every vertex's degree: what each rank needs to count the next
+    /// frontier's edges over all ranks itself.
     degrees: DeviceBuffer<u32>,
     visited: DeviceBuffer<u32>,
     frontier: DeviceBuffer<u32>,
