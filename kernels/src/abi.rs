@@ -153,6 +153,12 @@ pub mod distributed {
     pub const OWNED_VERTICES: usize = 2;
     /// Counts in all.
     pub const LEVEL_COUNTS: usize = 3;
+
+    /// Pairs a thread of `distributed_apply_claims` applies, a block's
+    /// width apart: their loads and atomics in flight together, and a
+    /// block's counts and queue slots taken once for that many blocks'
+    /// worth of pairs.
+    pub const CLAIMS_PER_THREAD: u32 = 4;
 }
 
 /// Kernel entry point of the `persistent` variant.

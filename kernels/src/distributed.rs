@@ -33,7 +33,10 @@
 //! most claims of any GPU, read back; or, for a small frontier, its
 //! edges), so the slots all-gather in one collective of equal parts.
 
-use crate::abi::distributed::{FRONTIER_EDGES, FRONTIER_VERTICES, OWNED_VERTICES};
+use crate::abi::BLOCK_SIZE;
+use crate::abi::distributed::{
+    CLAIMS_PER_THREAD, FRONTIER_EDGES, FRONTIER_VERTICES, OWNED_VERTICES,
+};
 use crate::direction_optimizing::add_block_sum;
 use crate::gpu;
 
@@ -79,21 +82,60 @@ pub unsafe extern "ptx-kernel" fn distributed_pack_claims(
     }
 }
 
+/// A pair of a slot as [`distributed_apply_claims`] applies it: the
+/// claimed vertex and its parent, whether this GPU owns the vertex, and
+/// what the apply's loads and atomics bring back, its degree and its word
+/// of the next frontier before its bit was set.
+#[derive(Clone, Copy)]
+struct Pair {
+    vertex: u32,
+    parent: u32,
+    owned: bool,
+    degree: u32,
+    word_before: u32,
+}
+
+impl Pair {
+    fn new(vertex: u32, parent: u32, owned: &core::ops::Range<u32>) -> Pair {
+        Pair {
+            vertex,
+            parent,
+            owned: owned.contains(&vertex),
+            degree: 0,
+            word_before: 0,
+        }
+    }
+
+    /// The vertex's bit in its bitmap word.
+    fn bit(&self) -> u32 {
+        1 << (self.vertex % 32)
+    }
+
+    /// Whether this pair set the vertex's bit in the next frontier: the
+    /// first of the level's pairs to claim it.
+    fn newly_found(&self) -> bool {
+        self.word_before & self.bit() == 0
+    }
+}
+
 /// Applies every GPU's claims of one top-down level, the pairs (vertex,
 /// parent) of the GPUs' slots, each of capacity `capacity`, one after
 /// another in `slots`: the first thread to set a vertex's bit in
 /// `next_bitmap` also sets its visited bit and counts the vertex and its
-/// degree (`degrees`, every vertex's) in
-/// `level_counts`; if this GPU owns it (`first_vertex <= v < end_vertex`),
-/// appends it to `owned_queue` too, counted in
-/// `level_counts[OWNED_VERTICES]` (a warp's queue slots taken with one
-/// atomic, a block's counts added with one each: a level can bring
-/// millions of pairs). The owner sets each owned vertex's level to
-/// `next_level` and lowers its parent to the least claimant's, so every
-/// GPU's copies agree whatever order the pairs came in. This GPU's own
-/// slot (`own_slot`) skips the visited bit and the labels: its claims
-/// wrote them already, and without them its pairs cost two scattered
-/// accesses, not five.
+/// degree (`degrees`, every vertex's) in `level_counts`; if this GPU owns
+/// it (`first_vertex <= v < end_vertex`), appends it to `owned_queue` too,
+/// counted in `level_counts[OWNED_VERTICES]`. The owner sets each owned
+/// vertex's level to `next_level` and lowers its parent to the least
+/// claimant's, so every GPU's copies agree whatever order the pairs came
+/// in. This GPU's own slot (`own_slot`) skips the visited bit and the
+/// labels: its claims wrote them already, and without them its pairs cost
+/// two scattered accesses, not five.
+///
+/// A level can bring millions of pairs, each a chain of scattered
+/// accesses, so a thread applies [`CLAIMS_PER_THREAD`] of them: it loads
+/// them all, then issues their atomics and degree loads together, and
+/// only then looks at what came back. A block takes its queue slots with
+/// one atomic and adds its counts with one each.
 ///
 /// # Safety
 /// `slots` holds a slot of capacity `capacity` for each of the grid's
@@ -108,11 +150,13 @@ pub unsafe extern "ptx-kernel" fn distributed_pack_claims(
 /// `u64`s, zeroed before the launch.
 ///
 /// # Launch
-/// Grid `ceil(capacity / BLOCK_SIZE)` by the GPUs' count, block
-/// [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE) (whole warps), shared memory 16 bytes.
+/// Grid `ceil(capacity / (BLOCK_SIZE * CLAIMS_PER_THREAD))` by the GPUs'
+/// count, block [`BLOCK_SIZE`] (whole warps), shared memory 24 bytes.
 ///
 /// # Thread mapping
-/// Thread `i` of grid row `g` applies pair `i` of GPU `g`'s slot.
+/// Thread `t` of block `b` in grid row `g` applies the pairs `b *
+/// BLOCK_SIZE * CLAIMS_PER_THREAD + k * BLOCK_SIZE + t` of GPU `g`'s
+/// slot, for `k` below [`CLAIMS_PER_THREAD`].
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
     slots: *const u32,
@@ -129,56 +173,73 @@ pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
     parents: *mut u32,
     next_level: u32,
 ) {
-    let index = gpu::global_thread_index();
+    const PAIRS: usize = CLAIMS_PER_THREAD as usize;
     let slot = (gpu::block_index_y() as usize) * (1 + 2 * capacity as usize);
+    let claimed_here = gpu::block_index_y() == own_slot;
+    let first_pair = gpu::block_index() * BLOCK_SIZE * CLAIMS_PER_THREAD + gpu::thread_index();
     let block_sums = gpu::dynamic_shared_memory::<u64>();
     // SAFETY: the grid row's slot lies within `slots`, and its pairs are
-    // read for `index` below its count only; vertices are `< n` and index
+    // read for indices below its count only; vertices are `< n` and index
     // their bitmap words, degrees and labels (the contract); queue slots
     // are handed out once each, one per owned vertex. Every thread reaches
-    // the warp's reservation and the block's sums, and the launch gives
-    // the two sums their 16 bytes of shared memory, one each: a sum's
-    // thread 0 clears its own after the others have passed its barrier.
+    // the block's reservation and sums, and the launch gives the two sums
+    // their 16 bytes of shared memory and the reservation its 8: each
+    // user's thread 0 clears its own after the others have passed its
+    // barrier.
     unsafe {
+        let block_appends = block_sums.add(2) as *mut u32;
         if gpu::thread_index() == 0 {
             (*block_sums, *block_sums.add(1)) = (0, 0);
+            (*block_appends, *block_appends.add(1)) = (0, 0);
         }
         gpu::sync_threads();
-        let (mut newly_found, mut newly_owned) = (None, None);
-        if index < gpu::load_read_only(slots.add(slot)) {
-            let pair = slots.add(slot + 1 + 2 * index as usize);
-            let (vertex, parent) = (gpu::load_read_only(pair), gpu::load_read_only(pair.add(1)));
-            let owned = first_vertex <= vertex && vertex < end_vertex;
-            let claimed_here = gpu::block_index_y() == own_slot;
-            if owned && !claimed_here {
-                *levels.add(vertex as usize) = next_level;
-                gpu::atomic_min(parents.add(vertex as usize), parent);
-            }
-            let (word, bit) = ((vertex / 32) as usize, 1 << (vertex % 32));
-            if gpu::atomic_or(next_bitmap.add(word), bit) & bit == 0 {
-                if !claimed_here {
-                    gpu::atomic_or(visited.add(word), bit);
-                }
-                newly_found = Some(vertex);
-                newly_owned = owned.then_some(vertex);
+        let count = gpu::load_read_only(slots.add(slot));
+        let mut pairs = [None; PAIRS];
+        for (k, pair) in pairs.iter_mut().enumerate() {
+            let index = first_pair + k as u32 * BLOCK_SIZE;
+            if index < count {
+                let at = slots.add(slot + 1 + 2 * index as usize);
+                let (vertex, parent) = (gpu::load_read_only(at), gpu::load_read_only(at.add(1)));
+                *pair = Some(Pair::new(vertex, parent, &(first_vertex..end_vertex)));
             }
         }
-        let slot = gpu::warp_reserve_one(newly_owned.is_some(), |total| {
+        // Not `.flatten()`: the loop would not unroll, and the pairs would
+        // go to local memory.
+        #[allow(clippy::manual_flatten)]
+        for pair in &mut pairs {
+            if let Some(pair) = pair {
+                let vertex = pair.vertex;
+                if pair.owned && !claimed_here {
+                    *levels.add(vertex as usize) = next_level;
+                    gpu::atomic_min(parents.add(vertex as usize), pair.parent);
+                }
+                pair.degree = gpu::load_read_only(degrees.add(vertex as usize));
+                pair.word_before =
+                    gpu::atomic_or(next_bitmap.add(vertex as usize / 32), pair.bit());
+            }
+        }
+        let (mut found, mut edges, mut owned_found) = (0, 0, 0);
+        for pair in &pairs {
+            if let Some(pair) = pair.filter(Pair::newly_found) {
+                if !claimed_here {
+                    gpu::atomic_or(visited.add(pair.vertex as usize / 32), pair.bit());
+                }
+                found += 1;
+                edges += pair.degree as u64;
+                owned_found += pair.owned as u32;
+            }
+        }
+        let mut place = gpu::block_reserve(owned_found, block_appends, |total| {
             gpu::atomic_add_u64(level_counts.add(OWNED_VERTICES), total as u64) as u32
         });
-        if let Some(vertex) = newly_owned {
-            *owned_queue.add(slot as usize) = vertex;
+        for pair in &pairs {
+            if let Some(pair) = pair.filter(|pair| pair.owned && pair.newly_found()) {
+                *owned_queue.add(place as usize) = pair.vertex;
+                place += 1;
+            }
         }
-        let degree = newly_found.map_or(0, |vertex| {
-            gpu::load_read_only(degrees.add(vertex as usize))
-        });
-        let found = newly_found.is_some() as u64;
         add_block_sum(block_sums, found, level_counts.add(FRONTIER_VERTICES));
-        add_block_sum(
-            block_sums.add(1),
-            degree as u64,
-            level_counts.add(FRONTIER_EDGES),
-        );
+        add_block_sum(block_sums.add(1), edges, level_counts.add(FRONTIER_EDGES));
     }
 }
 

@@ -62,7 +62,7 @@ impl<'g> DirectionOptimizing<'g> {
     /// counters and the narrow row offsets where the graph takes them.
     pub fn workspace_bytes(graph: &Csr) -> u64 {
         let vertex_count = graph.vertex_count();
-        bottom_up_row_offsets(graph).copy_bytes(graph)
+        bottom_up_row_offsets(graph).copy_bytes(vertex_count as u64 + 1)
             + FrontierQueues::workspace_bytes(vertex_count)
             + ChunkedTopDown::workspace_bytes(graph, 0..vertex_count)
             + 2 * 4 * visited_words(vertex_count) as u64
@@ -92,7 +92,8 @@ impl<'g> DirectionOptimizing<'g> {
             symmetric: graph.is_symmetric(),
             top_down: ChunkedTopDown::new(gpu, graph, 0..graph.vertex_count())?,
             bottom_up: gpu.kernel(bottom_up)?,
-            narrow_row_offsets: row_offsets.upload_copy(graph, "direction-optimizing")?,
+            narrow_row_offsets: row_offsets
+                .upload_copy(graph.row_offsets(), "direction-optimizing")?,
             queue_to_bitmap: gpu.kernel(direction_optimizing::QUEUE_TO_BITMAP)?,
             bitmap_to_queue: gpu.kernel(direction_optimizing::BITMAP_TO_QUEUE)?,
             queues: FrontierQueues::new(graph.vertex_count())?,

@@ -49,7 +49,7 @@ impl<'g> PersistentDirectionOptimizing<'g> {
     /// reached level.
     pub fn workspace_bytes(graph: &Csr) -> u64 {
         let vertex_count = graph.vertex_count();
-        RowOffsets::for_graph(graph).copy_bytes(graph)
+        RowOffsets::for_graph(graph).copy_bytes(graph.vertex_count() as u64 + 1)
             + FrontierQueues::workspace_bytes(vertex_count)
             + 3 * 4 * visited_words(vertex_count) as u64
             + 2 * 8 * hub_chunk_capacity(graph.edge_count())
@@ -72,7 +72,7 @@ impl<'g> PersistentDirectionOptimizing<'g> {
             RowOffsets::Narrow => persistent_direction_optimizing::SEARCH_NARROW,
         };
         let narrow_row_offsets =
-            row_offsets.upload_copy(graph, "persistent-direction-optimizing")?;
+            row_offsets.upload_copy(graph.row_offsets(), "persistent-direction-optimizing")?;
         let kernel = gpu.kernel(kernel_name)?;
         let blocks_per_multiprocessor = check_cooperative(
             gpu,

@@ -33,7 +33,7 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use bfs_kernels::abi::distributed::{
-    FRONTIER_EDGES, FRONTIER_VERTICES, LEVEL_COUNTS, OWNED_VERTICES,
+    CLAIMS_PER_THREAD, FRONTIER_EDGES, FRONTIER_VERTICES, LEVEL_COUNTS, OWNED_VERTICES,
 };
 use bfs_kernels::abi::{BLOCK_SIZE, DIRECTION_BETA, EdgeOffset, direction_optimizing, distributed};
 use cust::event::{Event, EventFlags};
@@ -45,6 +45,7 @@ use cust::stream::Stream;
 use super::Collectives;
 use super::partition;
 use crate::error::CudaContext;
+use crate::gpu::RowOffsets;
 use crate::gpu::hub_chunks::{ChunkedTopDown, TopDownLevel};
 use crate::gpu::{Direction, Exchange, Gpu, Step, blocks_for, upload};
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
@@ -73,6 +74,9 @@ pub struct Rank<'g> {
     symmetric: bool,
     kernels: Kernels<'g>,
     rows: DeviceBuffer<EdgeOffset>,
+    /// The owned rows in 32 bits from the first owned vertex's, for the
+    /// bottom-up kernel, where they hold fewer than 2^32 entries.
+    narrow_owned_rows: Option<DeviceBuffer<u32>>,
     columns: DeviceBuffer<u32>,
     /// Every vertex's degree: what each rank needs to count the next
     /// frontier's edges over all ranks itself.
@@ -184,6 +188,7 @@ impl<'g> Rank<'g> {
         let owned_edges = owned_edges(graph, owned);
         let words = n.div_ceil(32).max(1);
         8 * (n + 1)
+            + bottom_up_rows(graph, owned).copy_bytes(owned.len() as u64 + 1)
             + 4 * owned_edges.max(1)
             + 3 * 4 * words
             + 3 * 4 * n
@@ -233,6 +238,8 @@ impl<'g> Rank<'g> {
         }
         let n = graph.vertex_count() as usize;
         let (rows, columns) = partition::owned_rows(graph, &owned);
+        let bottom_up_rows = bottom_up_rows(graph, &owned);
+        let owned_rows = &rows[owned.start as usize..=owned.end as usize];
         let allocation = || format!("allocating rank {rank}'s buffers");
         let words = n.div_ceil(32).max(1);
         let zeroed = |count: usize| DeviceBuffer::<u32>::zeroed(count.max(1)).context(allocation);
@@ -244,12 +251,16 @@ impl<'g> Rank<'g> {
             edge_count: graph.edge_count(),
             symmetric: graph.is_symmetric(),
             kernels: Kernels {
-                bottom_up: gpu.kernel(direction_optimizing::BOTTOM_UP)?,
+                bottom_up: gpu.kernel(match bottom_up_rows {
+                    RowOffsets::Wide => direction_optimizing::BOTTOM_UP,
+                    RowOffsets::Narrow => direction_optimizing::BOTTOM_UP_NARROW,
+                })?,
                 bitmap_to_queue: gpu.kernel(direction_optimizing::BITMAP_TO_QUEUE)?,
                 pack_claims: gpu.kernel(distributed::PACK_CLAIMS)?,
                 apply_claims: gpu.kernel(distributed::APPLY_CLAIMS)?,
                 merge_visited: gpu.kernel(distributed::MERGE_VISITED)?,
             },
+            narrow_owned_rows: bottom_up_rows.upload_copy(owned_rows, "the search over GPUs")?,
             rows: upload(&rows)?,
             columns: upload(columns)?,
             degrees: degrees(graph)?,
@@ -521,7 +532,7 @@ impl<'g> Rank<'g> {
         // every owned vertex; the counts were zeroed on the stream:
         // `distributed_apply_claims`'s contract.
         unsafe {
-            launch!(apply<<<(blocks_for(capacity, BLOCK_SIZE), ranks, 1), BLOCK_SIZE, 16, stream>>>(
+            launch!(apply<<<(blocks_for(capacity, BLOCK_SIZE * CLAIMS_PER_THREAD), ranks, 1), BLOCK_SIZE, 24, stream>>>(
                 self.gathered_slots.as_device_ptr(),
                 capacity,
                 self.communicator.rank(),
@@ -563,11 +574,16 @@ impl<'g> Rank<'g> {
             // SAFETY: the kernel's vertex 0 is the owned range's first
             // vertex, a multiple of 32, so each array is passed from that
             // vertex's entry (or bitmap word) on, and `owned.len()` vertices
-            // follow in each; neighbours index the whole frontier bitmap:
-            // `direction_optimizing_bottom_up`'s contract for the range.
+            // follow in each (the narrow rows start there); neighbours index
+            // the whole frontier bitmap: `direction_optimizing_bottom_up`'s
+            // contract for the range, with rows of the width its kernel reads.
             unsafe {
+                let rows = match &self.narrow_owned_rows {
+                    Some(narrow) => narrow.as_device_ptr().as_raw(),
+                    None => self.rows.as_device_ptr().add(from).as_raw(),
+                };
                 launch!(kernel<<<blocks_for(owned.len() as u32, BLOCK_SIZE), BLOCK_SIZE, 4, stream>>>(
-                    self.rows.as_device_ptr().add(from),
+                    rows,
                     self.columns.as_device_ptr(),
                     self.frontier.as_device_ptr(),
                     self.next.as_device_ptr().add(first_word),
@@ -693,6 +709,17 @@ impl<'g> Rank<'g> {
             levels: read(self.gpu, &self.levels.index(..n))?,
             parents: Some(read(self.gpu, &self.parents.index(..n))?),
         }))
+    }
+}
+
+/// The width of the rows the bottom-up kernel reads on the rank owning
+/// `owned`: narrow where its rows allow, wide (no copy) where they do not
+/// or the search never goes bottom-up (a directed graph).
+fn bottom_up_rows(graph: &Csr, owned: &Range<u32>) -> RowOffsets {
+    if graph.is_symmetric() {
+        RowOffsets::for_edges(owned_edges(graph, owned))
+    } else {
+        RowOffsets::Wide
     }
 }
 
