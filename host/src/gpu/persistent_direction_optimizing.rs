@@ -49,7 +49,7 @@ impl<'g> PersistentDirectionOptimizing<'g> {
     /// reached level.
     pub fn workspace_bytes(graph: &Csr) -> u64 {
         let vertex_count = graph.vertex_count();
-        RowOffsets::for_graph(graph).copy_bytes(graph.vertex_count() as u64 + 1)
+        RowOffsets::for_graph(graph).copy_bytes(vertex_count as u64 + 1)
             + FrontierQueues::workspace_bytes(vertex_count)
             + 3 * 4 * visited_words(vertex_count) as u64
             + 2 * 8 * hub_chunk_capacity(graph.edge_count())

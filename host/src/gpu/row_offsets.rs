@@ -5,12 +5,11 @@
 //! 32, which halves the bytes those levels read for their rows; so does a
 //! GPU's part of the search over several, whose rows hold fewer.
 
+use bfs_kernels::abi::EdgeOffset;
 use cust::memory::DeviceBuffer;
 use rayon::prelude::*;
 
 use super::upload;
-use bfs_kernels::abi::EdgeOffset;
-
 use crate::{Csr, Error, Result};
 
 /// The width of the row offsets a kernel reads.
