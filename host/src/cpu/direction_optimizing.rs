@@ -19,14 +19,15 @@
 //!
 //! Two things make it fast on road networks, whose thousands of levels are
 //! mostly small: a level with fewer than [`SEQUENTIAL_LEVEL_EDGES`] edges
-//! runs on the calling thread alone, and the team's workers spin between
-//! the parallel levels instead of sleeping, so a fork costs about a cache
-//! miss. Nothing is allocated per level: the queues and bitmaps are kept
-//! from search to search.
+//! runs on the calling thread alone, and the team's workers spin for a
+//! while (50 µs) after a parallel level instead of sleeping, so the fork of
+//! a level that follows soon costs about a cache miss. Nothing is
+//! allocated per level: the queues and bitmaps are kept from search to
+//! search.
 //!
 //! The search returns levels and parents split from the labels, with
-//! [`UNREACHED`] for unreached vertices; the source is its own parent. Directed graphs run top-down only (bottom-up needs
-//! the in-edges).
+//! [`UNREACHED`] for unreached vertices; the source is its own parent.
+//! Directed graphs run top-down only (bottom-up needs the in-edges).
 
 use std::mem::MaybeUninit;
 use std::ops::Range;

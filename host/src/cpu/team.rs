@@ -10,6 +10,10 @@
 //! job, so that the next level's fork is a store and a cache miss, and only
 //! then park, each on its own, so that a wake-up is no convoy on one lock
 //! (the OpenMP runtimes' `GOMP_SPINCOUNT` / `KMP_BLOCKTIME` do the same).
+//! The spin is short: a team that spins long keeps every core of the
+//! machine busy while one thread works, and on the 16-core virtual machine
+//! that cost searches tens of milliseconds now and then (BENCHMARKS.md,
+//! "CPU engine").
 
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
@@ -19,10 +23,13 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 /// How long an idle worker spins before it sleeps: longer than the gap
-/// between two parallel levels (sequential levels run between them) and
-/// between two searches of `--sources` (the result is checked and counted
-/// between them), about as long as GNU OpenMP's default spin.
-pub const SPIN_BEFORE_SLEEP: Duration = Duration::from_millis(20);
+/// between two parallel levels of a search where no sequential level runs
+/// between them. Longer spins were measured (16 threads; BENCHMARKS.md,
+/// "CPU engine"): 200 and 500 µs were no faster, and from 0.6 ms on
+/// the slowest searches grew, up to 63–72 ms of Kronecker 20's 32 at
+/// 20 ms against 8–16 ms at 50 µs, also where the long spin lasted only
+/// while a search ran.
+pub const SPIN_BEFORE_SLEEP: Duration = Duration::from_micros(50);
 
 /// A job for every member of the team, given the member's index (0 is the
 /// thread that forked it).
