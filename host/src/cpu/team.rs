@@ -10,10 +10,11 @@
 //! job, so that the next level's fork is a store and a cache miss, and only
 //! then park, each on its own, so that a wake-up is no convoy on one lock
 //! (the OpenMP runtimes' `GOMP_SPINCOUNT` / `KMP_BLOCKTIME` do the same).
-//! The spin is short: a team that spins long keeps every core of the
-//! machine busy while one thread works, and on the 16-core virtual machine
-//! that cost searches tens of milliseconds now and then (BENCHMARKS.md,
-//! "CPU engine").
+//! The spin is short: what runs between searches (`--sources`' checks and
+//! counts, the bench's) runs on rayon's pool, and a team that spins
+//! through it holds the cores rayon's threads need; on the 16-core virtual
+//! machine that cost searches tens of milliseconds now and then
+//! (BENCHMARKS.md, "CPU engine").
 
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
