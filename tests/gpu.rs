@@ -4,9 +4,9 @@
 //! when `BFS_REQUIRE_GPU` is set, as the bundle's runner does).
 
 use bfs::gpu::{
-    CLUSTER_KERNELS_PTX, ChainContracted, DirectionOptimizing, Gpu, HierarchicalQueue,
-    HierarchySweep, KERNELS_PTX, Partitioned, PersistentDirectionOptimizing, RowOffsets, Search,
-    Variant,
+    CLUSTER_KERNELS_PTX, ChainContracted, DirectionOptimizing, GhostZoneSearch, Gpu,
+    HierarchicalQueue, HierarchySweep, KERNELS_PTX, Partitioned, PersistentDirectionOptimizing,
+    RowOffsets, Search, Variant,
 };
 use bfs::validate::{same_levels, validate};
 use bfs::{Bfs, Csr, Error, abi, cpu};
@@ -131,6 +131,48 @@ fn hierarchical_queues_are_exact_for_every_sub_queue_count() {
             same_levels(&run.result, &reference)
                 .unwrap_or_else(|error| panic!("{context}: {error}"));
             validate(&graph, &run.result).unwrap_or_else(|error| panic!("{context}: {error}"));
+        }
+    }
+}
+
+#[test]
+fn ghost_zones_are_exact_for_every_shape() {
+    let Some(gpu) = gpu("ghost_zones_are_exact_for_every_shape") else {
+        return;
+    };
+    // Partitions far more than the blocks (many zones a block a step), of a
+    // size that is no power of two, zones from 1 to 16 hops deep; the
+    // directed graph's zones follow its edges backwards.
+    let directed = Csr::from_edges(
+        600,
+        &(0..600u32)
+            .flat_map(|vertex| [(vertex, (vertex + 1) % 600), (vertex, (vertex * 7) % 600)])
+            .collect::<Vec<_>>(),
+        false,
+    )
+    .unwrap();
+    for (name, graph) in [
+        ("grid:60x60:0.1", bfs_tests::generated("grid:60x60:0.1", 5)),
+        ("path:700", bfs_tests::generated("path:700", 1)),
+        ("kron:10:8", bfs_tests::generated("kron:10:8", 6)),
+        ("directed", directed),
+    ] {
+        let references: Vec<_> = [0, 17, graph.vertex_count() - 1]
+            .into_iter()
+            .map(|source| cpu::bfs(&graph, source))
+            .collect();
+        for (partition_size, hops) in [(32, 1), (50, 3), (100, 7), (256, 16)] {
+            let search = Search::with(&gpu, &graph, Variant::GhostZones, |gpu, graph| {
+                Ok(Box::new(GhostZoneSearch::with_shape(
+                    gpu,
+                    graph,
+                    partition_size,
+                    hops,
+                )?))
+            })
+            .unwrap();
+            let context = format!("ghost zones of {partition_size}, {hops} hops, on {name}");
+            assert_search_exact(search, (&context, &graph), &references);
         }
     }
 }

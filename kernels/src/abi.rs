@@ -270,6 +270,29 @@ pub const fn partitioned_shared_bytes(partition_size: u32, column_capacity: u32)
     4 * (PARTITIONED_HEADER_WORDS + 6 * partition_size + 1 + column_capacity)
 }
 
+/// Kernel entry point of the `ghost-zones` variant.
+pub mod ghost_zones {
+    /// Runs every step of a search, each zone on the step's list searched
+    /// `hops` levels by one block, a grid barrier between steps.
+    pub const SEARCH: &str = "ghost_zone_search";
+}
+
+/// Threads per block of `ghost_zone_search`.
+pub const GHOST_ZONES_BLOCK_SIZE: u32 = 1024;
+
+/// Shared words of `ghost_zone_search` before its per-vertex arrays: the
+/// grid barrier's count, three rotating queue tails, padding.
+pub const GHOST_ZONES_HEADER_WORDS: u32 = 4;
+
+/// Dynamic shared memory of `ghost_zone_search` for zones of at most
+/// `zone_capacity` vertices and `column_capacity` edges: the header, then
+/// per zone vertex a level and a row offset (`u32`, one more row), a
+/// parent and an entry in each of two level queues (local indices, `u16`),
+/// then the neighbours (`u16`).
+pub const fn ghost_zones_shared_bytes(zone_capacity: u32, column_capacity: u32) -> u32 {
+    4 * GHOST_ZONES_HEADER_WORDS + 4 + 14 * zone_capacity + 2 * column_capacity
+}
+
 /// Kernel entry point of the `warp-specialized` variant.
 pub mod warp_specialized {
     /// Searches every partition in its block's shared memory, a searcher
@@ -623,6 +646,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     persistent_direction_optimizing::SEARCH,
     persistent_direction_optimizing::SEARCH_NARROW,
     partitioned::SEARCH,
+    ghost_zones::SEARCH,
     warp_specialized::SEARCH,
     chain_contracted::SEARCH,
     chain_contracted::LEVELS,

@@ -13,7 +13,8 @@
 //! textbook: `direction_optimizing`, `persistent`; past one round trip per
 //! level: `persistent_direction_optimizing`; and past one barrier per
 //! level: `partitioned`, and its partitions split between a searcher and
-//! a messenger warp: `warp_specialized`; and a road network's chains
+//! a messenger warp: `warp_specialized`, and partitions searched with
+//! their ghost zones, many levels per grid barrier: `ghost_zones`; and a road network's chains
 //! contracted into weighted edges, searched in rounds of their junctions:
 //! `chain_contracted`; and the junctions' contraction hierarchy, swept
 //! level by level: `hierarchy_sweep`. Across GPUs, the steps of a
@@ -54,6 +55,8 @@ pub mod chain_contracted;
 pub mod direction_optimizing;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod distributed;
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
+pub mod ghost_zones;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod global_queue;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]

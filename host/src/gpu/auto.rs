@@ -3,13 +3,17 @@
 //! The cost of a search is levels × the cost of one level on high-diameter
 //! graphs, and edges examined on low-diameter ones. Average and maximum
 //! degree tell the two apart before searching: road networks and meshes
-//! have a handful of neighbours per vertex and no hubs: they run their
-//! levels without host round trips, choosing per level by frontier size —
-//! one block (`small-frontier`'s kernel) while the frontier is small, the
-//! persistent grid (`persistent`'s kernel) while it is large — except where
-//! `partitioned` wins, which is measured, not derived: when its partitions
-//! are too many to stay in shared memory, but no more than
-//! [`PARTITIONS_PER_MULTIPROCESSOR`] per multiprocessor. A road-like graph
+//! have a handful of neighbours per vertex and no hubs: they run
+//! `ghost-zones`, 16 levels per grid barrier, which was faster than every
+//! other variant on every grid measured (H100, 32 sources, medians: the
+//! 100², 300², 1000² and 2048² grids with 5% of their edges missing 0.162,
+//! 0.451, 1.737 and 3.96 ms against 0.237, 0.772, 4.135 and 9.40 for what
+//! `auto` ran before, `small-frontier` and `persistent` by frontier size,
+//! or `partitioned`; the 4096² grid 11.67 against `persistent`'s 22.06);
+//! without cooperative launches, or where the zones cannot be built, they
+//! run their levels choosing per level by frontier size — one block
+//! (`small-frontier`'s kernel) while the frontier is small, the persistent
+//! grid (`persistent`'s kernel) while it is large. A road-like graph
 //! that is mostly degree-2 chains runs `hierarchy-sweep` instead, up to
 //! [`MOST_KEPT_VERTICES`] junctions: a contraction hierarchy over them,
 //! swept level by level, its levels a few dozen where the search's are a
@@ -23,28 +27,19 @@
 //! CSR entries, else level by level from the host (`direction-optimizing`).
 
 use super::direction_optimizing::DirectionOptimizing;
+use super::ghost_zones::GhostZoneSearch;
 use super::hierarchy_sweep::{HierarchySweep, MOST_KEPT_VERTICES};
-use super::partitioned::Partitioned;
 use super::persistent::PersistentLevels;
 use super::persistent_direction_optimizing::PersistentDirectionOptimizing;
 use super::small_frontier::SmallFrontier;
 use super::{Gpu, GpuBfs};
 use crate::graph::chains::ChainContraction;
-use crate::{Csr, Result};
+use crate::{Csr, Error, Result};
 
 /// At most this many neighbours on average ...
 pub const ROAD_AVERAGE_DEGREE: f64 = 6.0;
 /// ... and at most this many at any vertex make a graph road-like.
 pub const ROAD_MAX_DEGREE: u32 = 64;
-
-/// Most partitions per multiprocessor for which a road-like graph runs
-/// `partitioned`. On an H100 (132 multiprocessors), 64 sources: the 2048²
-/// grid (781 partitions, 5.9 per multiprocessor) ran faster partitioned
-/// than level by level, the 4096² grid (3,121, 23.6 per multiprocessor)
-/// slower, its searches examining 3.9 times the edges; Luxembourg (128
-/// partitions, all kept in shared memory) slower too (BENCHMARKS.md). A
-/// threshold between two measured points, not a derived one.
-pub const PARTITIONS_PER_MULTIPROCESSOR: u32 = 8;
 
 /// A road-like graph runs `hierarchy-sweep` when it keeps at most this
 /// share of its vertices (the rest lie inside chains), and at most
@@ -77,8 +72,10 @@ pub enum Strategy {
     /// grid, by frontier size, without host round trips.
     ManyLevelsPerLaunch,
     /// High diameter, low degree, partitions staged but not too many:
-    /// `partitioned`'s search, many levels per partition, no grid barrier.
-    PartitionLocal,
+    /// High diameter, low degree, a device with cooperative launches:
+    /// `ghost-zones`, partitions searched with their zones, 16 levels per
+    /// grid barrier.
+    GhostZones,
     /// High diameter, mostly degree-2 chains, junctions that fit one block:
     /// `hierarchy-sweep`'s two sweeps over the junctions' hierarchy.
     HierarchySweep,
@@ -94,25 +91,14 @@ pub enum Strategy {
 /// The strategy for `graph` on `gpu`: [`strategy`], and for road-like
 /// graphs [`Strategy::HierarchySweep`] where it keeps at most
 /// `CHAINS_KEPT_SHARE` of the vertices and at most `MOST_KEPT_VERTICES`,
-/// else [`Strategy::PartitionLocal`] where its partitions are more
-/// than the multiprocessors but at most `PARTITIONS_PER_MULTIPROCESSOR`
-/// each; for the others [`Strategy::DirectionOptimizingInOneLaunch`] where
+/// else [`Strategy::GhostZones`] where the device has cooperative
+/// launches; for the others [`Strategy::DirectionOptimizingInOneLaunch`] where
 /// the device has cooperative launches and the graph fewer than
 /// [`LEVEL_BY_LEVEL_LEAST_EDGES`] CSR entries.
 pub fn strategy_on(gpu: &Gpu, graph: &Csr) -> Strategy {
-    let multiprocessors = gpu.multiprocessors();
     match strategy(graph) {
         Strategy::ManyLevelsPerLaunch if mostly_chains(graph) => Strategy::HierarchySweep,
-        Strategy::ManyLevelsPerLaunch if gpu.cooperative_launch() => {
-            let partitions = Partitioned::partition_count(gpu, graph);
-            if partitions > multiprocessors
-                && partitions <= PARTITIONS_PER_MULTIPROCESSOR * multiprocessors
-            {
-                Strategy::PartitionLocal
-            } else {
-                Strategy::ManyLevelsPerLaunch
-            }
-        }
+        Strategy::ManyLevelsPerLaunch if gpu.cooperative_launch() => Strategy::GhostZones,
         Strategy::DirectionOptimizing
             if gpu.cooperative_launch() && graph.edge_count() < LEVEL_BY_LEVEL_LEAST_EDGES =>
         {
@@ -150,7 +136,7 @@ pub fn strategy(graph: &Csr) -> Strategy {
 pub fn workspace_bytes(gpu: &Gpu, graph: &Csr) -> u64 {
     let vertex_count = graph.vertex_count();
     match strategy_on(gpu, graph) {
-        Strategy::PartitionLocal => Partitioned::workspace_bytes(graph),
+        Strategy::GhostZones => GhostZoneSearch::workspace_bytes(graph),
         Strategy::HierarchySweep => HierarchySweep::workspace_bytes(graph),
         Strategy::ManyLevelsPerLaunch if gpu.cooperative_launch() => {
             SmallFrontier::workspace_bytes(vertex_count)
@@ -167,7 +153,14 @@ pub fn workspace_bytes(gpu: &Gpu, graph: &Csr) -> u64 {
 /// The driver of the strategy `graph` calls for.
 pub fn new<'g>(gpu: &'g Gpu, graph: &'g Csr) -> Result<Box<dyn GpuBfs + 'g>> {
     Ok(match strategy_on(gpu, graph) {
-        Strategy::PartitionLocal => Box::new(Partitioned::new(gpu, graph)?),
+        // Zones past 2^32 vertices in all: level by level instead.
+        Strategy::GhostZones => match GhostZoneSearch::new(gpu, graph) {
+            Ok(search) => Box::new(search),
+            Err(Error::Unsupported(_)) => {
+                Box::new(SmallFrontier::with_persistent(gpu, graph.vertex_count())?)
+            }
+            Err(error) => return Err(error),
+        },
         Strategy::HierarchySweep => Box::new(HierarchySweep::new(gpu, graph)?),
         Strategy::ManyLevelsPerLaunch if gpu.cooperative_launch() => {
             Box::new(SmallFrontier::with_persistent(gpu, graph.vertex_count())?)

@@ -12,6 +12,7 @@ pub mod block_queue;
 mod chain_contracted;
 mod cluster;
 mod direction_optimizing;
+mod ghost_zones;
 mod global_queue;
 mod hierarchical_queue;
 mod hierarchy_sweep;
@@ -31,6 +32,7 @@ mod warp_specialized;
 pub use auto::{LEVEL_BY_LEVEL_LEAST_EDGES, Strategy, strategy, strategy_on};
 pub use chain_contracted::ChainContracted;
 pub use direction_optimizing::{DirectionOptimizing, LEVEL_BY_LEVEL_ALPHA};
+pub use ghost_zones::GhostZoneSearch;
 pub use hierarchical_queue::HierarchicalQueue;
 pub use hierarchy_sweep::HierarchySweep;
 pub use hybrid_cpu::CPU_FRONTIER_THRESHOLD;
@@ -473,6 +475,8 @@ pub enum Variant {
     HierarchySweep,
     /// Partitions searched in shared memory, many levels at a time, no grid barrier.
     Partitioned,
+    /// Partitions with their ghost zones, `hops` levels per grid barrier.
+    GhostZones,
     /// Partitions in shared memory, a searcher and a messenger warp each, no barrier.
     WarpSpecialized,
     /// The whole graph in one thread-block cluster's shared memory (sm_90).
@@ -497,6 +501,7 @@ impl Variant {
         Variant::ChainContracted,
         Variant::HierarchySweep,
         Variant::Partitioned,
+        Variant::GhostZones,
         Variant::WarpSpecialized,
         Variant::OnChip,
         Variant::Auto,
@@ -518,6 +523,7 @@ impl Variant {
             Variant::ChainContracted => "chain-contracted",
             Variant::HierarchySweep => "hierarchy-sweep",
             Variant::Partitioned => "partitioned",
+            Variant::GhostZones => "ghost-zones",
             Variant::WarpSpecialized => "warp-specialized",
             Variant::OnChip => "on-chip",
             Variant::Auto => "auto",
@@ -564,6 +570,9 @@ impl Variant {
             Variant::Partitioned => {
                 "vertices renumbered into BFS-grown partitions, each searched in shared memory by one block, many levels at a time; no grid barrier"
             }
+            Variant::GhostZones => {
+                "BFS-grown partitions, each with every vertex that reaches it within 16 hops (its ghost zone, fewer hops where that would not fit); one cooperative launch: a block stages a zone in shared memory, searches it 16 levels and keeps its partition's levels, a grid barrier per 16 levels (ghost zones of stencil codes, Meng & Skadron 2009)"
+            }
             Variant::WarpSpecialized => {
                 "BFS-grown partitions kept in shared memory, one a block: a searcher warp searches its partition without barriers, a messenger warp carries labels across partitions; asynchronous, label-correcting"
             }
@@ -571,7 +580,7 @@ impl Variant {
                 "the whole graph in one thread-block cluster's distributed shared memory (sm_90), a cluster barrier between levels; no global memory in a level"
             }
             Variant::Auto => {
-                "road-like graphs (low average and maximum degree): hierarchy-sweep where they are mostly degree-2 chains, else small-frontier and persistent by frontier size, or partitioned where it wins; other graphs persistent-direction-optimizing, or direction-optimizing from 100 million CSR entries"
+                "road-like graphs (low average and maximum degree): hierarchy-sweep where they are mostly degree-2 chains, else ghost-zones (without cooperative launches: small-frontier and persistent by frontier size); other graphs persistent-direction-optimizing, or direction-optimizing from 100 million CSR entries"
             }
         }
     }
@@ -606,6 +615,7 @@ impl Variant {
             }
             Variant::HierarchySweep => hierarchy_sweep::HierarchySweep::workspace_bytes(graph),
             Variant::Partitioned => partitioned::Partitioned::workspace_bytes(graph),
+            Variant::GhostZones => GhostZoneSearch::workspace_bytes(graph),
             Variant::WarpSpecialized => warp_specialized::WarpSpecialized::workspace_bytes(graph),
             Variant::OnChip => on_chip::OnChip::workspace_bytes(graph),
             Variant::DirectionOptimizing => {
@@ -639,6 +649,7 @@ impl Variant {
             }
             Variant::HierarchySweep => Box::new(hierarchy_sweep::HierarchySweep::new(gpu, graph)?),
             Variant::Partitioned => Box::new(partitioned::Partitioned::new(gpu, graph)?),
+            Variant::GhostZones => Box::new(GhostZoneSearch::new(gpu, graph)?),
             Variant::WarpSpecialized => {
                 Box::new(warp_specialized::WarpSpecialized::new(gpu, graph)?)
             }

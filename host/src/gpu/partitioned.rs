@@ -69,11 +69,6 @@ impl<'g> Partitioned<'g> {
         DeviceGraph::bytes(graph) + PartitionLabels::bytes(graph.vertex_count())
     }
 
-    /// How many partitions `graph` gets on `gpu`.
-    pub fn partition_count(gpu: &Gpu, graph: &Csr) -> u32 {
-        graph.vertex_count().div_ceil(partition_size(graph, gpu))
-    }
-
     /// Renumbers `graph`, uploads it and allocates the search's buffers,
     /// with partitions sized to `gpu`.
     pub fn new(gpu: &'g Gpu, graph: &Csr) -> Result<Self> {

@@ -12,6 +12,7 @@ pub mod chains;
 pub mod dimacs;
 pub mod edge_list;
 pub mod generate;
+pub mod ghost_zones;
 pub mod hierarchy;
 pub mod matrix_market;
 pub mod reorder;

@@ -1,0 +1,323 @@
+//! Host driver of the `ghost-zones` variant: builds the partitions' ghost
+//! zones once (`graph::ghost_zones`), keeps them on the device, and runs
+//! each search as one cooperative launch of `ghost_zone_search`, `hops`
+//! levels per grid barrier. Levels and parents come back in the renumbered
+//! ids and are mapped to the graph's own after the timer stops.
+//!
+//! The shape: the first of [`PARTITION_SIZES`] and [`HOPS`] whose zones
+//! fit a block's shared memory, trying the depths for each size. A graph
+//! whose one-hop zones of 32 vertices do not fit (hubs: a zone holds every
+//! neighbour) is refused.
+
+use bfs_kernels::abi::{GHOST_ZONES_BLOCK_SIZE, ghost_zones, ghost_zones_shared_bytes};
+use cust::function::Function;
+use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer};
+
+use super::partitioned::shared_limit;
+use super::{
+    DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, check_cooperative,
+    launch_cooperative, parameter, reset_labels, upload,
+};
+use crate::error::CudaContext;
+use crate::graph::ghost_zones::{GhostZones, GrownPartitions, MOST_ZONE_VERTICES};
+use crate::{Bfs, Csr, Error, Result, UNREACHED};
+
+/// Vertices per partition to try, in order: the first is what the grids
+/// run fastest (H100, 32 sources, medians, the 2048² and 4096² grids with
+/// 5% of their edges missing and zones 16 hops deep: partitions of 1,024
+/// took 4.81 / 13.96 ms, 1,536 4.24 / 12.29, 2,048 3.96 / 11.67, 4,096
+/// 4.46 / 12.80); the others, for graphs whose zones would not fit.
+pub const PARTITION_SIZES: [u32; 4] = [2048, 512, 128, 32];
+
+/// Levels a step searches, and so the depth of each zone, to try, in
+/// order for each partition size: the first is the grids' fastest (the
+/// same runs with partitions of 2,048: 8 hops 4.86 / 14.41 ms, 12 hops
+/// 4.15 / 12.33, 16 hops 3.96 / 11.67, 24 hops 4.73 / 15.22); zones
+/// 32 hops deep pass the shared memory.
+pub const HOPS: [u32; 3] = [16, 4, 1];
+
+/// The zones and the search's arrays on the device.
+pub struct GhostZoneSearch<'g> {
+    gpu: &'g Gpu,
+    kernel: Function<'g>,
+    zones: GhostZones,
+    zone_capacity: u32,
+    column_capacity: u32,
+    blocks: u32,
+    device: DeviceZones,
+    timer: Timer,
+}
+
+/// What `ghost_zone_search` reads and writes, besides the graph.
+struct DeviceZones {
+    zone_starts: DeviceBuffer<u32>,
+    local_ids: DeviceBuffer<u32>,
+    local_rows: DeviceBuffer<u32>,
+    local_columns: DeviceBuffer<u16>,
+    ghost_of_rows: DeviceBuffer<u32>,
+    ghost_of: DeviceBuffer<u32>,
+    interior_sizes: DeviceBuffer<u32>,
+    levels: DeviceBuffer<u32>,
+    parents: DeviceBuffer<u32>,
+    unvisited: DeviceBuffer<u32>,
+    queued_at: DeviceBuffer<u32>,
+    zone_lists: DeviceBuffer<u32>,
+    step_words: DeviceBuffer<u64>,
+    counters: DeviceBuffer<u64>,
+}
+
+impl<'g> GhostZoneSearch<'g> {
+    /// A bound on the device bytes besides the graph, before the zones
+    /// are built: the zones at four times the graph's vertices and edges
+    /// (on the grids they hold three times), and per vertex a level, a
+    /// parent and its ghost lists.
+    pub fn workspace_bytes(graph: &Csr) -> u64 {
+        let (vertices, edges) = (graph.vertex_count() as u64, graph.edge_count());
+        4 * (8 * vertices + 2 * edges) + 16 * vertices
+    }
+
+    /// Builds the zones of the default shape for `graph` and uploads them.
+    pub fn new(gpu: &'g Gpu, graph: &Csr) -> Result<Self> {
+        let capacity = zone_capacity(gpu);
+        let zones = PARTITION_SIZES
+            .iter()
+            .find_map(|&size| {
+                let partitions = GrownPartitions::new(graph, size);
+                HOPS.iter()
+                    .find_map(|&hops| partitions.zones(hops, capacity))
+            })
+            .ok_or_else(|| {
+                Error::Unsupported(format!(
+                    "ghost-zones: a one-hop zone of 32 vertices has more than the {capacity} \
+                     vertices a block's shared memory holds (a hub's neighbours)"
+                ))
+            })?;
+        Self::with_zones(gpu, zones)
+    }
+
+    /// As [`new`](Self::new), with partitions of `partition_size` vertices
+    /// and zones `hops` deep.
+    pub fn with_shape(gpu: &'g Gpu, graph: &Csr, partition_size: u32, hops: u32) -> Result<Self> {
+        let capacity = zone_capacity(gpu);
+        let zones = GhostZones::build(graph, partition_size.max(1), hops.max(1), capacity)
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "ghost-zones: partitions of {partition_size} with zones {hops} hops deep \
+                     pass the {capacity} vertices a block's shared memory holds"
+                ))
+            })?;
+        Self::with_zones(gpu, zones)
+    }
+
+    fn with_zones(gpu: &'g Gpu, zones: GhostZones) -> Result<Self> {
+        let zone_capacity = zones.most_zone_vertices().max(1);
+        let room = shared_limit(gpu) - ghost_zones_shared_bytes(zone_capacity, 0);
+        let column_capacity = zones.most_zone_edges().min(room / 2);
+        let shared_bytes = ghost_zones_shared_bytes(zone_capacity, column_capacity);
+        let kernel = gpu.kernel(ghost_zones::SEARCH)?;
+        allow_shared_memory(&kernel, shared_bytes, ghost_zones::SEARCH)?;
+        let resident = check_cooperative(
+            gpu,
+            &kernel,
+            GHOST_ZONES_BLOCK_SIZE,
+            shared_bytes,
+            ghost_zones::SEARCH,
+        )?;
+        let vertex_count = zones.renumbering.old_ids.len();
+        let zone_count = zones.zone_count() as usize;
+        let allocation = || "allocating the ghost zones' search".to_string();
+        let device = DeviceZones {
+            zone_starts: upload(&zones.zone_starts)?,
+            local_ids: upload(&zones.local_ids)?,
+            local_rows: upload(&zones.local_rows)?,
+            local_columns: upload(&zones.local_columns)?,
+            ghost_of_rows: upload(&zones.ghost_of_rows)?,
+            ghost_of: upload(&zones.ghost_of)?,
+            interior_sizes: upload(&zones.interior_sizes())?,
+            levels: DeviceBuffer::zeroed(vertex_count.max(1)).context(allocation)?,
+            parents: DeviceBuffer::zeroed(vertex_count.max(1)).context(allocation)?,
+            unvisited: DeviceBuffer::zeroed(zone_count.max(1)).context(allocation)?,
+            queued_at: DeviceBuffer::zeroed(zone_count.max(1)).context(allocation)?,
+            zone_lists: DeviceBuffer::zeroed(2 * zone_count.max(1)).context(allocation)?,
+            step_words: DeviceBuffer::zeroed(3).context(allocation)?,
+            counters: DeviceBuffer::zeroed(4).context(allocation)?,
+        };
+        Ok(GhostZoneSearch {
+            gpu,
+            kernel,
+            blocks: resident * gpu.multiprocessors(),
+            zones,
+            zone_capacity,
+            column_capacity,
+            device,
+            timer: Timer::new()?,
+        })
+    }
+
+    /// Bytes of the zones and the search's arrays on the device.
+    fn bytes(&self) -> u64 {
+        let zones = &self.zones;
+        let vertices = zones.renumbering.old_ids.len() as u64;
+        4 * (zones.zone_starts.len() + zones.local_ids.len() + zones.local_rows.len()) as u64
+            + 2 * zones.local_columns.len() as u64
+            + 4 * (zones.ghost_of_rows.len() + zones.ghost_of.len()) as u64
+            + 8 * vertices
+            + 4 * 5 * zones.zone_count() as u64
+            + 8 * 7
+    }
+}
+
+/// Most vertices a zone may have on `gpu`: what one block's shared memory
+/// holds (its neighbours may stay in global memory), and what 16-bit local
+/// indices name.
+fn zone_capacity(gpu: &Gpu) -> u32 {
+    let vertex_bytes = ghost_zones_shared_bytes(1, 0) - ghost_zones_shared_bytes(0, 0);
+    let room = shared_limit(gpu) - ghost_zones_shared_bytes(0, 0);
+    (room / vertex_bytes).min(MOST_ZONE_VERTICES)
+}
+
+impl GpuBfs for GhostZoneSearch<'_> {
+    fn run(&mut self, _graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+        let renumbered_source = self.zones.renumbering.new_ids[source as usize];
+        let stream = self.gpu.stream();
+        let device = &mut self.device;
+        self.timer.start(self.gpu)?;
+        reset_labels(
+            self.gpu,
+            &mut device.levels,
+            &mut device.parents,
+            renumbered_source,
+        )?;
+        let context = || "initialising the search".to_string();
+        // SAFETY: a copy and memsets ordered on the one stream before the
+        // kernel that reads these buffers; the host does not touch them
+        // meanwhile.
+        unsafe {
+            device
+                .unvisited
+                .async_copy_from(&device.interior_sizes, stream)
+                .context(context)?;
+            device.queued_at.set_zero_async(stream).context(context)?;
+            device.step_words.set_zero_async(stream).context(context)?;
+            device.counters.set_zero_async(stream).context(context)?;
+        }
+        let mut zone_starts = device.zone_starts.as_device_ptr();
+        let mut local_ids = device.local_ids.as_device_ptr();
+        let mut local_rows = device.local_rows.as_device_ptr();
+        let mut local_columns = device.local_columns.as_device_ptr();
+        let mut ghost_of_rows = device.ghost_of_rows.as_device_ptr();
+        let mut ghost_of = device.ghost_of.as_device_ptr();
+        let mut vertex_count = self.zones.renumbering.old_ids.len() as u32;
+        let mut partition_size = self.zones.partition_size;
+        let mut zone_count = self.zones.zone_count();
+        let mut hops = self.zones.hops;
+        let mut zone_capacity = self.zone_capacity;
+        let mut column_capacity = self.column_capacity;
+        let mut source_parameter = renumbered_source;
+        let mut levels = device.levels.as_device_ptr();
+        let mut parents = device.parents.as_device_ptr();
+        let mut unvisited = device.unvisited.as_device_ptr();
+        let mut queued_at = device.queued_at.as_device_ptr();
+        let mut zone_lists = device.zone_lists.as_device_ptr();
+        let mut step_words = device.step_words.as_device_ptr();
+        let mut counters = device.counters.as_device_ptr();
+        let mut parameters = [
+            parameter(&mut zone_starts),
+            parameter(&mut local_ids),
+            parameter(&mut local_rows),
+            parameter(&mut local_columns),
+            parameter(&mut ghost_of_rows),
+            parameter(&mut ghost_of),
+            parameter(&mut vertex_count),
+            parameter(&mut partition_size),
+            parameter(&mut zone_count),
+            parameter(&mut hops),
+            parameter(&mut zone_capacity),
+            parameter(&mut column_capacity),
+            parameter(&mut source_parameter),
+            parameter(&mut levels),
+            parameter(&mut parents),
+            parameter(&mut unvisited),
+            parameter(&mut queued_at),
+            parameter(&mut zone_lists),
+            parameter(&mut step_words),
+            parameter(&mut counters),
+        ];
+        // SAFETY: the parameters are the addresses of values of
+        // `ghost_zone_search`'s parameters, in its order and types: the
+        // zones as `GhostZones::build` made them (at most `zone_capacity`
+        // vertices each), the labels reset from the renumbered source, the
+        // unvisited counts copied from the partitions' sizes, the rest
+        // zeroed above; `with_zones` checked the launch shape with this
+        // shared memory and `blocks` is within its occupancy.
+        unsafe {
+            launch_cooperative(
+                self.gpu,
+                &self.kernel,
+                (
+                    self.blocks,
+                    GHOST_ZONES_BLOCK_SIZE,
+                    ghost_zones_shared_bytes(self.zone_capacity, self.column_capacity),
+                ),
+                &mut parameters,
+                ghost_zones::SEARCH,
+            )?;
+        }
+        let elapsed = self.timer.stop(self.gpu)?;
+        let mut counters = [0u64; 4];
+        self.device
+            .counters
+            .copy_to(&mut counters[..])
+            .context(|| "reading the search's work counters".into())?;
+        Ok(GpuRun::one_launch(
+            self.result(source)?,
+            elapsed,
+            Some(Work {
+                barriers: counters[3] as u32 + 1,
+                partition_searches: counters[0],
+                edges_examined: counters[1],
+                levels_searched: counters[2],
+            }),
+        ))
+    }
+
+    fn device_bytes(&self) -> Option<u64> {
+        Some(self.bytes())
+    }
+}
+
+impl GhostZoneSearch<'_> {
+    /// Levels and parents in the graph's own ids, from the renumbered ones.
+    fn result(&self, source: u32) -> Result<Bfs> {
+        let context = || "copying the result back".to_string();
+        let vertex_count = self.zones.renumbering.old_ids.len();
+        let (mut levels, mut parents) = (vec![0; vertex_count], vec![0; vertex_count]);
+        if vertex_count > 0 {
+            self.device
+                .levels
+                .copy_to(&mut levels[..])
+                .context(context)?;
+            self.device
+                .parents
+                .copy_to(&mut parents[..])
+                .context(context)?;
+        }
+        let (old_ids, new_ids) = (
+            &self.zones.renumbering.old_ids,
+            &self.zones.renumbering.new_ids,
+        );
+        Ok(Bfs {
+            source,
+            levels: new_ids.iter().map(|&new| levels[new as usize]).collect(),
+            parents: Some(
+                new_ids
+                    .iter()
+                    .map(|&new| match parents[new as usize] {
+                        UNREACHED => UNREACHED,
+                        parent => old_ids[parent as usize],
+                    })
+                    .collect(),
+            ),
+        })
+    }
+}

@@ -1,0 +1,507 @@
+//! # Ghost zones: `hops` BFS levels per grid barrier
+//!
+//! A level-synchronous search waits at a grid barrier once per level, and a
+//! grid or a road network has thousands of levels, each a chain of
+//! dependent memory accesses ending in that barrier. Iterative stencil
+//! codes meet the same wall and climb it with *ghost zones* (Meng &
+//! Skadron, "Performance Modeling and Automatic Ghost Zone Optimization for
+//! Iterative Stencil Loops on GPUs", ICS 2009): a block takes its tile plus
+//! a margin as deep as the steps it will run, computes all of them on its
+//! own, and keeps only its tile; the margin's work is repeated by the
+//! neighbours, the synchronisations are divided by the depth. Here the
+//! tiles are BFS-grown partitions of consecutive ids (`graph::reorder`) and
+//! the margin of a partition is every vertex that reaches it within `hops`
+//! edges (`graph::ghost_zones`): its *zone*. A vertex `j <= hops` levels
+//! past the frontier is reached by a shortest path from a frontier vertex
+//! whose every vertex reaches it within `j` edges, so the whole path lies
+//! in the zone, and a search of the zone alone from the frontier finds its
+//! partition's levels exactly, `hops` levels at once.
+//!
+//! A step, from the frontier at level `L = step * hops`, for each zone on
+//! the step's list (dealt out to the blocks in turn):
+//! 1. stage the levels of the zone's vertices in shared memory, queueing
+//!    those at `L`, the frontier;
+//! 2. search the zone `hops` levels, a block barrier each: a vertex in the
+//!    queue of `L + j - 1` claims its unreached neighbours for `L + j` with
+//!    a shared `atomicCAS`, records itself as their parent and queues them;
+//! 3. write back the partition's own new levels and parents (ghosts are
+//!    left to their owners: only the owner's are exact);
+//! 4. list for the next step the zones that now hold a frontier vertex, a
+//!    vertex at `L + hops`: its own partition's, and those that hold it as
+//!    a ghost, if they still have unvisited vertices. An exchange on each
+//!    zone's `queued_at` word lists a zone once, and the count of the list
+//!    rides on the grid barrier, as in [`crate::persistent`].
+//!
+//! Each vertex's level is written by its own partition's block, once, so
+//! there are no global atomics on labels. Another zone may stage that
+//! vertex as a ghost in the same step, while it is written: a level past
+//! the step's frontier is read as unreached, which it was when the step
+//! began; the next step reads it, after the grid barrier, with coherent
+//! loads. The search ends when a step lists no zone.
+//!
+//! The kernel counts the zone searches, the edges it examined and the
+//! levels it searched, and the steps (grid barriers), so the work repeated
+//! in the ghosts can be measured.
+
+use crate::abi::{GHOST_ZONES_HEADER_WORDS, UNREACHED};
+use crate::gpu;
+
+/// Runs the whole search from `source`, `hops` levels per step.
+///
+/// # Safety
+/// The zones of [`graph::ghost_zones`](../../bfs/graph/ghost_zones/index.html),
+/// renumbered ids throughout: `zone_starts` has `zone_count + 1` entries;
+/// zone `z`'s vertices are `local_ids[zone_starts[z]..zone_starts[z + 1]]`,
+/// at most `zone_capacity` (at most 2^16), partition `z`'s ids
+/// `z * partition_size ..` first; `local_rows` has an entry per zone
+/// vertex plus one, indexing `local_columns`, local indices of the zone;
+/// `ghost_of_rows` has `n + 1` entries indexing `ghost_of`, zone ids.
+/// `levels` and `parents` have `n` entries, all [`UNREACHED`] but the
+/// source's (0 and itself); `unvisited` holds each partition's vertices,
+/// (the source's counts as unvisited); `queued_at` has `zone_count` zeros;
+/// `zone_lists` has `2 * zone_count` entries; `step_words` three `u64`
+/// set to 0; `counters` four `u64` set to 0, which receive the zone
+/// searches, edges examined and levels searched, added up, and the steps.
+///
+/// # Launch
+/// Cooperative, at most the occupancy's blocks, block
+/// [`GHOST_ZONES_BLOCK_SIZE`](crate::abi::GHOST_ZONES_BLOCK_SIZE) (whole
+/// warps), shared memory
+/// [`ghost_zones_shared_bytes`](crate::abi::ghost_zones_shared_bytes)`(zone_capacity,
+/// column_capacity)`; a zone with more than `column_capacity` edges reads
+/// its neighbours from global memory.
+///
+/// # Thread mapping
+/// Block `b` searches entries `b`, `b + B`, … of a step's list (`B`
+/// blocks); within a zone, thread `t` handles vertices and queue entries
+/// `t`, `t + blockDim`, ….
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn ghost_zone_search(
+    zone_starts: *const u32,
+    local_ids: *const u32,
+    local_rows: *const u32,
+    local_columns: *const u16,
+    ghost_of_rows: *const u32,
+    ghost_of: *const u32,
+    vertex_count: u32,
+    partition_size: u32,
+    zone_count: u32,
+    hops: u32,
+    zone_capacity: u32,
+    column_capacity: u32,
+    source: u32,
+    levels: *mut u32,
+    parents: *mut u32,
+    unvisited: *mut u32,
+    queued_at: *mut u32,
+    zone_lists: *mut u32,
+    step_words: *mut u64,
+    counters: *mut u64,
+) {
+    let barrier_shared = gpu::dynamic_shared_memory::<u32>();
+    let zones = Zones {
+        zone_starts,
+        local_ids,
+        local_rows,
+        local_columns,
+        ghost_of_rows,
+        ghost_of,
+        vertex_count,
+        partition_size,
+        zone_capacity,
+        column_capacity,
+        hops,
+    };
+    let (mut searches, mut edges_examined, mut levels_searched) = (0u64, 0u64, 0u64);
+    // SAFETY: every index is within the arrays the contract sizes: zones
+    // below `zone_count` (the lists hold each at most once a step, so at
+    // most `zone_count` entries), their vertices and edges, `n` vertices.
+    // Loop bounds come from the grid barrier's count, the same for every
+    // thread, so all threads reach every barrier.
+    unsafe {
+        // Step 0's list: the zones that hold the source.
+        if gpu::global_thread_index() == 0 {
+            let listing = Listing {
+                list: zone_lists,
+                word: step_words,
+                queued_at,
+                unvisited,
+                tag: 1,
+            };
+            let own = source / partition_size.max(1);
+            gpu::atomic_add(unvisited.add(own as usize), u32::MAX);
+            listing.list_zone(own);
+            zones.list_holders(&listing, source);
+        }
+        let mut listed = gpu::grid_barrier_with_count(step_words, gpu::grid_size(), barrier_shared);
+        let mut step = 0u32;
+        while listed > 0 {
+            let word = step_words.add(((step + 1) % 3) as usize);
+            if gpu::global_thread_index() == 0 {
+                core::ptr::write_volatile(step_words.add(((step + 2) % 3) as usize), 0);
+            }
+            let list = zone_lists.add(((step % 2) * zone_count) as usize);
+            let listing = Listing {
+                list: zone_lists.add((((step + 1) % 2) * zone_count) as usize),
+                word,
+                queued_at,
+                unvisited,
+                tag: step + 2,
+            };
+            let mut entry = gpu::block_index();
+            while entry < listed {
+                let zone = core::ptr::read_volatile(list.add(entry as usize));
+                let (edges, levels_run) =
+                    zones.search(zone, step * hops, (levels, parents), &listing);
+                searches += 1;
+                edges_examined += edges;
+                levels_searched += levels_run as u64;
+                entry += gpu::grid_size();
+            }
+            listed = gpu::grid_barrier_with_count(word, gpu::grid_size(), barrier_shared);
+            step += 1;
+        }
+        if edges_examined > 0 {
+            gpu::atomic_add_u64(counters.add(1), edges_examined);
+        }
+        if gpu::thread_index() == 0 {
+            gpu::atomic_add_u64(counters, searches);
+            gpu::atomic_add_u64(counters.add(2), levels_searched);
+            if gpu::block_index() == 0 {
+                *counters.add(3) = step as u64;
+            }
+        }
+    }
+}
+
+/// The zones' arrays and shape, as the kernel's contract gives them.
+#[derive(Clone, Copy)]
+struct Zones {
+    zone_starts: *const u32,
+    local_ids: *const u32,
+    local_rows: *const u32,
+    local_columns: *const u16,
+    ghost_of_rows: *const u32,
+    ghost_of: *const u32,
+    vertex_count: u32,
+    partition_size: u32,
+    zone_capacity: u32,
+    column_capacity: u32,
+    hops: u32,
+}
+
+/// Where a step lists the zones for the next: the list, the barrier word
+/// whose high half counts it, each zone's `queued_at` word (`tag` once
+/// listed for the next step) and unvisited count.
+struct Listing {
+    list: *mut u32,
+    word: *mut u64,
+    queued_at: *mut u32,
+    unvisited: *mut u32,
+    tag: u32,
+}
+
+impl Listing {
+    /// Lists `zone` for the next step, once, unless its partition has no
+    /// vertex left to reach (then its search could change nothing; the
+    /// count only falls, so a stale read lists a zone in vain, never
+    /// leaves one out).
+    ///
+    /// # Safety
+    /// `zone` is below the zone count; the listing's arrays are the kernel's.
+    #[inline(always)]
+    unsafe fn list_zone(&self, zone: u32) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            if core::ptr::read_volatile(self.unvisited.add(zone as usize)) > 0
+                && gpu::atomic_exchange(self.queued_at.add(zone as usize), self.tag) != self.tag
+            {
+                let slot = (gpu::atomic_add_u64(self.word, 1 << 32) >> 32) as u32;
+                core::ptr::write_volatile(self.list.add(slot as usize), zone);
+            }
+        }
+    }
+}
+
+impl Zones {
+    /// Lists every zone that holds `vertex` as a ghost.
+    ///
+    /// # Safety
+    /// `vertex` is below `n`; the arrays are the kernel's.
+    #[inline(always)]
+    unsafe fn list_holders(&self, listing: &Listing, vertex: u32) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let first = gpu::load_read_only(self.ghost_of_rows.add(vertex as usize));
+            let end = gpu::load_read_only(self.ghost_of_rows.add(vertex as usize + 1));
+            for holder in first..end {
+                listing.list_zone(gpu::load_read_only(self.ghost_of.add(holder as usize)));
+            }
+        }
+    }
+
+    /// One step of `zone`, by the whole block, from the frontier at
+    /// `level`: stage, search `hops` levels, write back, list the next
+    /// step's zones. Returns the edges this thread examined and the levels
+    /// searched.
+    ///
+    /// # Safety
+    /// As [`ghost_zone_search`], with `zone` one of its zones; every thread
+    /// of the block calls it.
+    #[inline(always)]
+    unsafe fn search(
+        &self,
+        zone: u32,
+        level: u32,
+        (levels, parents): (*mut u32, *mut u32),
+        listing: &Listing,
+    ) -> (u64, u32) {
+        let (thread, threads) = (gpu::thread_index(), gpu::block_size());
+        let first = zone * self.partition_size;
+        let interior = self.partition_size.min(self.vertex_count - first);
+        let shared = SharedZone::new(self.zone_capacity);
+        // SAFETY: `zone` and `zone + 1` index `zone_starts`, whose entries
+        // index the zone's vertices and rows (the contract).
+        let (zone_size, ids, rows) = unsafe {
+            let first_local = gpu::load_read_only(self.zone_starts.add(zone as usize));
+            (
+                gpu::load_read_only(self.zone_starts.add(zone as usize + 1)) - first_local,
+                self.local_ids.add(first_local as usize),
+                self.local_rows.add(first_local as usize),
+            )
+        };
+        let mut edges_examined = 0u64;
+        // SAFETY: indices within the zone's vertices and rows, the shared
+        // arrays sized for `zone_capacity` vertices and `column_capacity`
+        // edges, and `n` vertices; barriers are reached by every thread
+        // (bounds read from shared memory after a barrier).
+        unsafe {
+            // 1. Stage the zone's rows, neighbours and levels; those at
+            // `level` form the frontier.
+            if thread == 0 {
+                *shared.tails = 0;
+                *shared.tails.add(1) = 0;
+            }
+            let first_edge = gpu::load_read_only(rows);
+            let edge_count = gpu::load_read_only(rows.add(zone_size as usize)) - first_edge;
+            let columns_staged = edge_count <= self.column_capacity;
+            gpu::sync_threads();
+            for_each_batch(zone_size + 1, |vertices| {
+                let mut found = [0u32; STAGING_BATCH];
+                for k in 0..STAGING_BATCH {
+                    if let Some(vertex) = vertices[k] {
+                        found[k] = gpu::load_read_only(rows.add(vertex as usize)) - first_edge;
+                    }
+                }
+                for k in 0..STAGING_BATCH {
+                    if let Some(vertex) = vertices[k] {
+                        *shared.rows.add(vertex as usize) = found[k];
+                    }
+                }
+            });
+            for_each_batch(zone_size, |vertices| {
+                let mut found = [UNREACHED; STAGING_BATCH];
+                for k in 0..STAGING_BATCH {
+                    if let Some(vertex) = vertices[k] {
+                        found[k] = gpu::load_read_only(ids.add(vertex as usize));
+                    }
+                }
+                for k in 0..STAGING_BATCH {
+                    if vertices[k].is_some() {
+                        found[k] = core::ptr::read_volatile(levels.add(found[k] as usize));
+                    }
+                }
+                // A ghost's owner may be writing its level in this very
+                // step: anything past `level` is this step's news, and the
+                // ghost counts as unreached, as it was when the step began.
+                for level_found in &mut found {
+                    if *level_found > level {
+                        *level_found = UNREACHED;
+                    }
+                }
+                for k in 0..STAGING_BATCH {
+                    if let Some(vertex) = vertices[k] {
+                        *shared.state.add(vertex as usize) = found[k];
+                        if found[k] == level {
+                            *shared.queues.add(gpu::atomic_add(shared.tails, 1) as usize) =
+                                vertex as u16;
+                        }
+                    }
+                }
+            });
+            let global_columns = self.local_columns.add(first_edge as usize);
+            if columns_staged {
+                for_each_batch(edge_count, |edges| {
+                    let mut found = [0u16; STAGING_BATCH];
+                    for k in 0..STAGING_BATCH {
+                        if let Some(edge) = edges[k] {
+                            found[k] = *global_columns.add(edge as usize);
+                        }
+                    }
+                    for k in 0..STAGING_BATCH {
+                        if let Some(edge) = edges[k] {
+                            *shared.columns.add(edge as usize) = found[k];
+                        }
+                    }
+                });
+            }
+            let columns = if columns_staged {
+                shared.columns.cast_const()
+            } else {
+                global_columns
+            };
+            gpu::sync_threads();
+
+            // 2. Search the zone `hops` levels, while there is a frontier.
+            let mut searched = 0;
+            while searched < self.hops {
+                let queue = shared.queue((searched % 2) as usize);
+                let next_queue = shared.queue(((searched + 1) % 2) as usize);
+                let listed = *shared.tails.add((searched % 3) as usize);
+                if listed == 0 {
+                    break;
+                }
+                let next_tail = shared.tails.add(((searched + 1) % 3) as usize);
+                if thread == 0 {
+                    *shared.tails.add(((searched + 2) % 3) as usize) = 0;
+                }
+                let next_level = level + searched + 1;
+                let mut slot = thread;
+                while slot < listed * EDGE_LANES {
+                    let vertex = *queue.add((slot / EDGE_LANES) as usize) as u32;
+                    let (first_edge, end_edge) = (
+                        *shared.rows.add(vertex as usize),
+                        *shared.rows.add(vertex as usize + 1),
+                    );
+                    let mut edge = first_edge + slot % EDGE_LANES;
+                    while edge < end_edge {
+                        edges_examined += 1;
+                        let neighbour = *columns.add(edge as usize) as usize;
+                        let state = shared.state.add(neighbour);
+                        if *state == UNREACHED
+                            && gpu::atomic_compare_exchange(state, UNREACHED, next_level)
+                                == UNREACHED
+                        {
+                            *shared.parents.add(neighbour) = vertex as u16;
+                            *next_queue.add(gpu::atomic_add(next_tail, 1) as usize) =
+                                neighbour as u16;
+                        }
+                        edge += EDGE_LANES;
+                    }
+                    slot += threads;
+                }
+                gpu::sync_threads();
+                searched += 1;
+            }
+
+            // 3. Write back the partition's new levels; 4. list the zones
+            // that hold its vertices at the last level searched.
+            let bound = level + self.hops;
+            let mut reached = 0u32;
+            let mut at_bound = false;
+            let mut vertex = thread;
+            while vertex < interior {
+                let found = *shared.state.add(vertex as usize);
+                if found != UNREACHED && found > level {
+                    let id = first + vertex;
+                    let parent = *shared.parents.add(vertex as usize) as usize;
+                    core::ptr::write_volatile(levels.add(id as usize), found);
+                    core::ptr::write_volatile(
+                        parents.add(id as usize),
+                        gpu::load_read_only(ids.add(parent)),
+                    );
+                    reached += 1;
+                    if found == bound {
+                        at_bound = true;
+                        self.list_holders(listing, id);
+                    }
+                }
+                vertex += threads;
+            }
+            let reached = gpu::warp_sum(reached);
+            if gpu::lane_index() == 0 && reached > 0 {
+                gpu::atomic_add(listing.unvisited.add(zone as usize), reached.wrapping_neg());
+            }
+            if gpu::sync_threads_or(at_bound) && thread == 0 {
+                listing.list_zone(zone);
+            }
+            (edges_examined, searched)
+        }
+    }
+}
+
+/// Items a thread loads at once when staging a zone, so that their
+/// latencies overlap.
+const STAGING_BATCH: usize = 8;
+
+/// Threads that share a queued vertex's edges, each taking every
+/// `EDGE_LANES`-th: a level's chain is one edge long on a grid or a road
+/// network (a handful of neighbours), not the vertex's degree.
+const EDGE_LANES: u32 = 4;
+
+/// Calls `stage` for the block's items `0..count` in batches: thread `t`
+/// gets `t`, `t + T`, … `t + (STAGING_BATCH - 1) T` (`T` threads), then the
+/// batch `STAGING_BATCH T` further; `None` past `count`.
+#[inline(always)]
+fn for_each_batch(count: u32, mut stage: impl FnMut(&[Option<u32>; STAGING_BATCH])) {
+    let threads = gpu::block_size();
+    let mut base = gpu::thread_index();
+    while base < count {
+        let mut items = [None; STAGING_BATCH];
+        for (k, item) in items.iter_mut().enumerate() {
+            let index = base + k as u32 * threads;
+            if index < count {
+                *item = Some(index);
+            }
+        }
+        stage(&items);
+        base += STAGING_BATCH as u32 * threads;
+    }
+}
+
+/// A zone's arrays in the block's shared memory, as
+/// [`ghost_zones_shared_bytes`](crate::abi::ghost_zones_shared_bytes) lays
+/// them out: the header (the grid barrier's word, three rotating queue
+/// tails), then per vertex a level and a row offset (one more), a parent
+/// and two queue entries, then the neighbours.
+struct SharedZone {
+    tails: *mut u32,
+    state: *mut u32,
+    rows: *mut u32,
+    parents: *mut u16,
+    queues: *mut u16,
+    columns: *mut u16,
+    capacity: usize,
+}
+
+impl SharedZone {
+    #[inline(always)]
+    fn new(zone_capacity: u32) -> SharedZone {
+        let shared = gpu::dynamic_shared_memory::<u32>();
+        let capacity = zone_capacity as usize;
+        // SAFETY: offsets within the dynamic shared memory the launch gives
+        // (`ghost_zones_shared_bytes(zone_capacity, _)`, the neighbours last).
+        unsafe {
+            let state = shared.add(GHOST_ZONES_HEADER_WORDS as usize);
+            let rows = state.add(capacity);
+            let parents = rows.add(capacity + 1).cast::<u16>();
+            let queues = parents.add(capacity);
+            SharedZone {
+                tails: shared.add(1),
+                state,
+                rows,
+                parents,
+                queues,
+                columns: queues.add(2 * capacity),
+                capacity,
+            }
+        }
+    }
+
+    /// Queue `which` (0 or 1) of the two that alternate by level.
+    #[inline(always)]
+    fn queue(&self, which: usize) -> *mut u16 {
+        // SAFETY: within the two queues of `capacity` entries.
+        unsafe { self.queues.add(which * self.capacity) }
+    }
+}
