@@ -175,6 +175,16 @@ fn ghost_zones_are_exact_for_every_shape() {
             assert_search_exact(search, (&context, &graph), &references);
         }
     }
+    // The default shape on a grid of 78 zones, dozens listed a step: a
+    // ghost's level read while its owner writes it must count as unreached
+    // (the bench once found a level 2 too high where it did not).
+    let grid = bfs_tests::generated("grid:400x400:0.05", 7);
+    let references: Vec<_> = [0, 80_200, 159_999, 4_321]
+        .into_iter()
+        .map(|source| cpu::bfs(&grid, source))
+        .collect();
+    let search = Search::new(&gpu, &grid, Variant::GhostZones).unwrap();
+    assert_search_exact(search, ("ghost-zones on grid:400x400", &grid), &references);
 }
 
 #[test]
