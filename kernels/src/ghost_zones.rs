@@ -19,18 +19,24 @@
 //!
 //! A step, from the frontier at level `L = step * hops`, for each zone on
 //! the step's list (dealt out to the blocks in turn):
-//! 1. stage the levels of the zone's vertices in shared memory, queueing
-//!    those at `L`, the frontier;
+//! 1. unless its partition has no unvisited vertex left (then nothing
+//!    follows), stage the zone's rows, neighbours and levels in shared
+//!    memory, several loads in flight a thread, queueing the vertices at
+//!    `L`, the frontier;
 //! 2. search the zone `hops` levels, a block barrier each: a vertex in the
 //!    queue of `L + j - 1` claims its unreached neighbours for `L + j` with
-//!    a shared `atomicCAS`, records itself as their parent and queues them;
+//!    a shared `atomicCAS`, four threads sharing its edges, records itself
+//!    as their parent and queues them;
 //! 3. write back the partition's own new levels and parents (ghosts are
 //!    left to their owners: only the owner's are exact);
 //! 4. list for the next step the zones that now hold a frontier vertex, a
 //!    vertex at `L + hops`: its own partition's, and those that hold it as
-//!    a ghost, if they still have unvisited vertices. An exchange on each
-//!    zone's `queued_at` word lists a zone once, and the count of the list
-//!    rides on the grid barrier, as in [`crate::persistent`].
+//!    a ghost, if they still have unvisited vertices, each by the threads
+//!    that found such vertices, in parallel (no thread lists after the
+//!    block's last barrier: that would add its round trips to the step).
+//!    An exchange on each zone's `queued_at` word lists a zone once, and
+//!    the count of the list rides on the grid barrier, as in
+//!    [`crate::persistent`].
 //!
 //! Each vertex's level is written by its own partition's block, once, so
 //! there are no global atomics on labels. Another zone may stage that
@@ -44,7 +50,7 @@
 //! in the ghosts can be measured.
 
 use crate::abi::{GHOST_ZONES_HEADER_WORDS, UNREACHED};
-use crate::gpu;
+use crate::gpu::{self, FULL_WARP};
 
 /// Runs the whole search from `source`, `hops` levels per step.
 ///
@@ -284,8 +290,14 @@ impl Zones {
             }
             let first_edge = gpu::load_read_only(rows);
             let edge_count = gpu::load_read_only(rows.add(zone_size as usize)) - first_edge;
-            let columns_staged = edge_count <= self.column_capacity;
-            gpu::sync_threads();
+            let columns_staged = edge_count + 2 <= self.column_capacity;
+            // A zone listed by its own vertices in the step that reached
+            // its last ones has nothing left to search.
+            let unvisited =
+                thread == 0 && core::ptr::read_volatile(listing.unvisited.add(zone as usize)) > 0;
+            if !gpu::sync_threads_or(unvisited) {
+                return (0, 0);
+            }
             for_each_batch(zone_size + 1, |vertices| {
                 let mut found = [0u32; STAGING_BATCH];
                 for k in 0..STAGING_BATCH {
@@ -329,26 +341,34 @@ impl Zones {
                     }
                 }
             });
-            let global_columns = self.local_columns.add(first_edge as usize);
+            // Neighbours are copied two to a word, from the even edge at or
+            // before the zone's first (the host pads the array to an even
+            // length), so the zone's own start one entry in when it is odd.
+            let odd = first_edge % 2;
             if columns_staged {
-                for_each_batch(edge_count, |edges| {
-                    let mut found = [0u16; STAGING_BATCH];
+                let pairs = self
+                    .local_columns
+                    .add((first_edge - odd) as usize)
+                    .cast::<u32>();
+                let shared_pairs = shared.columns.cast::<u32>();
+                for_each_batch((edge_count + odd).div_ceil(2), |words| {
+                    let mut found = [0u32; STAGING_BATCH];
                     for k in 0..STAGING_BATCH {
-                        if let Some(edge) = edges[k] {
-                            found[k] = *global_columns.add(edge as usize);
+                        if let Some(word) = words[k] {
+                            found[k] = gpu::load_read_only(pairs.add(word as usize));
                         }
                     }
                     for k in 0..STAGING_BATCH {
-                        if let Some(edge) = edges[k] {
-                            *shared.columns.add(edge as usize) = found[k];
+                        if let Some(word) = words[k] {
+                            *shared_pairs.add(word as usize) = found[k];
                         }
                     }
                 });
             }
             let columns = if columns_staged {
-                shared.columns.cast_const()
+                shared.columns.add(odd as usize).cast_const()
             } else {
-                global_columns
+                self.local_columns.add(first_edge as usize)
             };
             gpu::sync_threads();
 
@@ -418,13 +438,17 @@ impl Zones {
                 }
                 vertex += threads;
             }
+            // The zone itself, once a warp (its count is read before this
+            // step's vertices are taken off it: the next step's check
+            // above drops it if they were the last).
+            if gpu::ballot(FULL_WARP, at_bound) != 0 && gpu::lane_index() == 0 {
+                listing.list_zone(zone);
+            }
             let reached = gpu::warp_sum(reached);
             if gpu::lane_index() == 0 && reached > 0 {
                 gpu::atomic_add(listing.unvisited.add(zone as usize), reached.wrapping_neg());
             }
-            if gpu::sync_threads_or(at_bound) && thread == 0 {
-                listing.list_zone(zone);
-            }
+            gpu::sync_threads();
             (edges_examined, searched)
         }
     }

@@ -110,9 +110,16 @@ impl<'g> GhostZoneSearch<'g> {
     }
 
     fn with_zones(gpu: &'g Gpu, zones: GhostZones) -> Result<Self> {
-        let zone_capacity = zones.most_zone_vertices().max(1);
+        // Even, so that the neighbours after the per-vertex arrays start on
+        // a word, and two more neighbours than the most a zone has: the
+        // kernel copies them two to a word from an even edge.
+        let zone_capacity = zones.most_zone_vertices().max(1).next_multiple_of(2);
         let room = shared_limit(gpu) - ghost_zones_shared_bytes(zone_capacity, 0);
-        let column_capacity = zones.most_zone_edges().min(room / 2);
+        let column_capacity = (zones.most_zone_edges() + 2).min(room / 2);
+        let mut padded_columns = zones.local_columns.clone();
+        if padded_columns.len() % 2 == 1 {
+            padded_columns.push(0);
+        }
         let shared_bytes = ghost_zones_shared_bytes(zone_capacity, column_capacity);
         let kernel = gpu.kernel(ghost_zones::SEARCH)?;
         allow_shared_memory(&kernel, shared_bytes, ghost_zones::SEARCH)?;
@@ -130,7 +137,7 @@ impl<'g> GhostZoneSearch<'g> {
             zone_starts: upload(&zones.zone_starts)?,
             local_ids: upload(&zones.local_ids)?,
             local_rows: upload(&zones.local_rows)?,
-            local_columns: upload(&zones.local_columns)?,
+            local_columns: upload(&padded_columns)?,
             ghost_of_rows: upload(&zones.ghost_of_rows)?,
             ghost_of: upload(&zones.ghost_of)?,
             interior_sizes: upload(&zones.interior_sizes())?,
@@ -173,7 +180,7 @@ impl<'g> GhostZoneSearch<'g> {
 fn zone_capacity(gpu: &Gpu) -> u32 {
     let vertex_bytes = ghost_zones_shared_bytes(1, 0) - ghost_zones_shared_bytes(0, 0);
     let room = shared_limit(gpu) - ghost_zones_shared_bytes(0, 0);
-    (room / vertex_bytes).min(MOST_ZONE_VERTICES)
+    (room / vertex_bytes).min(MOST_ZONE_VERTICES) & !1
 }
 
 impl GpuBfs for GhostZoneSearch<'_> {
