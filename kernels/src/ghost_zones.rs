@@ -58,24 +58,26 @@ use crate::gpu::{self, FULL_WARP};
 /// The zones of [`graph::ghost_zones`](../../bfs/graph/ghost_zones/index.html),
 /// renumbered ids throughout: `zone_starts` has `zone_count + 1` entries;
 /// zone `z`'s vertices are `local_ids[zone_starts[z]..zone_starts[z + 1]]`,
-/// at most `zone_capacity` (at most 2^16), partition `z`'s ids
+/// at most `zone_capacity` (even, at most 2^16), partition `z`'s ids
 /// `z * partition_size ..` first; `local_rows` has an entry per zone
-/// vertex plus one, indexing `local_columns`, local indices of the zone;
-/// `ghost_of_rows` has `n + 1` entries indexing `ghost_of`, zone ids.
-/// `levels` and `parents` have `n` entries, all [`UNREACHED`] but the
-/// source's (0 and itself); `unvisited` holds each partition's vertices,
-/// (the source's counts as unvisited); `queued_at` has `zone_count` zeros;
-/// `zone_lists` has `2 * zone_count` entries; `step_words` three `u64`
-/// set to 0; `counters` four `u64` set to 0, which receive the zone
-/// searches, edges examined and levels searched, added up, and the steps.
+/// vertex plus one, indexing `local_columns`, local indices of the zone,
+/// padded to an even length; `ghost_of_rows` has `n + 1` entries
+/// indexing `ghost_of`, zone ids. `levels` and `parents` have `n`
+/// entries, all [`UNREACHED`] but the source's (0 and itself);
+/// `unvisited` holds each partition's count of vertices (the source's
+/// included: the kernel takes it off); `queued_at` has `zone_count`
+/// zeros; `zone_lists` has `2 * zone_count` entries; `step_words` three
+/// `u64` set to 0; `counters` four `u64` set to 0, which receive the zone
+/// searches (a zone listed in vain, its partition visited, counts too),
+/// edges examined and levels searched, added up, and the steps.
 ///
 /// # Launch
 /// Cooperative, at most the occupancy's blocks, block
 /// [`GHOST_ZONES_BLOCK_SIZE`](crate::abi::GHOST_ZONES_BLOCK_SIZE) (whole
 /// warps), shared memory
 /// [`ghost_zones_shared_bytes`](crate::abi::ghost_zones_shared_bytes)`(zone_capacity,
-/// column_capacity)`; a zone with more than `column_capacity` edges reads
-/// its neighbours from global memory.
+/// column_capacity)`; a zone with more than `column_capacity - 2` edges
+/// reads its neighbours from global memory.
 ///
 /// # Thread mapping
 /// Block `b` searches entries `b`, `b + B`, … of a step's list (`B`

@@ -89,7 +89,8 @@ impl<'g> GhostZoneSearch<'g> {
             .ok_or_else(|| {
                 Error::Unsupported(format!(
                     "ghost-zones: a one-hop zone of 32 vertices has more than the {capacity} \
-                     vertices a block's shared memory holds (a hub's neighbours)"
+                     vertices a block's shared memory holds (a hub's neighbours), or the zones \
+                     more than 2^32 vertices or edges in all"
                 ))
             })?;
         Self::with_zones(gpu, zones)
