@@ -73,13 +73,14 @@ pub struct GrownPartitions {
 impl GrownPartitions {
     /// `graph`'s BFS-grown partitions of `partition_size` vertices.
     pub fn new(graph: &Csr, partition_size: u32) -> GrownPartitions {
+        let partition_size = partition_size.max(1);
         let renumbering = Renumbering::grown_partitions(graph, partition_size);
         let renumbered = renumbering.apply(graph);
         GrownPartitions {
             reversed: reversed(&renumbered),
             renumbering,
             renumbered,
-            partition_size: partition_size.max(1),
+            partition_size,
         }
     }
 
@@ -96,7 +97,7 @@ impl GrownPartitions {
         let partition_size = *partition_size;
         let most_vertices = most_vertices.min(MOST_ZONE_VERTICES);
         let vertex_count = renumbered.vertex_count();
-        let partitions: Vec<u32> = (0..vertex_count.div_ceil(partition_size.max(1))).collect();
+        let partitions: Vec<u32> = (0..vertex_count.div_ceil(partition_size)).collect();
         // A few runs of partitions a thread, each with one map from new ids
         // to local indices (`n` words: too many to fill for each zone).
         let run = partitions
