@@ -6,11 +6,15 @@
 //! kernels that need thread-block clusters for sm_90 (`--cfg bfs_sm90`).
 //! The kernels build in their own target directories, so this nested
 //! cargo never waits on the lock of the build that runs this script, and
-//! the two builds never invalidate each other.
+//! the two builds never invalidate each other. The kernels of
+//! `abi::LAUNCH_BOUNDS` then get their launch bounds in the PTX.
 
 use std::env;
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use bfs_kernels::abi::LAUNCH_BOUNDS;
 
 /// Oldest compute capability CUDA 13 supports; the driver JIT-compiles the
 /// PTX for newer GPUs when the module loads.
@@ -54,6 +58,7 @@ fn main() {
         let target_dir = target.join(folder);
         let ptx = target_dir.join(file);
         build_ptx(workspace, (target_cpu, cfg), &target_dir, &ptx);
+        bound_launches(&ptx);
         println!("cargo:rustc-env={variable}={}", ptx.display());
     }
 }
@@ -102,4 +107,26 @@ fn build_ptx(
         status.success(),
         "building the kernels for nvptx64-nvidia-cuda failed ({status})"
     );
+}
+
+/// Writes `.maxntid THREADS, 1, 1` into the PTX of each kernel of
+/// `LAUNCH_BOUNDS` that `ptx` holds, between its parameters and its body,
+/// where CUDA C's `__launch_bounds__` puts it; once.
+fn bound_launches(ptx: &Path) {
+    let mut text = fs::read_to_string(ptx)
+        .unwrap_or_else(|error| panic!("cannot read {}: {error}", ptx.display()));
+    for (kernel, threads) in LAUNCH_BOUNDS {
+        let Some(entry) = text.find(&format!(".entry {kernel}(")) else {
+            continue;
+        };
+        let body = text[entry..]
+            .find("\n{")
+            .map(|offset| entry + offset)
+            .unwrap_or_else(|| panic!("no body after `.entry {kernel}` in {}", ptx.display()));
+        // A PTX the nested cargo found fresh has its bounds already.
+        if !text[entry..body].contains(".maxntid") {
+            text.insert_str(body, &format!("\n.maxntid {threads}, 1, 1"));
+        }
+    }
+    fs::write(ptx, text).unwrap_or_else(|error| panic!("cannot write {}: {error}", ptx.display()));
 }

@@ -141,8 +141,9 @@ fn ghost_zones_are_exact_for_every_shape() {
         return;
     };
     // Partitions far more than the blocks (many zones a block a step), of a
-    // size that is no power of two, zones from 1 to 16 hops deep; the
-    // directed graph's zones follow its edges backwards.
+    // size that is no power of two, zones from 1 to 16 hops deep, their
+    // images copied to shared memory and read where they lie; the directed
+    // graph's zones follow its edges backwards.
     let directed = Csr::from_edges(
         600,
         &(0..600u32)
@@ -162,17 +163,22 @@ fn ghost_zones_are_exact_for_every_shape() {
             .map(|source| cpu::bfs(&graph, source))
             .collect();
         for (partition_size, hops) in [(32, 1), (50, 3), (100, 7), (256, 16)] {
-            let search = Search::with(&gpu, &graph, Variant::GhostZones, |gpu, graph| {
-                Ok(Box::new(GhostZoneSearch::with_shape(
-                    gpu,
-                    graph,
-                    partition_size,
-                    hops,
-                )?))
-            })
-            .unwrap();
-            let context = format!("ghost zones of {partition_size}, {hops} hops, on {name}");
-            assert_search_exact(search, (&context, &graph), &references);
+            for in_place in [false, true] {
+                let search = Search::with(&gpu, &graph, Variant::GhostZones, |gpu, graph| {
+                    let search = GhostZoneSearch::with_shape(gpu, graph, partition_size, hops)?;
+                    Ok(Box::new(if in_place {
+                        search.reading_images_in_place()
+                    } else {
+                        search
+                    }))
+                })
+                .unwrap();
+                let context = format!(
+                    "ghost zones of {partition_size}, {hops} hops, on {name}, images read in \
+                     place: {in_place}"
+                );
+                assert_search_exact(search, (&context, &graph), &references);
+            }
         }
     }
     // The default shape on a grid of 78 zones, dozens listed a step: a

@@ -270,6 +270,14 @@ pub const fn partitioned_shared_bytes(partition_size: u32, column_capacity: u32)
     4 * (PARTITIONED_HEADER_WORDS + 6 * partition_size + 1 + column_capacity)
 }
 
+/// The kernels whose PTX `host/build.rs` gives a `.maxntid` directive,
+/// with the most threads a block they are launched with: CUDA C's
+/// `__launch_bounds__(threads)`, which Rust cannot spell. ptxas, offline or
+/// in the driver, then fits their registers to that many threads (64 each
+/// at 1,024), spilling if it must; without it, it may take more and the
+/// launch fails for want of registers.
+pub const LAUNCH_BOUNDS: [(&str, u32); 1] = [(ghost_zones::SEARCH, GHOST_ZONES_BLOCK_SIZE)];
+
 /// Kernel entry point of the `ghost-zones` variant.
 pub mod ghost_zones {
     /// Runs every step of a search, each zone on the step's list searched
@@ -277,7 +285,8 @@ pub mod ghost_zones {
     pub const SEARCH: &str = "ghost_zone_search";
 }
 
-/// Threads per block of `ghost_zone_search`.
+/// Threads per block of `ghost_zone_search`: exactly these (it strides
+/// by them when it copies a zone's image).
 pub const GHOST_ZONES_BLOCK_SIZE: u32 = 1024;
 
 /// Shared words of `ghost_zone_search` before its per-vertex arrays: the
@@ -285,12 +294,48 @@ pub const GHOST_ZONES_BLOCK_SIZE: u32 = 1024;
 pub const GHOST_ZONES_HEADER_WORDS: u32 = 4;
 
 /// Dynamic shared memory of `ghost_zone_search` for zones of at most
-/// `zone_capacity` vertices and `column_capacity` edges: the header, then
-/// per zone vertex a level and a row offset (`u32`, one more row), a
-/// parent and an entry in each of two level queues (local indices, `u16`),
-/// then the neighbours (`u16`).
-pub const fn ghost_zones_shared_bytes(zone_capacity: u32, column_capacity: u32) -> u32 {
-    4 * GHOST_ZONES_HEADER_WORDS + 4 + 14 * zone_capacity + 2 * column_capacity
+/// `zone_capacity` vertices (a multiple of 8, so that the image starts on
+/// 16 bytes) and images of at most `image_capacity` words: the header,
+/// then per zone vertex a level (`u32`), a parent and an entry in each of
+/// two level queues (local indices, `u16`), then the zone's image
+/// ([`GhostZoneImage`]).
+pub const fn ghost_zones_shared_bytes(zone_capacity: u32, image_capacity: u32) -> u32 {
+    4 * GHOST_ZONES_HEADER_WORDS + 10 * zone_capacity + 4 * image_capacity
+}
+
+/// A zone's *image*: what the block that searches it reads besides the
+/// levels, laid out by the host exactly as the block's shared memory holds
+/// it, so that the block copies it in one piece, 16 bytes a load. Three
+/// parts, each padded to whole quads (4 words): the rows (the zone's
+/// vertices' offsets into its neighbours, from 0, one more), the ghosts'
+/// ids (renumbered; the partition's own are its first id plus their local
+/// index) and the neighbours (local indices, `u16`, two to a word). Images
+/// follow each other in one array, each starting on a quad.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GhostZoneImage {
+    /// Words of the rows.
+    pub rows: u32,
+    /// Words of the ghosts' ids.
+    pub ghost_ids: u32,
+    /// Words of the neighbours.
+    pub columns: u32,
+}
+
+impl GhostZoneImage {
+    /// The image of a zone of `vertices`, `interior` of them its
+    /// partition's, with `edges` neighbours in all.
+    pub const fn new(vertices: u32, interior: u32, edges: u32) -> GhostZoneImage {
+        GhostZoneImage {
+            rows: (vertices + 1).next_multiple_of(4),
+            ghost_ids: (vertices - interior).next_multiple_of(4),
+            columns: edges.div_ceil(2).next_multiple_of(4),
+        }
+    }
+
+    /// Words of the whole image, a multiple of 4.
+    pub const fn words(&self) -> u32 {
+        self.rows + self.ghost_ids + self.columns
+    }
 }
 
 /// Kernel entry point of the `warp-specialized` variant.

@@ -20,9 +20,11 @@
 //! A step, from the frontier at level `L = step * hops`, for each zone on
 //! the step's list (dealt out to the blocks in turn):
 //! 1. unless its partition has no unvisited vertex left (then nothing
-//!    follows), stage the zone's rows, neighbours and levels in shared
-//!    memory, several loads in flight a thread, queueing the vertices at
-//!    `L`, the frontier;
+//!    follows), copy the zone's *image* into shared memory: its rows, its
+//!    ghosts' ids and its neighbours, which the host laid out as shared
+//!    memory holds them ([`GhostZoneImage`]), so that the copy is one
+//!    piece of 16-byte loads, all in flight at once; then gather the
+//!    zone's levels, queueing the vertices at `L`, the frontier;
 //! 2. search the zone `hops` levels, a block barrier each: a vertex in the
 //!    queue of `L + j - 1` claims its unreached neighbours for `L + j` with
 //!    a shared `atomicCAS`, four threads sharing its edges, records itself
@@ -49,20 +51,19 @@
 //! levels it searched, and the steps (grid barriers), so the work repeated
 //! in the ghosts can be measured.
 
-use crate::abi::{GHOST_ZONES_HEADER_WORDS, UNREACHED};
-use crate::gpu::{self, FULL_WARP};
+use crate::abi::{GHOST_ZONES_BLOCK_SIZE, GHOST_ZONES_HEADER_WORDS, GhostZoneImage, UNREACHED};
+use crate::gpu::{self, FULL_WARP, Quad};
 
 /// Runs the whole search from `source`, `hops` levels per step.
 ///
 /// # Safety
 /// The zones of [`graph::ghost_zones`](../../bfs/graph/ghost_zones/index.html),
 /// renumbered ids throughout: `zone_starts` has `zone_count + 1` entries;
-/// zone `z`'s vertices are `local_ids[zone_starts[z]..zone_starts[z + 1]]`,
-/// at most `zone_capacity` (even, at most 2^16), partition `z`'s ids
-/// `z * partition_size ..` first; `local_rows` has an entry per zone
-/// vertex plus one, indexing `local_columns`, local indices of the zone,
-/// padded to an even length; `ghost_of_rows` has `n + 1` entries
-/// indexing `ghost_of`, zone ids. `levels` and `parents` have `n`
+/// zone `z` has `zone_starts[z + 1] - zone_starts[z]` vertices, at most
+/// `zone_capacity` (a multiple of 8, at most 2^16), partition `z`'s ids
+/// `z * partition_size ..` first; its image ([`GhostZoneImage`]) is
+/// `images[image_starts[z]..image_starts[z + 1]]`, on 16 bytes;
+/// `ghost_of_rows` has `n + 1` entries indexing `ghost_of`, zone ids. `levels` and `parents` have `n`
 /// entries, all [`UNREACHED`] but the source's (0 and itself);
 /// `unvisited` holds each partition's count of vertices (the source's
 /// included: the kernel takes it off); `queued_at` has `zone_count`
@@ -72,23 +73,22 @@ use crate::gpu::{self, FULL_WARP};
 /// edges examined and levels searched, added up, and the steps.
 ///
 /// # Launch
-/// Cooperative, at most the occupancy's blocks, block
-/// [`GHOST_ZONES_BLOCK_SIZE`](crate::abi::GHOST_ZONES_BLOCK_SIZE) (whole
-/// warps), shared memory
+/// Cooperative, at most the occupancy's blocks, blocks of exactly
+/// [`GHOST_ZONES_BLOCK_SIZE`] threads (its launch bounds,
+/// [`LAUNCH_BOUNDS`](crate::abi::LAUNCH_BOUNDS)), shared memory
 /// [`ghost_zones_shared_bytes`](crate::abi::ghost_zones_shared_bytes)`(zone_capacity,
-/// column_capacity)`; a zone with more than `column_capacity - 2` edges
-/// reads its neighbours from global memory.
+/// image_capacity)`, `image_capacity` a multiple of 4; a zone whose image
+/// has more words is read where it lies, in global memory.
 ///
 /// # Thread mapping
 /// Block `b` searches entries `b`, `b + B`, … of a step's list (`B`
-/// blocks); within a zone, thread `t` handles vertices and queue entries
-/// `t`, `t + blockDim`, ….
+/// blocks); within a zone, thread `t` copies quads of the image and
+/// handles vertices and queue entries `t`, `t + blockDim`, ….
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn ghost_zone_search(
     zone_starts: *const u32,
-    local_ids: *const u32,
-    local_rows: *const u32,
-    local_columns: *const u16,
+    image_starts: *const u32,
+    images: *const Quad,
     ghost_of_rows: *const u32,
     ghost_of: *const u32,
     vertex_count: u32,
@@ -96,7 +96,7 @@ pub unsafe extern "ptx-kernel" fn ghost_zone_search(
     zone_count: u32,
     hops: u32,
     zone_capacity: u32,
-    column_capacity: u32,
+    image_capacity: u32,
     source: u32,
     levels: *mut u32,
     parents: *mut u32,
@@ -109,15 +109,14 @@ pub unsafe extern "ptx-kernel" fn ghost_zone_search(
     let barrier_shared = gpu::dynamic_shared_memory::<u32>();
     let zones = Zones {
         zone_starts,
-        local_ids,
-        local_rows,
-        local_columns,
+        image_starts,
+        images,
         ghost_of_rows,
         ghost_of,
         vertex_count,
         partition_size,
         zone_capacity,
-        column_capacity,
+        image_capacity,
         hops,
     };
     let (mut searches, mut edges_examined, mut levels_searched) = (0u64, 0u64, 0u64);
@@ -186,15 +185,14 @@ pub unsafe extern "ptx-kernel" fn ghost_zone_search(
 #[derive(Clone, Copy)]
 struct Zones {
     zone_starts: *const u32,
-    local_ids: *const u32,
-    local_rows: *const u32,
-    local_columns: *const u16,
+    image_starts: *const u32,
+    images: *const Quad,
     ghost_of_rows: *const u32,
     ghost_of: *const u32,
     vertex_count: u32,
     partition_size: u32,
     zone_capacity: u32,
-    column_capacity: u32,
+    image_capacity: u32,
     hops: u32,
 }
 
@@ -221,9 +219,39 @@ impl Listing {
     unsafe fn list_zone(&self, zone: u32) {
         // SAFETY: forwarded from the caller.
         unsafe {
-            if core::ptr::read_volatile(self.unvisited.add(zone as usize)) > 0
-                && gpu::atomic_exchange(self.queued_at.add(zone as usize), self.tag) != self.tag
-            {
+            if self.may_list(zone) {
+                self.list_once(zone);
+            }
+        }
+    }
+
+    /// Whether `zone` may still need listing: not yet listed for the next
+    /// step, its partition not all reached. Two independent loads, one
+    /// round trip to memory (most zones a search finds were listed already
+    /// by another vertex; a stale read only costs the exchange).
+    ///
+    /// # Safety
+    /// As [`list_zone`](Self::list_zone).
+    #[inline(always)]
+    unsafe fn may_list(&self, zone: u32) -> bool {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let queued_at = core::ptr::read_volatile(self.queued_at.add(zone as usize));
+            let unvisited = core::ptr::read_volatile(self.unvisited.add(zone as usize));
+            queued_at != self.tag && unvisited > 0
+        }
+    }
+
+    /// Lists `zone` unless another thread's exchange on its `queued_at`
+    /// word did first.
+    ///
+    /// # Safety
+    /// As [`list_zone`](Self::list_zone).
+    #[inline(always)]
+    unsafe fn list_once(&self, zone: u32) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            if gpu::atomic_exchange(self.queued_at.add(zone as usize), self.tag) != self.tag {
                 let slot = (gpu::atomic_add_u64(self.word, 1 << 32) >> 32) as u32;
                 core::ptr::write_volatile(self.list.add(slot as usize), zone);
             }
@@ -242,16 +270,36 @@ impl Zones {
         unsafe {
             let first = gpu::load_read_only(self.ghost_of_rows.add(vertex as usize));
             let end = gpu::load_read_only(self.ghost_of_rows.add(vertex as usize + 1));
-            for holder in first..end {
-                listing.list_zone(gpu::load_read_only(self.ghost_of.add(holder as usize)));
+            // A few holders at once, each round trip theirs together: the
+            // zones, then whether each may need listing, then the exchanges.
+            let mut holder = first;
+            while holder < end {
+                let mut zones = [None; HOLDERS_IN_FLIGHT];
+                for (k, zone) in zones.iter_mut().enumerate() {
+                    if holder + (k as u32) < end {
+                        *zone = Some(gpu::load_read_only(self.ghost_of.add(holder as usize + k)));
+                    }
+                }
+                let mut wanted = [false; HOLDERS_IN_FLIGHT];
+                for k in 0..HOLDERS_IN_FLIGHT {
+                    if let Some(zone) = zones[k] {
+                        wanted[k] = listing.may_list(zone);
+                    }
+                }
+                for k in 0..HOLDERS_IN_FLIGHT {
+                    if let (Some(zone), true) = (zones[k], wanted[k]) {
+                        listing.list_once(zone);
+                    }
+                }
+                holder += HOLDERS_IN_FLIGHT as u32;
             }
         }
     }
 
     /// One step of `zone`, by the whole block, from the frontier at
-    /// `level`: stage, search `hops` levels, write back, list the next
-    /// step's zones. Returns the edges this thread examined and the levels
-    /// searched.
+    /// `level`: copy its image, gather its levels, search `hops` levels,
+    /// write back, list the next step's zones. Returns the edges this
+    /// thread examined and the levels searched.
     ///
     /// # Safety
     /// As [`ghost_zone_search`], with `zone` one of its zones; every thread
@@ -261,68 +309,100 @@ impl Zones {
         &self,
         zone: u32,
         level: u32,
+        labels: (*mut u32, *mut u32),
+        listing: &Listing,
+    ) -> (u64, u32) {
+        let shared = SharedZone::new(self.zone_capacity);
+        // SAFETY: `zone` and `zone + 1` index `zone_starts` and
+        // `image_starts`, whose entries bound the zone's image (the
+        // contract); the copy stays within `image_capacity` words of
+        // shared memory; every thread reaches the barriers (the bounds are
+        // the same for all).
+        unsafe {
+            let first_word = gpu::load_read_only(self.image_starts.add(zone as usize));
+            let step = ZoneStep {
+                zone,
+                level,
+                size: gpu::load_read_only(self.zone_starts.add(zone as usize + 1))
+                    - gpu::load_read_only(self.zone_starts.add(zone as usize)),
+            };
+            let image = self.images.add(first_word as usize / 4);
+            let image_words =
+                gpu::load_read_only(self.image_starts.add(zone as usize + 1)) - first_word;
+            if gpu::thread_index() == 0 {
+                *shared.tails = 0;
+                *shared.tails.add(1) = 0;
+            }
+            // A zone listed by its own vertices in the step that reached
+            // its last ones has nothing left to search.
+            let unvisited = gpu::thread_index() == 0
+                && core::ptr::read_volatile(listing.unvisited.add(zone as usize)) > 0;
+            if !gpu::sync_threads_or(unvisited) {
+                return (0, 0);
+            }
+            if image_words > self.image_capacity {
+                return self.search_image(&step, image.cast(), labels, listing, &shared);
+            }
+            copy_image((image, image_words / 4), shared.image);
+            gpu::sync_threads();
+            // A second copy of the search, with the image in shared memory
+            // where the compiler sees it is (shared loads, not generic ones).
+            self.search_image(
+                &step,
+                shared.image.cast_const().cast(),
+                labels,
+                listing,
+                &shared,
+            )
+        }
+    }
+
+    /// The rest of [`search`](Self::search), with the zone's image at
+    /// `image` (shared or global memory): gather the levels, queueing the
+    /// vertices at the step's level, search `hops` levels, write back the
+    /// partition's, list the next step's zones.
+    ///
+    /// # Safety
+    /// As [`search`](Self::search), `image` the zone's image, unchanged
+    /// while it runs.
+    #[inline(always)]
+    unsafe fn search_image(
+        &self,
+        &ZoneStep { zone, level, size }: &ZoneStep,
+        image: *const u32,
         (levels, parents): (*mut u32, *mut u32),
         listing: &Listing,
+        shared: &SharedZone,
     ) -> (u64, u32) {
         let (thread, threads) = (gpu::thread_index(), gpu::block_size());
         let first = zone * self.partition_size;
         let interior = self.partition_size.min(self.vertex_count - first);
-        let shared = SharedZone::new(self.zone_capacity);
-        // SAFETY: `zone` and `zone + 1` index `zone_starts`, whose entries
-        // index the zone's vertices and rows (the contract).
-        let (zone_size, ids, rows) = unsafe {
-            let first_local = gpu::load_read_only(self.zone_starts.add(zone as usize));
-            (
-                gpu::load_read_only(self.zone_starts.add(zone as usize + 1)) - first_local,
-                self.local_ids.add(first_local as usize),
-                self.local_rows.add(first_local as usize),
-            )
-        };
+        let layout = GhostZoneImage::new(size, interior, 0);
         let mut edges_examined = 0u64;
-        // SAFETY: indices within the zone's vertices and rows, the shared
-        // arrays sized for `zone_capacity` vertices and `column_capacity`
-        // edges, and `n` vertices; barriers are reached by every thread
-        // (bounds read from shared memory after a barrier).
+        // SAFETY: indices within the zone's vertices and image, the shared
+        // arrays sized for `zone_capacity` vertices, and `n` vertices;
+        // barriers are reached by every thread (bounds read from shared
+        // memory after a barrier).
         unsafe {
-            // 1. Stage the zone's rows, neighbours and levels; those at
-            // `level` form the frontier.
-            if thread == 0 {
-                *shared.tails = 0;
-                *shared.tails.add(1) = 0;
-            }
-            let first_edge = gpu::load_read_only(rows);
-            let edge_count = gpu::load_read_only(rows.add(zone_size as usize)) - first_edge;
-            let columns_staged = edge_count + 2 <= self.column_capacity;
-            // A zone listed by its own vertices in the step that reached
-            // its last ones has nothing left to search.
-            let unvisited =
-                thread == 0 && core::ptr::read_volatile(listing.unvisited.add(zone as usize)) > 0;
-            if !gpu::sync_threads_or(unvisited) {
-                return (0, 0);
-            }
-            for_each_batch(zone_size + 1, |vertices| {
-                let mut found = [0u32; STAGING_BATCH];
-                for k in 0..STAGING_BATCH {
-                    if let Some(vertex) = vertices[k] {
-                        found[k] = gpu::load_read_only(rows.add(vertex as usize)) - first_edge;
-                    }
+            let rows = image;
+            let ghost_ids = image.add(layout.rows as usize);
+            let columns = image
+                .add((layout.rows + layout.ghost_ids) as usize)
+                .cast::<u16>();
+            let id_of = |vertex: u32| {
+                if vertex < interior {
+                    first + vertex
+                } else {
+                    *ghost_ids.add((vertex - interior) as usize)
                 }
-                for k in 0..STAGING_BATCH {
+            };
+
+            // 1. Gather the levels; those at `level` form the frontier.
+            for_each_batch(size, |vertices: &[Option<u32>; LEVELS_IN_FLIGHT]| {
+                let mut found = [UNREACHED; LEVELS_IN_FLIGHT];
+                for k in 0..LEVELS_IN_FLIGHT {
                     if let Some(vertex) = vertices[k] {
-                        *shared.rows.add(vertex as usize) = found[k];
-                    }
-                }
-            });
-            for_each_batch(zone_size, |vertices| {
-                let mut found = [UNREACHED; STAGING_BATCH];
-                for k in 0..STAGING_BATCH {
-                    if let Some(vertex) = vertices[k] {
-                        found[k] = gpu::load_read_only(ids.add(vertex as usize));
-                    }
-                }
-                for k in 0..STAGING_BATCH {
-                    if vertices[k].is_some() {
-                        found[k] = core::ptr::read_volatile(levels.add(found[k] as usize));
+                        found[k] = core::ptr::read_volatile(levels.add(id_of(vertex) as usize));
                     }
                 }
                 // A ghost's owner may be writing its level in this very
@@ -333,7 +413,7 @@ impl Zones {
                         *level_found = UNREACHED;
                     }
                 }
-                for k in 0..STAGING_BATCH {
+                for k in 0..LEVELS_IN_FLIGHT {
                     if let Some(vertex) = vertices[k] {
                         *shared.state.add(vertex as usize) = found[k];
                         if found[k] == level {
@@ -343,35 +423,6 @@ impl Zones {
                     }
                 }
             });
-            // Neighbours are copied two to a word, from the even edge at or
-            // before the zone's first (the host pads the array to an even
-            // length), so the zone's own start one entry in when it is odd.
-            let odd = first_edge % 2;
-            if columns_staged {
-                let pairs = self
-                    .local_columns
-                    .add((first_edge - odd) as usize)
-                    .cast::<u32>();
-                let shared_pairs = shared.columns.cast::<u32>();
-                for_each_batch((edge_count + odd).div_ceil(2), |words| {
-                    let mut found = [0u32; STAGING_BATCH];
-                    for k in 0..STAGING_BATCH {
-                        if let Some(word) = words[k] {
-                            found[k] = gpu::load_read_only(pairs.add(word as usize));
-                        }
-                    }
-                    for k in 0..STAGING_BATCH {
-                        if let Some(word) = words[k] {
-                            *shared_pairs.add(word as usize) = found[k];
-                        }
-                    }
-                });
-            }
-            let columns = if columns_staged {
-                shared.columns.add(odd as usize).cast_const()
-            } else {
-                self.local_columns.add(first_edge as usize)
-            };
             gpu::sync_threads();
 
             // 2. Search the zone `hops` levels, while there is a frontier.
@@ -391,10 +442,8 @@ impl Zones {
                 let mut slot = thread;
                 while slot < listed * EDGE_LANES {
                     let vertex = *queue.add((slot / EDGE_LANES) as usize) as u32;
-                    let (first_edge, end_edge) = (
-                        *shared.rows.add(vertex as usize),
-                        *shared.rows.add(vertex as usize + 1),
-                    );
+                    let (first_edge, end_edge) =
+                        (*rows.add(vertex as usize), *rows.add(vertex as usize + 1));
                     let mut edge = first_edge + slot % EDGE_LANES;
                     while edge < end_edge {
                         edges_examined += 1;
@@ -426,12 +475,9 @@ impl Zones {
                 let found = *shared.state.add(vertex as usize);
                 if found != UNREACHED && found > level {
                     let id = first + vertex;
-                    let parent = *shared.parents.add(vertex as usize) as usize;
+                    let parent = *shared.parents.add(vertex as usize) as u32;
                     core::ptr::write_volatile(levels.add(id as usize), found);
-                    core::ptr::write_volatile(
-                        parents.add(id as usize),
-                        gpu::load_read_only(ids.add(parent)),
-                    );
+                    core::ptr::write_volatile(parents.add(id as usize), id_of(parent));
                     reached += 1;
                     if found == bound {
                         at_bound = true;
@@ -456,24 +502,77 @@ impl Zones {
     }
 }
 
-/// Items a thread loads at once when staging a zone, so that their
-/// latencies overlap.
-const STAGING_BATCH: usize = 8;
+/// Which zone a block searches in a step, from which level, and its
+/// vertices.
+struct ZoneStep {
+    zone: u32,
+    level: u32,
+    size: u32,
+}
+
+/// Quads of the image a thread loads at once, so that their latencies
+/// overlap: a zone of 6,000 vertices and 24,000 edges has an image of
+/// some 5,500 quads, one batch of the block's 1,024 threads.
+const QUADS_IN_FLIGHT: usize = 6;
+
+/// Copies `count` quads from `image` to `to`, the block's threads each
+/// `QUADS_IN_FLIGHT` at once, in flight together: thread `t` copies `t`,
+/// `t + T`, … `t + (QUADS_IN_FLIGHT - 1) T` (`T` =
+/// [`GHOST_ZONES_BLOCK_SIZE`], the launch's block), then the batch
+/// `QUADS_IN_FLIGHT T` further.
+///
+/// # Safety
+/// `image` has `count` quads, read-only while the kernel runs; `to` room
+/// for them.
+#[inline(always)]
+unsafe fn copy_image((image, count): (*const Quad, u32), to: *mut Quad) {
+    let stride = GHOST_ZONES_BLOCK_SIZE as usize;
+    let mut first = gpu::thread_index();
+    // SAFETY: each index is checked against `count`; the offsets from
+    // `first` are constants, so that the loads share one address register.
+    unsafe {
+        while first < count {
+            let (from, into) = (
+                image.wrapping_add(first as usize),
+                to.wrapping_add(first as usize),
+            );
+            let mut in_flight = [Quad([0; 4]); QUADS_IN_FLIGHT];
+            for (k, quad) in in_flight.iter_mut().enumerate() {
+                if first as usize + k * stride < count as usize {
+                    *quad = gpu::load_read_only_quad(from.add(k * stride));
+                }
+            }
+            for (k, quad) in in_flight.iter().enumerate() {
+                if first as usize + k * stride < count as usize {
+                    *into.add(k * stride) = *quad;
+                }
+            }
+            first += (QUADS_IN_FLIGHT * stride) as u32;
+        }
+    }
+}
+
+/// Levels a thread loads at once when gathering a zone's.
+const LEVELS_IN_FLIGHT: usize = 8;
+
+/// Zones holding a vertex as a ghost that a thread checks at once when
+/// listing them: a vertex of a grid is a ghost of a few.
+const HOLDERS_IN_FLIGHT: usize = 2;
 
 /// Threads that share a queued vertex's edges, each taking every
 /// `EDGE_LANES`-th: a level's chain is one edge long on a grid or a road
 /// network (a handful of neighbours), not the vertex's degree.
 const EDGE_LANES: u32 = 4;
 
-/// Calls `stage` for the block's items `0..count` in batches: thread `t`
-/// gets `t`, `t + T`, … `t + (STAGING_BATCH - 1) T` (`T` threads), then the
-/// batch `STAGING_BATCH T` further; `None` past `count`.
+/// Calls `stage` for the block's items `0..count` in batches of `BATCH`
+/// a thread: thread `t` gets `t`, `t + T`, … `t + (BATCH - 1) T` (`T`
+/// threads), then the batch `BATCH T` further; `None` past `count`.
 #[inline(always)]
-fn for_each_batch(count: u32, mut stage: impl FnMut(&[Option<u32>; STAGING_BATCH])) {
+fn for_each_batch<const BATCH: usize>(count: u32, mut stage: impl FnMut(&[Option<u32>; BATCH])) {
     let threads = gpu::block_size();
     let mut base = gpu::thread_index();
     while base < count {
-        let mut items = [None; STAGING_BATCH];
+        let mut items = [None; BATCH];
         for (k, item) in items.iter_mut().enumerate() {
             let index = base + k as u32 * threads;
             if index < count {
@@ -481,22 +580,21 @@ fn for_each_batch(count: u32, mut stage: impl FnMut(&[Option<u32>; STAGING_BATCH
             }
         }
         stage(&items);
-        base += STAGING_BATCH as u32 * threads;
+        base += BATCH as u32 * threads;
     }
 }
 
 /// A zone's arrays in the block's shared memory, as
 /// [`ghost_zones_shared_bytes`](crate::abi::ghost_zones_shared_bytes) lays
 /// them out: the header (the grid barrier's word, three rotating queue
-/// tails), then per vertex a level and a row offset (one more), a parent
-/// and two queue entries, then the neighbours.
+/// tails), then per vertex a level, a parent and two queue entries, then
+/// the image.
 struct SharedZone {
     tails: *mut u32,
     state: *mut u32,
-    rows: *mut u32,
     parents: *mut u16,
     queues: *mut u16,
-    columns: *mut u16,
+    image: *mut Quad,
     capacity: usize,
 }
 
@@ -506,19 +604,19 @@ impl SharedZone {
         let shared = gpu::dynamic_shared_memory::<u32>();
         let capacity = zone_capacity as usize;
         // SAFETY: offsets within the dynamic shared memory the launch gives
-        // (`ghost_zones_shared_bytes(zone_capacity, _)`, the neighbours last).
+        // (`ghost_zones_shared_bytes(zone_capacity, _)`, the image last, on
+        // 16 bytes: the header is 16, the rest 10 bytes a vertex, and
+        // `zone_capacity` a multiple of 8).
         unsafe {
             let state = shared.add(GHOST_ZONES_HEADER_WORDS as usize);
-            let rows = state.add(capacity);
-            let parents = rows.add(capacity + 1).cast::<u16>();
+            let parents = state.add(capacity).cast::<u16>();
             let queues = parents.add(capacity);
             SharedZone {
                 tails: shared.add(1),
                 state,
-                rows,
                 parents,
                 queues,
-                columns: queues.add(2 * capacity),
+                image: queues.add(2 * capacity).cast::<Quad>(),
                 capacity,
             }
         }

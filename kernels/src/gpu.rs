@@ -550,6 +550,33 @@ pub unsafe fn load_read_only_u64(address: *const u64) -> u64 {
     value
 }
 
+/// Four words on 16 bytes, what one vector load or store moves.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub struct Quad(pub [u32; 4]);
+
+/// [`load_read_only`] of a [`Quad`], one 16-byte load.
+///
+/// # Safety
+/// As [`load_read_only`], `address` on 16 bytes.
+#[inline(always)]
+pub unsafe fn load_read_only_quad(address: *const Quad) -> Quad {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: as in `load_read_only`.
+    unsafe {
+        asm!(
+            "ld.global.nc.v4.u32 {{{a}, {b}, {c}, {d}}}, [{address}];",
+            a = out(reg32) a,
+            b = out(reg32) b,
+            c = out(reg32) c,
+            d = out(reg32) d,
+            address = in(reg64) address,
+            options(readonly, nostack, pure),
+        )
+    }
+    Quad([a, b, c, d])
+}
+
 /// `__ballot_sync(mask, predicate)`: bit i is set when lane i of `mask`
 /// passed a true predicate.
 ///

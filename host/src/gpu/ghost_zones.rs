@@ -1,5 +1,7 @@
 //! Host driver of the `ghost-zones` variant: builds the partitions' ghost
-//! zones once (`graph::ghost_zones`), keeps them on the device, and runs
+//! zones once (`graph::ghost_zones`), keeps them on the device as images
+//! (each zone's rows, ghosts' ids and neighbours laid out as a block's
+//! shared memory holds them, [`GhostZoneImage`]), and runs
 //! each search as one cooperative launch of `ghost_zone_search`, `hops`
 //! levels per grid barrier. Levels and parents come back in the renumbered
 //! ids and are mapped to the graph's own after the timer stops.
@@ -9,7 +11,9 @@
 //! whose one-hop zones of 32 vertices do not fit (hubs: a zone holds every
 //! neighbour) is refused.
 
-use bfs_kernels::abi::{GHOST_ZONES_BLOCK_SIZE, ghost_zones, ghost_zones_shared_bytes};
+use bfs_kernels::abi::{
+    GHOST_ZONES_BLOCK_SIZE, GhostZoneImage, ghost_zones, ghost_zones_shared_bytes,
+};
 use cust::function::Function;
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer};
 
@@ -42,7 +46,7 @@ pub struct GhostZoneSearch<'g> {
     kernel: Function<'g>,
     zones: GhostZones,
     zone_capacity: u32,
-    column_capacity: u32,
+    image_capacity: u32,
     blocks: u32,
     device: DeviceZones,
     timer: Timer,
@@ -51,9 +55,8 @@ pub struct GhostZoneSearch<'g> {
 /// What `ghost_zone_search` reads and writes, besides the graph.
 struct DeviceZones {
     zone_starts: DeviceBuffer<u32>,
-    local_ids: DeviceBuffer<u32>,
-    local_rows: DeviceBuffer<u32>,
-    local_columns: DeviceBuffer<u16>,
+    image_starts: DeviceBuffer<u32>,
+    images: DeviceBuffer<u32>,
     ghost_of_rows: DeviceBuffer<u32>,
     ghost_of: DeviceBuffer<u32>,
     interior_sizes: DeviceBuffer<u32>,
@@ -110,18 +113,32 @@ impl<'g> GhostZoneSearch<'g> {
         Self::with_zones(gpu, zones)
     }
 
+    /// This search with every zone's image read where it lies, in global
+    /// memory, as that of a zone too large for shared memory is (no graph
+    /// of the tests has one).
+    pub fn reading_images_in_place(mut self) -> Self {
+        self.image_capacity = 0;
+        self
+    }
+
     fn with_zones(gpu: &'g Gpu, zones: GhostZones) -> Result<Self> {
-        // Even, so that the neighbours after the per-vertex arrays start on
-        // a word, and two more neighbours than the most a zone has: the
-        // kernel copies them two to a word from an even edge.
-        let zone_capacity = zones.most_zone_vertices().max(1).next_multiple_of(2);
+        let (image_starts, images) = zone_images(&zones).ok_or_else(|| {
+            Error::Unsupported(
+                "ghost-zones: the zones' images take more than 2^32 words".to_string(),
+            )
+        })?;
+        // A multiple of 8, so that the image after the per-vertex arrays
+        // starts on 16 bytes; the images that do not fit what is left are
+        // read in global memory.
+        let zone_capacity = zones.most_zone_vertices().max(1).next_multiple_of(8);
         let room = shared_limit(gpu) - ghost_zones_shared_bytes(zone_capacity, 0);
-        let column_capacity = (zones.most_zone_edges() + 2).min(room / 2);
-        let mut padded_columns = zones.local_columns.clone();
-        if padded_columns.len() % 2 == 1 {
-            padded_columns.push(0);
-        }
-        let shared_bytes = ghost_zones_shared_bytes(zone_capacity, column_capacity);
+        let most_image_words = image_starts
+            .windows(2)
+            .map(|pair| pair[1] - pair[0])
+            .max()
+            .unwrap_or(0);
+        let image_capacity = most_image_words.min((room / 4) & !3);
+        let shared_bytes = ghost_zones_shared_bytes(zone_capacity, image_capacity);
         let kernel = gpu.kernel(ghost_zones::SEARCH)?;
         allow_shared_memory(&kernel, shared_bytes, ghost_zones::SEARCH)?;
         let resident = check_cooperative(
@@ -136,9 +153,8 @@ impl<'g> GhostZoneSearch<'g> {
         let allocation = || "allocating the ghost zones' search".to_string();
         let device = DeviceZones {
             zone_starts: upload(&zones.zone_starts)?,
-            local_ids: upload(&zones.local_ids)?,
-            local_rows: upload(&zones.local_rows)?,
-            local_columns: upload(&padded_columns)?,
+            image_starts: upload(&image_starts)?,
+            images: upload(&images)?,
             ghost_of_rows: upload(&zones.ghost_of_rows)?,
             ghost_of: upload(&zones.ghost_of)?,
             interior_sizes: upload(&zones.interior_sizes())?,
@@ -156,7 +172,7 @@ impl<'g> GhostZoneSearch<'g> {
             blocks: resident * gpu.multiprocessors(),
             zones,
             zone_capacity,
-            column_capacity,
+            image_capacity,
             device,
             timer: Timer::new()?,
         })
@@ -164,10 +180,9 @@ impl<'g> GhostZoneSearch<'g> {
 
     /// Bytes of the zones and the search's arrays on the device.
     fn bytes(&self) -> u64 {
-        let zones = &self.zones;
+        let (zones, device) = (&self.zones, &self.device);
         let vertices = zones.renumbering.old_ids.len() as u64;
-        4 * (zones.zone_starts.len() + zones.local_ids.len() + zones.local_rows.len()) as u64
-            + 2 * zones.local_columns.len() as u64
+        4 * (zones.zone_starts.len() + device.image_starts.len() + device.images.len()) as u64
             + 4 * (zones.ghost_of_rows.len() + zones.ghost_of.len()) as u64
             + 8 * vertices
             + 4 * 5 * zones.zone_count() as u64
@@ -176,12 +191,45 @@ impl<'g> GhostZoneSearch<'g> {
 }
 
 /// Most vertices a zone may have on `gpu`: what one block's shared memory
-/// holds (its neighbours may stay in global memory), and what 16-bit local
-/// indices name.
+/// holds with their rows (the rest of a zone's image may stay in global
+/// memory), and what 16-bit local indices name.
 fn zone_capacity(gpu: &Gpu) -> u32 {
-    let vertex_bytes = ghost_zones_shared_bytes(1, 0) - ghost_zones_shared_bytes(0, 0);
+    let vertex_bytes = ghost_zones_shared_bytes(1, 1) - ghost_zones_shared_bytes(0, 0);
     let room = shared_limit(gpu) - ghost_zones_shared_bytes(0, 0);
-    (room / vertex_bytes).min(MOST_ZONE_VERTICES) & !1
+    (room / vertex_bytes).min(MOST_ZONE_VERTICES) & !7
+}
+
+/// Each zone's image ([`GhostZoneImage`]), one after the other: where each
+/// starts (in words, one more entry for the end) and the words; `None` if
+/// they take more than 2^32 words.
+fn zone_images(zones: &GhostZones) -> Option<(Vec<u32>, Vec<u32>)> {
+    let interior_sizes = zones.interior_sizes();
+    let mut image_starts = Vec::with_capacity(zones.zone_starts.len());
+    let mut images = Vec::new();
+    for (pair, interior) in zones.zone_starts.windows(2).zip(interior_sizes) {
+        let (start, end) = (pair[0] as usize, pair[1] as usize);
+        let first_edge = zones.local_rows[start];
+        let columns = &zones.local_columns[first_edge as usize..zones.local_rows[end] as usize];
+        let layout = GhostZoneImage::new((end - start) as u32, interior, columns.len() as u32);
+        image_starts.push(u32::try_from(images.len()).ok()?);
+        let image_start = images.len();
+        images.extend(
+            zones.local_rows[start..=end]
+                .iter()
+                .map(|row| row - first_edge),
+        );
+        images.resize(image_start + layout.rows as usize, 0);
+        images.extend_from_slice(&zones.local_ids[start + interior as usize..end]);
+        images.resize(image_start + (layout.rows + layout.ghost_ids) as usize, 0);
+        images.extend(
+            columns
+                .chunks(2)
+                .map(|pair| pair[0] as u32 | (pair.get(1).copied().unwrap_or(0) as u32) << 16),
+        );
+        images.resize(image_start + layout.words() as usize, 0);
+    }
+    image_starts.push(u32::try_from(images.len()).ok()?);
+    Some((image_starts, images))
 }
 
 impl GpuBfs for GhostZoneSearch<'_> {
@@ -210,9 +258,8 @@ impl GpuBfs for GhostZoneSearch<'_> {
             device.counters.set_zero_async(stream).context(context)?;
         }
         let mut zone_starts = device.zone_starts.as_device_ptr();
-        let mut local_ids = device.local_ids.as_device_ptr();
-        let mut local_rows = device.local_rows.as_device_ptr();
-        let mut local_columns = device.local_columns.as_device_ptr();
+        let mut image_starts = device.image_starts.as_device_ptr();
+        let mut images = device.images.as_device_ptr();
         let mut ghost_of_rows = device.ghost_of_rows.as_device_ptr();
         let mut ghost_of = device.ghost_of.as_device_ptr();
         let mut vertex_count = self.zones.renumbering.old_ids.len() as u32;
@@ -220,7 +267,7 @@ impl GpuBfs for GhostZoneSearch<'_> {
         let mut zone_count = self.zones.zone_count();
         let mut hops = self.zones.hops;
         let mut zone_capacity = self.zone_capacity;
-        let mut column_capacity = self.column_capacity;
+        let mut image_capacity = self.image_capacity;
         let mut source_parameter = renumbered_source;
         let mut levels = device.levels.as_device_ptr();
         let mut parents = device.parents.as_device_ptr();
@@ -231,9 +278,8 @@ impl GpuBfs for GhostZoneSearch<'_> {
         let mut counters = device.counters.as_device_ptr();
         let mut parameters = [
             parameter(&mut zone_starts),
-            parameter(&mut local_ids),
-            parameter(&mut local_rows),
-            parameter(&mut local_columns),
+            parameter(&mut image_starts),
+            parameter(&mut images),
             parameter(&mut ghost_of_rows),
             parameter(&mut ghost_of),
             parameter(&mut vertex_count),
@@ -241,7 +287,7 @@ impl GpuBfs for GhostZoneSearch<'_> {
             parameter(&mut zone_count),
             parameter(&mut hops),
             parameter(&mut zone_capacity),
-            parameter(&mut column_capacity),
+            parameter(&mut image_capacity),
             parameter(&mut source_parameter),
             parameter(&mut levels),
             parameter(&mut parents),
@@ -254,7 +300,9 @@ impl GpuBfs for GhostZoneSearch<'_> {
         // SAFETY: the parameters are the addresses of values of
         // `ghost_zone_search`'s parameters, in its order and types: the
         // zones as `GhostZones::build` made them (at most `zone_capacity`
-        // vertices each), the labels reset from the renumbered source, the
+        // vertices each) and their images as `zone_images` laid them out
+        // (a device allocation, on 256 bytes; each image on a quad,
+        // `image_capacity` a multiple of 4), the labels reset from the renumbered source, the
         // unvisited counts copied from the partitions' sizes, the rest
         // zeroed above; `with_zones` checked the launch shape with this
         // shared memory and `blocks` is within its occupancy.
@@ -265,7 +313,7 @@ impl GpuBfs for GhostZoneSearch<'_> {
                 (
                     self.blocks,
                     GHOST_ZONES_BLOCK_SIZE,
-                    ghost_zones_shared_bytes(self.zone_capacity, self.column_capacity),
+                    ghost_zones_shared_bytes(self.zone_capacity, self.image_capacity),
                 ),
                 &mut parameters,
                 ghost_zones::SEARCH,
@@ -327,5 +375,55 @@ impl GhostZoneSearch<'_> {
                     .collect(),
             ),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::generate::Spec;
+
+    /// Each image starts on a quad and holds, where `GhostZoneImage` says,
+    /// its zone's rows from 0, its ghosts' ids and its neighbours.
+    #[test]
+    fn images_hold_each_zone_where_the_layout_says() {
+        for (spec, partition_size, hops) in [("grid:40x40:0.1", 50, 3), ("kron:9:8", 32, 1)] {
+            let graph = spec.parse::<Spec>().unwrap().generate().unwrap();
+            let zones = GhostZones::build(&graph, partition_size, hops, u32::MAX).unwrap();
+            let (image_starts, images) = zone_images(&zones).unwrap();
+            assert_eq!(image_starts.len(), zones.zone_starts.len());
+            for (zone, interior) in zones.interior_sizes().into_iter().enumerate() {
+                let (start, end) = (
+                    zones.zone_starts[zone] as usize,
+                    zones.zone_starts[zone + 1] as usize,
+                );
+                let rows = &zones.local_rows[start..=end];
+                let columns = &zones.local_columns[rows[0] as usize..rows[end - start] as usize];
+                let layout =
+                    GhostZoneImage::new((end - start) as u32, interior, columns.len() as u32);
+                let image = &images[image_starts[zone] as usize..image_starts[zone + 1] as usize];
+                assert_eq!(image_starts[zone] % 4, 0, "{spec}: zone {zone}");
+                assert_eq!(image.len(), layout.words() as usize, "{spec}: zone {zone}");
+                let (image_rows, rest) = image.split_at(layout.rows as usize);
+                let (image_ghosts, image_columns) = rest.split_at(layout.ghost_ids as usize);
+                let relative: Vec<u32> = rows.iter().map(|row| row - rows[0]).collect();
+                assert_eq!(
+                    &image_rows[..relative.len()],
+                    relative,
+                    "{spec}: zone {zone}"
+                );
+                assert_eq!(
+                    &image_ghosts[..end - start - interior as usize],
+                    &zones.local_ids[start + interior as usize..end],
+                    "{spec}: zone {zone}"
+                );
+                let unpacked: Vec<u16> = image_columns
+                    .iter()
+                    .flat_map(|pair| [*pair as u16, (pair >> 16) as u16])
+                    .take(columns.len())
+                    .collect();
+                assert_eq!(unpacked, columns, "{spec}: zone {zone}");
+            }
+        }
     }
 }
