@@ -303,6 +303,39 @@ pub const fn ghost_zones_shared_bytes(zone_capacity: u32, image_capacity: u32) -
     4 * GHOST_ZONES_HEADER_WORDS + 10 * zone_capacity + 4 * image_capacity
 }
 
+/// A zone as a step's list names it, and as `zone_records` holds it for
+/// the listing to copy: what its block needs before it copies the image,
+/// in one 16-byte load (one round trip to memory, not one for the zone's
+/// id and another for where its image lies).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GhostZoneRecord {
+    /// The zone (its partition).
+    pub zone: u32,
+    /// Where its image starts in the images, in quads (4 words).
+    pub first_quad: u32,
+    /// Quads of its image.
+    pub quads: u32,
+    /// Vertices of the zone.
+    pub vertices: u32,
+}
+
+impl GhostZoneRecord {
+    /// The record as the four words the device reads.
+    pub const fn words(&self) -> [u32; 4] {
+        [self.zone, self.first_quad, self.quads, self.vertices]
+    }
+
+    /// The record of four words as [`words`](Self::words) writes them.
+    pub const fn from_words([zone, first_quad, quads, vertices]: [u32; 4]) -> GhostZoneRecord {
+        GhostZoneRecord {
+            zone,
+            first_quad,
+            quads,
+            vertices,
+        }
+    }
+}
+
 /// A zone's *image*: what the block that searches it reads besides the
 /// levels, laid out by the host exactly as the block's shared memory holds
 /// it, so that the block copies it in one piece, 16 bytes a load. Three
@@ -332,9 +365,14 @@ impl GhostZoneImage {
         }
     }
 
+    /// Where the neighbours start, in words.
+    pub const fn columns_start(&self) -> u32 {
+        self.rows + self.ghost_ids
+    }
+
     /// Words of the whole image, a multiple of 4.
     pub const fn words(&self) -> u32 {
-        self.rows + self.ghost_ids + self.columns
+        self.columns_start() + self.columns
     }
 }
 

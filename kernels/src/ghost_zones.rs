@@ -18,7 +18,9 @@
 //! partition's levels exactly, `hops` levels at once.
 //!
 //! A step, from the frontier at level `L = step * hops`, for each zone on
-//! the step's list (dealt out to the blocks in turn):
+//! the step's list (dealt out to the blocks in turn; each entry is the
+//! zone's record, [`GhostZoneRecord`]: where its image lies, in the same
+//! load as the zone's id):
 //! 1. unless its partition has no unvisited vertex left (then nothing
 //!    follows), copy the zone's *image* into shared memory: its rows, its
 //!    ghosts' ids and its neighbours, which the host laid out as shared
@@ -36,9 +38,9 @@
 //!    a ghost, if they still have unvisited vertices, each by the threads
 //!    that found such vertices, in parallel (no thread lists after the
 //!    block's last barrier: that would add its round trips to the step).
-//!    An exchange on each zone's `queued_at` word lists a zone once, and
-//!    the count of the list rides on the grid barrier, as in
-//!    [`crate::persistent`].
+//!    An exchange on each zone's `queued_at` word lists a zone once, its
+//!    record's load on its way meanwhile, and the count of the list rides
+//!    on the grid barrier, as in [`crate::persistent`].
 //!
 //! Each vertex's level is written by its own partition's block, once, so
 //! there are no global atomics on labels. Another zone may stage that
@@ -51,23 +53,24 @@
 //! levels it searched, and the steps (grid barriers), so the work repeated
 //! in the ghosts can be measured.
 
-use crate::abi::{GHOST_ZONES_BLOCK_SIZE, GHOST_ZONES_HEADER_WORDS, GhostZoneImage, UNREACHED};
+use crate::abi::{
+    GHOST_ZONES_BLOCK_SIZE, GHOST_ZONES_HEADER_WORDS, GhostZoneImage, GhostZoneRecord, UNREACHED,
+};
 use crate::gpu::{self, FULL_WARP, Quad};
 
 /// Runs the whole search from `source`, `hops` levels per step.
 ///
 /// # Safety
 /// The zones of [`graph::ghost_zones`](../../bfs/graph/ghost_zones/index.html),
-/// renumbered ids throughout: `zone_starts` has `zone_count + 1` entries;
-/// zone `z` has `zone_starts[z + 1] - zone_starts[z]` vertices, at most
-/// `zone_capacity` (a multiple of 8, at most 2^16), partition `z`'s ids
-/// `z * partition_size ..` first; its image ([`GhostZoneImage`]) is
-/// `images[image_starts[z]..image_starts[z + 1]]`, on 16 bytes;
-/// `ghost_of_rows` has `n + 1` entries indexing `ghost_of`, zone ids. `levels` and `parents` have `n`
+/// renumbered ids throughout: `zone_records[z]` ([`GhostZoneRecord`])
+/// gives zone `z`'s vertices, at most `zone_capacity` (a multiple of 8, at
+/// most 2^16), partition `z`'s ids `z * partition_size ..` first, and its
+/// image ([`GhostZoneImage`]) in `images`; `ghost_of_rows` has `n + 1`
+/// entries indexing `ghost_of`, zone ids. `levels` and `parents` have `n`
 /// entries, all [`UNREACHED`] but the source's (0 and itself);
 /// `unvisited` holds each partition's count of vertices (the source's
 /// included: the kernel takes it off); `queued_at` has `zone_count`
-/// zeros; `zone_lists` has `2 * zone_count` entries; `step_words` three
+/// zeros; `zone_lists` has `2 * zone_count` records; `step_words` three
 /// `u64` set to 0; `counters` four `u64` set to 0, which receive the zone
 /// searches (a zone listed in vain, its partition visited, counts too),
 /// edges examined and levels searched, added up, and the steps.
@@ -86,8 +89,7 @@ use crate::gpu::{self, FULL_WARP, Quad};
 /// handles vertices and queue entries `t`, `t + blockDim`, ….
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn ghost_zone_search(
-    zone_starts: *const u32,
-    image_starts: *const u32,
+    zone_records: *const Quad,
     images: *const Quad,
     ghost_of_rows: *const u32,
     ghost_of: *const u32,
@@ -102,14 +104,12 @@ pub unsafe extern "ptx-kernel" fn ghost_zone_search(
     parents: *mut u32,
     unvisited: *mut u32,
     queued_at: *mut u32,
-    zone_lists: *mut u32,
+    zone_lists: *mut Quad,
     step_words: *mut u64,
     counters: *mut u64,
 ) {
     let barrier_shared = gpu::dynamic_shared_memory::<u32>();
     let zones = Zones {
-        zone_starts,
-        image_starts,
         images,
         ghost_of_rows,
         ghost_of,
@@ -129,6 +129,7 @@ pub unsafe extern "ptx-kernel" fn ghost_zone_search(
         // Step 0's list: the zones that hold the source.
         if gpu::global_thread_index() == 0 {
             let listing = Listing {
+                records: zone_records,
                 list: zone_lists,
                 word: step_words,
                 queued_at,
@@ -149,6 +150,7 @@ pub unsafe extern "ptx-kernel" fn ghost_zone_search(
             }
             let list = zone_lists.add(((step % 2) * zone_count) as usize);
             let listing = Listing {
+                records: zone_records,
                 list: zone_lists.add((((step + 1) % 2) * zone_count) as usize),
                 word,
                 queued_at,
@@ -157,9 +159,11 @@ pub unsafe extern "ptx-kernel" fn ghost_zone_search(
             };
             let mut entry = gpu::block_index();
             while entry < listed {
-                let zone = core::ptr::read_volatile(list.add(entry as usize));
+                let record = GhostZoneRecord::from_words(
+                    gpu::load_volatile_quad(list.add(entry as usize)).0,
+                );
                 let (edges, levels_run) =
-                    zones.search(zone, step * hops, (levels, parents), &listing);
+                    zones.search(&record, step * hops, (levels, parents), &listing);
                 searches += 1;
                 edges_examined += edges;
                 levels_searched += levels_run as u64;
@@ -184,8 +188,6 @@ pub unsafe extern "ptx-kernel" fn ghost_zone_search(
 /// The zones' arrays and shape, as the kernel's contract gives them.
 #[derive(Clone, Copy)]
 struct Zones {
-    zone_starts: *const u32,
-    image_starts: *const u32,
     images: *const Quad,
     ghost_of_rows: *const u32,
     ghost_of: *const u32,
@@ -196,11 +198,13 @@ struct Zones {
     hops: u32,
 }
 
-/// Where a step lists the zones for the next: the list, the barrier word
-/// whose high half counts it, each zone's `queued_at` word (`tag` once
-/// listed for the next step) and unvisited count.
+/// Where a step lists the zones for the next: the zones' records, which
+/// the list copies, the list, the barrier word whose high half counts it,
+/// each zone's `queued_at` word (`tag` once listed for the next step) and
+/// unvisited count.
 struct Listing {
-    list: *mut u32,
+    records: *const Quad,
+    list: *mut Quad,
     word: *mut u64,
     queued_at: *mut u32,
     unvisited: *mut u32,
@@ -242,8 +246,9 @@ impl Listing {
         }
     }
 
-    /// Lists `zone` unless another thread's exchange on its `queued_at`
-    /// word did first.
+    /// Lists `zone`'s record unless another thread's exchange on its
+    /// `queued_at` word did first (the record's load is on its way during
+    /// the exchange).
     ///
     /// # Safety
     /// As [`list_zone`](Self::list_zone).
@@ -251,9 +256,10 @@ impl Listing {
     unsafe fn list_once(&self, zone: u32) {
         // SAFETY: forwarded from the caller.
         unsafe {
+            let record = gpu::load_read_only_quad(self.records.add(zone as usize));
             if gpu::atomic_exchange(self.queued_at.add(zone as usize), self.tag) != self.tag {
                 let slot = (gpu::atomic_add_u64(self.word, 1 << 32) >> 32) as u32;
-                core::ptr::write_volatile(self.list.add(slot as usize), zone);
+                gpu::store_volatile_quad(self.list.add(slot as usize), record);
             }
         }
     }
@@ -296,39 +302,34 @@ impl Zones {
         }
     }
 
-    /// One step of `zone`, by the whole block, from the frontier at
-    /// `level`: copy its image, gather its levels, search `hops` levels,
-    /// write back, list the next step's zones. Returns the edges this
-    /// thread examined and the levels searched.
+    /// One step of the zone of `record`, by the whole block, from the
+    /// frontier at `level`: copy its image, gather its levels, search
+    /// `hops` levels, write back, list the next step's zones. Returns the
+    /// edges this thread examined and the levels searched.
     ///
     /// # Safety
-    /// As [`ghost_zone_search`], with `zone` one of its zones; every thread
-    /// of the block calls it.
+    /// As [`ghost_zone_search`], with `record` one of its zones' records;
+    /// every thread of the block calls it.
     #[inline(always)]
     unsafe fn search(
         &self,
-        zone: u32,
+        record: &GhostZoneRecord,
         level: u32,
         labels: (*mut u32, *mut u32),
         listing: &Listing,
     ) -> (u64, u32) {
         let shared = SharedZone::new(self.zone_capacity);
-        // SAFETY: `zone` and `zone + 1` index `zone_starts` and
-        // `image_starts`, whose entries bound the zone's image (the
-        // contract); the copy stays within `image_capacity` words of
-        // shared memory; every thread reaches the barriers (the bounds are
-        // the same for all).
+        let zone = record.zone;
+        let step = ZoneStep {
+            zone,
+            level,
+            size: record.vertices,
+        };
+        // SAFETY: the record bounds the zone's image (the contract); the
+        // copy stays within `image_capacity` words of shared memory; every
+        // thread reaches the barriers (the bounds are the same for all).
         unsafe {
-            let first_word = gpu::load_read_only(self.image_starts.add(zone as usize));
-            let step = ZoneStep {
-                zone,
-                level,
-                size: gpu::load_read_only(self.zone_starts.add(zone as usize + 1))
-                    - gpu::load_read_only(self.zone_starts.add(zone as usize)),
-            };
-            let image = self.images.add(first_word as usize / 4);
-            let image_words =
-                gpu::load_read_only(self.image_starts.add(zone as usize + 1)) - first_word;
+            let image = self.images.add(record.first_quad as usize);
             if gpu::thread_index() == 0 {
                 *shared.tails = 0;
                 *shared.tails.add(1) = 0;
@@ -340,10 +341,10 @@ impl Zones {
             if !gpu::sync_threads_or(unvisited) {
                 return (0, 0);
             }
-            if image_words > self.image_capacity {
+            if record.quads * 4 > self.image_capacity {
                 return self.search_image(&step, image.cast(), labels, listing, &shared);
             }
-            copy_image((image, image_words / 4), shared.image);
+            copy_image((image, record.quads), shared.image);
             gpu::sync_threads();
             // A second copy of the search, with the image in shared memory
             // where the compiler sees it is (shared loads, not generic ones).
@@ -386,9 +387,7 @@ impl Zones {
         unsafe {
             let rows = image;
             let ghost_ids = image.add(layout.rows as usize);
-            let columns = image
-                .add((layout.rows + layout.ghost_ids) as usize)
-                .cast::<u16>();
+            let columns = image.add(layout.columns_start() as usize).cast::<u16>();
             let id_of = |vertex: u32| {
                 if vertex < interior {
                     first + vertex

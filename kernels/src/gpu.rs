@@ -577,6 +577,49 @@ pub unsafe fn load_read_only_quad(address: *const Quad) -> Quad {
     Quad([a, b, c, d])
 }
 
+/// A volatile load of a [`Quad`], one 16-byte load (what
+/// `read_volatile` of a `Quad` does in four, through local memory).
+///
+/// # Safety
+/// `address` is valid, on 16 bytes.
+#[inline(always)]
+pub unsafe fn load_volatile_quad(address: *const Quad) -> Quad {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: the caller guarantees a valid, aligned address.
+    unsafe {
+        asm!(
+            "ld.volatile.global.v4.u32 {{{a}, {b}, {c}, {d}}}, [{address}];",
+            a = out(reg32) a,
+            b = out(reg32) b,
+            c = out(reg32) c,
+            d = out(reg32) d,
+            address = in(reg64) address,
+            options(readonly, nostack),
+        )
+    }
+    Quad([a, b, c, d])
+}
+
+/// A volatile store of a [`Quad`], one 16-byte store.
+///
+/// # Safety
+/// `address` is valid, on 16 bytes.
+#[inline(always)]
+pub unsafe fn store_volatile_quad(address: *mut Quad, Quad([a, b, c, d]): Quad) {
+    // SAFETY: the caller guarantees a valid, aligned address.
+    unsafe {
+        asm!(
+            "st.volatile.global.v4.u32 [{address}], {{{a}, {b}, {c}, {d}}};",
+            address = in(reg64) address,
+            a = in(reg32) a,
+            b = in(reg32) b,
+            c = in(reg32) c,
+            d = in(reg32) d,
+            options(nostack),
+        )
+    }
+}
+
 /// `__ballot_sync(mask, predicate)`: bit i is set when lane i of `mask`
 /// passed a true predicate.
 ///

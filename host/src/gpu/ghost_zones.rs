@@ -12,7 +12,7 @@
 //! neighbour) is refused.
 
 use bfs_kernels::abi::{
-    GHOST_ZONES_BLOCK_SIZE, GhostZoneImage, ghost_zones, ghost_zones_shared_bytes,
+    GHOST_ZONES_BLOCK_SIZE, GhostZoneImage, GhostZoneRecord, ghost_zones, ghost_zones_shared_bytes,
 };
 use cust::function::Function;
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer};
@@ -54,8 +54,7 @@ pub struct GhostZoneSearch<'g> {
 
 /// What `ghost_zone_search` reads and writes, besides the graph.
 struct DeviceZones {
-    zone_starts: DeviceBuffer<u32>,
-    image_starts: DeviceBuffer<u32>,
+    zone_records: DeviceBuffer<u32>,
     images: DeviceBuffer<u32>,
     ghost_of_rows: DeviceBuffer<u32>,
     ghost_of: DeviceBuffer<u32>,
@@ -122,9 +121,9 @@ impl<'g> GhostZoneSearch<'g> {
     }
 
     fn with_zones(gpu: &'g Gpu, zones: GhostZones) -> Result<Self> {
-        let (image_starts, images) = zone_images(&zones).ok_or_else(|| {
+        let (records, images) = zone_images(&zones).ok_or_else(|| {
             Error::Unsupported(
-                "ghost-zones: the zones' images take more than 2^32 words".to_string(),
+                "ghost-zones: the zones' images take more than 2^32 quads".to_string(),
             )
         })?;
         // A multiple of 8, so that the image after the per-vertex arrays
@@ -132,9 +131,9 @@ impl<'g> GhostZoneSearch<'g> {
         // read in global memory.
         let zone_capacity = zones.most_zone_vertices().max(1).next_multiple_of(8);
         let room = shared_limit(gpu) - ghost_zones_shared_bytes(zone_capacity, 0);
-        let most_image_words = image_starts
-            .windows(2)
-            .map(|pair| pair[1] - pair[0])
+        let most_image_words = records
+            .iter()
+            .map(|record| 4 * record.quads)
             .max()
             .unwrap_or(0);
         let image_capacity = most_image_words.min((room / 4) & !3);
@@ -152,8 +151,12 @@ impl<'g> GhostZoneSearch<'g> {
         let zone_count = zones.zone_count() as usize;
         let allocation = || "allocating the ghost zones' search".to_string();
         let device = DeviceZones {
-            zone_starts: upload(&zones.zone_starts)?,
-            image_starts: upload(&image_starts)?,
+            zone_records: upload(
+                &records
+                    .iter()
+                    .flat_map(|record| record.words())
+                    .collect::<Vec<_>>(),
+            )?,
             images: upload(&images)?,
             ghost_of_rows: upload(&zones.ghost_of_rows)?,
             ghost_of: upload(&zones.ghost_of)?,
@@ -162,7 +165,7 @@ impl<'g> GhostZoneSearch<'g> {
             parents: DeviceBuffer::zeroed(vertex_count.max(1)).context(allocation)?,
             unvisited: DeviceBuffer::zeroed(zone_count.max(1)).context(allocation)?,
             queued_at: DeviceBuffer::zeroed(zone_count.max(1)).context(allocation)?,
-            zone_lists: DeviceBuffer::zeroed(2 * zone_count.max(1)).context(allocation)?,
+            zone_lists: DeviceBuffer::zeroed(2 * 4 * zone_count.max(1)).context(allocation)?,
             step_words: DeviceBuffer::zeroed(3).context(allocation)?,
             counters: DeviceBuffer::zeroed(4).context(allocation)?,
         };
@@ -182,10 +185,10 @@ impl<'g> GhostZoneSearch<'g> {
     fn bytes(&self) -> u64 {
         let (zones, device) = (&self.zones, &self.device);
         let vertices = zones.renumbering.old_ids.len() as u64;
-        4 * (zones.zone_starts.len() + device.image_starts.len() + device.images.len()) as u64
+        4 * (device.zone_records.len() + device.images.len() + device.zone_lists.len()) as u64
             + 4 * (zones.ghost_of_rows.len() + zones.ghost_of.len()) as u64
             + 8 * vertices
-            + 4 * 5 * zones.zone_count() as u64
+            + 4 * 3 * zones.zone_count() as u64
             + 8 * 7
     }
 }
@@ -199,20 +202,24 @@ fn zone_capacity(gpu: &Gpu) -> u32 {
     (room / vertex_bytes).min(MOST_ZONE_VERTICES) & !7
 }
 
-/// Each zone's image ([`GhostZoneImage`]), one after the other: where each
-/// starts (in words, one more entry for the end) and the words; `None` if
-/// they take more than 2^32 words.
-fn zone_images(zones: &GhostZones) -> Option<(Vec<u32>, Vec<u32>)> {
+/// Each zone's image ([`GhostZoneImage`]), one after the other, and its
+/// record ([`GhostZoneRecord`]); `None` if they take more than 2^32 quads.
+fn zone_images(zones: &GhostZones) -> Option<(Vec<GhostZoneRecord>, Vec<u32>)> {
     let interior_sizes = zones.interior_sizes();
-    let mut image_starts = Vec::with_capacity(zones.zone_starts.len());
+    let mut records = Vec::with_capacity(interior_sizes.len());
     let mut images = Vec::new();
-    for (pair, interior) in zones.zone_starts.windows(2).zip(interior_sizes) {
+    for (zone, (pair, interior)) in zones.zone_starts.windows(2).zip(interior_sizes).enumerate() {
         let (start, end) = (pair[0] as usize, pair[1] as usize);
         let first_edge = zones.local_rows[start];
         let columns = &zones.local_columns[first_edge as usize..zones.local_rows[end] as usize];
         let layout = GhostZoneImage::new((end - start) as u32, interior, columns.len() as u32);
-        image_starts.push(u32::try_from(images.len()).ok()?);
         let image_start = images.len();
+        records.push(GhostZoneRecord {
+            zone: zone as u32,
+            first_quad: u32::try_from(image_start / 4).ok()?,
+            quads: layout.words() / 4,
+            vertices: (end - start) as u32,
+        });
         images.extend(
             zones.local_rows[start..=end]
                 .iter()
@@ -220,7 +227,7 @@ fn zone_images(zones: &GhostZones) -> Option<(Vec<u32>, Vec<u32>)> {
         );
         images.resize(image_start + layout.rows as usize, 0);
         images.extend_from_slice(&zones.local_ids[start + interior as usize..end]);
-        images.resize(image_start + (layout.rows + layout.ghost_ids) as usize, 0);
+        images.resize(image_start + layout.columns_start() as usize, 0);
         images.extend(
             columns
                 .chunks(2)
@@ -228,8 +235,7 @@ fn zone_images(zones: &GhostZones) -> Option<(Vec<u32>, Vec<u32>)> {
         );
         images.resize(image_start + layout.words() as usize, 0);
     }
-    image_starts.push(u32::try_from(images.len()).ok()?);
-    Some((image_starts, images))
+    Some((records, images))
 }
 
 impl GpuBfs for GhostZoneSearch<'_> {
@@ -257,8 +263,7 @@ impl GpuBfs for GhostZoneSearch<'_> {
             device.step_words.set_zero_async(stream).context(context)?;
             device.counters.set_zero_async(stream).context(context)?;
         }
-        let mut zone_starts = device.zone_starts.as_device_ptr();
-        let mut image_starts = device.image_starts.as_device_ptr();
+        let mut zone_records = device.zone_records.as_device_ptr();
         let mut images = device.images.as_device_ptr();
         let mut ghost_of_rows = device.ghost_of_rows.as_device_ptr();
         let mut ghost_of = device.ghost_of.as_device_ptr();
@@ -277,8 +282,7 @@ impl GpuBfs for GhostZoneSearch<'_> {
         let mut step_words = device.step_words.as_device_ptr();
         let mut counters = device.counters.as_device_ptr();
         let mut parameters = [
-            parameter(&mut zone_starts),
-            parameter(&mut image_starts),
+            parameter(&mut zone_records),
             parameter(&mut images),
             parameter(&mut ghost_of_rows),
             parameter(&mut ghost_of),
@@ -383,15 +387,16 @@ mod tests {
     use super::*;
     use crate::graph::generate::Spec;
 
-    /// Each image starts on a quad and holds, where `GhostZoneImage` says,
-    /// its zone's rows from 0, its ghosts' ids and its neighbours.
+    /// Each zone's record names it, its vertices and its image, the images
+    /// one after the other, and each image holds, where `GhostZoneImage`
+    /// says, its zone's rows from 0, its ghosts' ids and its neighbours.
     #[test]
     fn images_hold_each_zone_where_the_layout_says() {
         for (spec, partition_size, hops) in [("grid:40x40:0.1", 50, 3), ("kron:9:8", 32, 1)] {
             let graph = spec.parse::<Spec>().unwrap().generate().unwrap();
             let zones = GhostZones::build(&graph, partition_size, hops, u32::MAX).unwrap();
-            let (image_starts, images) = zone_images(&zones).unwrap();
-            assert_eq!(image_starts.len(), zones.zone_starts.len());
+            let (records, images) = zone_images(&zones).unwrap();
+            assert_eq!(records.len() + 1, zones.zone_starts.len());
             for (zone, interior) in zones.interior_sizes().into_iter().enumerate() {
                 let (start, end) = (
                     zones.zone_starts[zone] as usize,
@@ -401,11 +406,28 @@ mod tests {
                 let columns = &zones.local_columns[rows[0] as usize..rows[end - start] as usize];
                 let layout =
                     GhostZoneImage::new((end - start) as u32, interior, columns.len() as u32);
-                let image = &images[image_starts[zone] as usize..image_starts[zone + 1] as usize];
-                assert_eq!(image_starts[zone] % 4, 0, "{spec}: zone {zone}");
-                assert_eq!(image.len(), layout.words() as usize, "{spec}: zone {zone}");
-                let (image_rows, rest) = image.split_at(layout.rows as usize);
-                let (image_ghosts, image_columns) = rest.split_at(layout.ghost_ids as usize);
+                let record = records[zone];
+                assert_eq!(
+                    (record.zone, record.vertices, record.quads),
+                    (zone as u32, (end - start) as u32, layout.words() / 4),
+                    "{spec}: zone {zone}"
+                );
+                let image_start = 4 * record.first_quad as usize;
+                let image = &images[image_start..image_start + layout.words() as usize];
+                let next_quad = records
+                    .get(zone + 1)
+                    .map_or(images.len() / 4, |next| next.first_quad as usize);
+                assert_eq!(
+                    next_quad,
+                    (image_start + image.len()) / 4,
+                    "{spec}: zone {zone}"
+                );
+                let part =
+                    |start: u32, words: u32| &image[start as usize..(start + words) as usize];
+                let image_rows = part(0, layout.rows);
+                let image_ghosts = part(layout.rows, layout.ghost_ids);
+                let image_columns = part(layout.columns_start(), layout.columns);
+                assert_eq!(layout.columns_start() + layout.columns, layout.words());
                 let relative: Vec<u32> = rows.iter().map(|row| row - rows[0]).collect();
                 assert_eq!(
                     &image_rows[..relative.len()],
