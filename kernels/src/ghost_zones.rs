@@ -560,7 +560,8 @@ const HOLDERS_IN_FLIGHT: usize = 2;
 
 /// Threads that share a queued vertex's edges, each taking every
 /// `EDGE_LANES`-th: a level's chain is one edge long on a grid or a road
-/// network (a handful of neighbours), not the vertex's degree.
+/// network (a handful of neighbours), not the vertex's degree. (Two took
+/// the grids 14% longer, eight 5%: BENCHMARKS.md.)
 const EDGE_LANES: u32 = 4;
 
 /// Calls `stage` for the block's items `0..count` in batches of `BATCH`
