@@ -191,6 +191,19 @@ fn ghost_zones_are_exact_for_every_shape() {
         .collect();
     let search = Search::new(&gpu, &grid, Variant::GhostZones).unwrap();
     assert_search_exact(search, ("ghost-zones on grid:400x400", &grid), &references);
+    // The same on 7 blocks: most steps list more zones than blocks, and
+    // each block takes the next entry as it finishes one.
+    let search = Search::with(&gpu, &grid, Variant::GhostZones, |gpu, graph| {
+        Ok(Box::new(
+            GhostZoneSearch::new(gpu, graph)?.limited_to_blocks(7),
+        ))
+    })
+    .unwrap();
+    assert_search_exact(
+        search,
+        ("ghost-zones on grid:400x400, 7 blocks", &grid),
+        &references,
+    );
 }
 
 #[test]

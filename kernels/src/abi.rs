@@ -290,8 +290,9 @@ pub mod ghost_zones {
 pub const GHOST_ZONES_BLOCK_SIZE: u32 = 1024;
 
 /// Shared words of `ghost_zone_search` before its per-vertex arrays: the
-/// grid barrier's count, three rotating queue tails, padding.
-pub const GHOST_ZONES_HEADER_WORDS: u32 = 4;
+/// grid barrier's count, three rotating queue tails, the block's next
+/// entry of a step's list, padding to 16 bytes.
+pub const GHOST_ZONES_HEADER_WORDS: u32 = 8;
 
 /// Dynamic shared memory of `ghost_zone_search` for zones of at most
 /// `zone_capacity` vertices (a multiple of 8, so that the image starts on

@@ -71,7 +71,7 @@ use crate::gpu::{self, FULL_WARP, Quad};
 /// `unvisited` holds each partition's count of vertices (the source's
 /// included: the kernel takes it off); `queued_at` has `zone_count`
 /// zeros; `zone_lists` has `2 * zone_count` records; `step_words` three
-/// `u64` set to 0; `counters` four `u64` set to 0, which receive the zone
+/// `u64` set to 0, `next_entries` three `u32`; `counters` four `u64` set to 0, which receive the zone
 /// searches (a zone listed in vain, its partition visited, counts too),
 /// edges examined and levels searched, added up, and the steps.
 ///
@@ -84,8 +84,9 @@ use crate::gpu::{self, FULL_WARP, Quad};
 /// has more words is read where it lies, in global memory.
 ///
 /// # Thread mapping
-/// Block `b` searches entries `b`, `b + B`, … of a step's list (`B`
-/// blocks); within a zone, thread `t` copies quads of the image and
+/// Block `b` searches entry `b` of a step's list (`B` blocks); entries
+/// from `B` on go to the blocks that finish first, one at a time; within
+/// a zone, thread `t` copies quads of the image and
 /// handles vertices and queue entries `t`, `t + blockDim`, ….
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn ghost_zone_search(
@@ -106,9 +107,14 @@ pub unsafe extern "ptx-kernel" fn ghost_zone_search(
     queued_at: *mut u32,
     zone_lists: *mut Quad,
     step_words: *mut u64,
+    next_entries: *mut u32,
     counters: *mut u64,
 ) {
     let barrier_shared = gpu::dynamic_shared_memory::<u32>();
+    // SAFETY: the header's fifth word (`GHOST_ZONES_HEADER_WORDS`), written
+    // by thread 0 after a zone search's last barrier and read by the block
+    // after the next; the next write follows the next search's barriers.
+    let next_shared = unsafe { barrier_shared.add(4) };
     let zones = Zones {
         images,
         ghost_of_rows,
@@ -145,8 +151,10 @@ pub unsafe extern "ptx-kernel" fn ghost_zone_search(
         let mut step = 0u32;
         while listed > 0 {
             let word = step_words.add(((step + 1) % 3) as usize);
+            let next_entry = next_entries.add((step % 3) as usize);
             if gpu::global_thread_index() == 0 {
                 core::ptr::write_volatile(step_words.add(((step + 2) % 3) as usize), 0);
+                core::ptr::write_volatile(next_entries.add(((step + 2) % 3) as usize), 0);
             }
             let list = zone_lists.add(((step % 2) * zone_count) as usize);
             let listing = Listing {
@@ -167,7 +175,20 @@ pub unsafe extern "ptx-kernel" fn ghost_zone_search(
                 searches += 1;
                 edges_examined += edges;
                 levels_searched += levels_run as u64;
-                entry += gpu::grid_size();
+                // Past the first round, the next entry goes to whichever
+                // block asks first: one that found its zone had nothing
+                // left to search (about one search in seven on a grid: the
+                // step that reached a partition's last vertices lists it
+                // once more) takes another while the others still search.
+                entry = if listed > gpu::grid_size() {
+                    if gpu::thread_index() == 0 {
+                        *next_shared = gpu::grid_size() + gpu::atomic_add(next_entry, 1);
+                    }
+                    gpu::sync_threads();
+                    *next_shared
+                } else {
+                    listed
+                };
             }
             listed = gpu::grid_barrier_with_count(word, gpu::grid_size(), barrier_shared);
             step += 1;
@@ -587,7 +608,7 @@ fn for_each_batch<const BATCH: usize>(count: u32, mut stage: impl FnMut(&[Option
 /// A zone's arrays in the block's shared memory, as
 /// [`ghost_zones_shared_bytes`](crate::abi::ghost_zones_shared_bytes) lays
 /// them out: the header (the grid barrier's word, three rotating queue
-/// tails), then per vertex a level, a parent and two queue entries, then
+/// tails, the next entry), then per vertex a level, a parent and two queue entries, then
 /// the image.
 struct SharedZone {
     tails: *mut u32,

@@ -65,6 +65,7 @@ struct DeviceZones {
     queued_at: DeviceBuffer<u32>,
     zone_lists: DeviceBuffer<u32>,
     step_words: DeviceBuffer<u64>,
+    next_entries: DeviceBuffer<u32>,
     counters: DeviceBuffer<u64>,
 }
 
@@ -120,6 +121,14 @@ impl<'g> GhostZoneSearch<'g> {
         self
     }
 
+    /// This search on at most `blocks` blocks (at least one), so that its
+    /// steps list more zones than blocks, each block taking the next entry
+    /// as it finishes one (the large grids' case, for the tests).
+    pub fn limited_to_blocks(mut self, blocks: u32) -> Self {
+        self.blocks = blocks.clamp(1, self.blocks);
+        self
+    }
+
     fn with_zones(gpu: &'g Gpu, zones: GhostZones) -> Result<Self> {
         let (records, images) = zone_images(&zones).ok_or_else(|| {
             Error::Unsupported(
@@ -167,6 +176,7 @@ impl<'g> GhostZoneSearch<'g> {
             queued_at: DeviceBuffer::zeroed(zone_count.max(1)).context(allocation)?,
             zone_lists: DeviceBuffer::zeroed(2 * 4 * zone_count.max(1)).context(allocation)?,
             step_words: DeviceBuffer::zeroed(3).context(allocation)?,
+            next_entries: DeviceBuffer::zeroed(3).context(allocation)?,
             counters: DeviceBuffer::zeroed(4).context(allocation)?,
         };
         Ok(GhostZoneSearch {
@@ -190,6 +200,7 @@ impl<'g> GhostZoneSearch<'g> {
             + 8 * vertices
             + 4 * 3 * zones.zone_count() as u64
             + 8 * 7
+            + 4 * 3
     }
 }
 
@@ -261,6 +272,10 @@ impl GpuBfs for GhostZoneSearch<'_> {
                 .context(context)?;
             device.queued_at.set_zero_async(stream).context(context)?;
             device.step_words.set_zero_async(stream).context(context)?;
+            device
+                .next_entries
+                .set_zero_async(stream)
+                .context(context)?;
             device.counters.set_zero_async(stream).context(context)?;
         }
         let mut zone_records = device.zone_records.as_device_ptr();
@@ -280,6 +295,7 @@ impl GpuBfs for GhostZoneSearch<'_> {
         let mut queued_at = device.queued_at.as_device_ptr();
         let mut zone_lists = device.zone_lists.as_device_ptr();
         let mut step_words = device.step_words.as_device_ptr();
+        let mut next_entries = device.next_entries.as_device_ptr();
         let mut counters = device.counters.as_device_ptr();
         let mut parameters = [
             parameter(&mut zone_records),
@@ -299,6 +315,7 @@ impl GpuBfs for GhostZoneSearch<'_> {
             parameter(&mut queued_at),
             parameter(&mut zone_lists),
             parameter(&mut step_words),
+            parameter(&mut next_entries),
             parameter(&mut counters),
         ];
         // SAFETY: the parameters are the addresses of values of
