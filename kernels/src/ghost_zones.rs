@@ -18,7 +18,8 @@
 //! partition's levels exactly, `hops` levels at once.
 //!
 //! A step, from the frontier at level `L = step * hops`, for each zone on
-//! the step's list (dealt out to the blocks in turn; each entry is the
+//! the step's list (one a block, the rest to the blocks that finish
+//! first; each entry is the
 //! zone's record, [`GhostZoneRecord`]: where its image lies, in the same
 //! load as the zone's id):
 //! 1. unless its partition has no unvisited vertex left (then nothing
