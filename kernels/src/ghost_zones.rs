@@ -19,9 +19,8 @@
 //!
 //! A step, from the frontier at level `L = step * hops`, for each zone on
 //! the step's list (one a block, the rest to the blocks that finish
-//! first; each entry is the
-//! zone's record, [`GhostZoneRecord`]: where its image lies, in the same
-//! load as the zone's id):
+//! first; each entry is the zone's record, [`GhostZoneRecord`]: where its
+//! image lies, in the same load as the zone's id):
 //! 1. unless its partition has no unvisited vertex left (then nothing
 //!    follows), copy the zone's *image* into shared memory: its rows, its
 //!    ghosts' ids and its neighbours, which the host laid out as shared
