@@ -581,7 +581,7 @@ pub unsafe fn load_read_only_quad(address: *const Quad) -> Quad {
 /// `read_volatile` of a `Quad` does in four, through local memory).
 ///
 /// # Safety
-/// `address` is valid, on 16 bytes.
+/// `address` is valid, in global memory, on 16 bytes.
 #[inline(always)]
 pub unsafe fn load_volatile_quad(address: *const Quad) -> Quad {
     let (a, b, c, d): (u32, u32, u32, u32);
@@ -603,7 +603,7 @@ pub unsafe fn load_volatile_quad(address: *const Quad) -> Quad {
 /// A volatile store of a [`Quad`], one 16-byte store.
 ///
 /// # Safety
-/// `address` is valid, on 16 bytes.
+/// `address` is valid, in global memory, on 16 bytes.
 #[inline(always)]
 pub unsafe fn store_volatile_quad(address: *mut Quad, Quad([a, b, c, d]): Quad) {
     // SAFETY: the caller guarantees a valid, aligned address.

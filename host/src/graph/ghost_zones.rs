@@ -205,15 +205,6 @@ impl GhostZones {
             .unwrap_or(0)
     }
 
-    /// Edges of the zone with the most.
-    pub fn most_zone_edges(&self) -> u32 {
-        self.zone_starts
-            .windows(2)
-            .map(|pair| self.local_rows[pair[1] as usize] - self.local_rows[pair[0] as usize])
-            .max()
-            .unwrap_or(0)
-    }
-
     /// Each partition's own vertices, which a search's first step counts
     /// as unvisited.
     pub fn interior_sizes(&self) -> Vec<u32> {
