@@ -71,9 +71,10 @@ use crate::gpu::{self, FULL_WARP, Quad};
 /// `unvisited` holds each partition's count of vertices (the source's
 /// included: the kernel takes it off); `queued_at` has `zone_count`
 /// zeros; `zone_lists` has `2 * zone_count` records; `step_words` three
-/// `u64` set to 0, `next_entries` three `u32`; `counters` four `u64` set to 0, which receive the zone
-/// searches (a zone listed in vain, its partition visited, counts too),
-/// edges examined and levels searched, added up, and the steps.
+/// `u64` set to 0, `next_entries` three `u32` set to 0; `counters` four
+/// `u64` set to 0, which receive the zone searches (a zone listed in vain,
+/// its partition visited, counts too), edges examined and levels
+/// searched, added up, and the steps.
 ///
 /// # Launch
 /// Cooperative, at most the occupancy's blocks, blocks of exactly
@@ -86,8 +87,8 @@ use crate::gpu::{self, FULL_WARP, Quad};
 /// # Thread mapping
 /// Block `b` searches entry `b` of a step's list (`B` blocks); entries
 /// from `B` on go to the blocks that finish first, one at a time; within
-/// a zone, thread `t` copies quads of the image and
-/// handles vertices and queue entries `t`, `t + blockDim`, ….
+/// a zone, thread `t` copies quads of the image and handles vertices and
+/// queue entries `t`, `t + blockDim`, ….
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn ghost_zone_search(
     zone_records: *const Quad,
@@ -110,11 +111,7 @@ pub unsafe extern "ptx-kernel" fn ghost_zone_search(
     next_entries: *mut u32,
     counters: *mut u64,
 ) {
-    let barrier_shared = gpu::dynamic_shared_memory::<u32>();
-    // SAFETY: the header's fifth word (`GHOST_ZONES_HEADER_WORDS`), written
-    // by thread 0 after a zone search's last barrier and read by the block
-    // after the next; the next write follows the next search's barriers.
-    let next_shared = unsafe { barrier_shared.add(4) };
+    let header = SharedZone::new(zone_capacity);
     let zones = Zones {
         images,
         ghost_of_rows,
@@ -147,7 +144,7 @@ pub unsafe extern "ptx-kernel" fn ghost_zone_search(
             listing.list_zone(own);
             zones.list_holders(&listing, source);
         }
-        let mut listed = gpu::grid_barrier_with_count(step_words, gpu::grid_size(), barrier_shared);
+        let mut listed = gpu::grid_barrier_with_count(step_words, gpu::grid_size(), header.barrier);
         let mut step = 0u32;
         while listed > 0 {
             let word = step_words.add(((step + 1) % 3) as usize);
@@ -180,17 +177,20 @@ pub unsafe extern "ptx-kernel" fn ghost_zone_search(
                 // left to search (about one search in seven on a grid: the
                 // step that reached a partition's last vertices lists it
                 // once more) takes another while the others still search.
+                // Thread 0 writes the shared word after the search's last
+                // barrier, the block reads it after this one, and the next
+                // write follows the next search's barriers.
                 entry = if listed > gpu::grid_size() {
                     if gpu::thread_index() == 0 {
-                        *next_shared = gpu::grid_size() + gpu::atomic_add(next_entry, 1);
+                        *header.next_entry = gpu::grid_size() + gpu::atomic_add(next_entry, 1);
                     }
                     gpu::sync_threads();
-                    *next_shared
+                    *header.next_entry
                 } else {
                     listed
                 };
             }
-            listed = gpu::grid_barrier_with_count(word, gpu::grid_size(), barrier_shared);
+            listed = gpu::grid_barrier_with_count(word, gpu::grid_size(), header.barrier);
             step += 1;
         }
         if edges_examined > 0 {
@@ -341,11 +341,6 @@ impl Zones {
     ) -> (u64, u32) {
         let shared = SharedZone::new(self.zone_capacity);
         let zone = record.zone;
-        let step = ZoneStep {
-            zone,
-            level,
-            size: record.vertices,
-        };
         // SAFETY: the record bounds the zone's image (the contract); the
         // copy stays within `image_capacity` words of shared memory; every
         // thread reaches the barriers (the bounds are the same for all).
@@ -363,14 +358,14 @@ impl Zones {
                 return (0, 0);
             }
             if record.quads * 4 > self.image_capacity {
-                return self.search_image(&step, image.cast(), labels, listing, &shared);
+                return self.search_image((record, level), image.cast(), labels, listing, &shared);
             }
             copy_image((image, record.quads), shared.image);
             gpu::sync_threads();
             // A second copy of the search, with the image in shared memory
             // where the compiler sees it is (shared loads, not generic ones).
             self.search_image(
-                &step,
+                (record, level),
                 shared.image.cast_const().cast(),
                 labels,
                 listing,
@@ -390,13 +385,14 @@ impl Zones {
     #[inline(always)]
     unsafe fn search_image(
         &self,
-        &ZoneStep { zone, level, size }: &ZoneStep,
+        (record, level): (&GhostZoneRecord, u32),
         image: *const u32,
         (levels, parents): (*mut u32, *mut u32),
         listing: &Listing,
         shared: &SharedZone,
     ) -> (u64, u32) {
         let (thread, threads) = (gpu::thread_index(), gpu::block_size());
+        let (zone, size) = (record.zone, record.vertices);
         let first = zone * self.partition_size;
         let interior = self.partition_size.min(self.vertex_count - first);
         let layout = GhostZoneImage::new(size, interior, 0);
@@ -522,14 +518,6 @@ impl Zones {
     }
 }
 
-/// Which zone a block searches in a step, from which level, and its
-/// vertices.
-struct ZoneStep {
-    zone: u32,
-    level: u32,
-    size: u32,
-}
-
 /// Quads of the image a thread loads at once, so that their latencies
 /// overlap: a zone of 6,000 vertices and 24,000 edges has an image of
 /// some 5,500 quads, one batch of the block's 1,024 threads.
@@ -608,10 +596,12 @@ fn for_each_batch<const BATCH: usize>(count: u32, mut stage: impl FnMut(&[Option
 /// A zone's arrays in the block's shared memory, as
 /// [`ghost_zones_shared_bytes`](crate::abi::ghost_zones_shared_bytes) lays
 /// them out: the header (the grid barrier's word, three rotating queue
-/// tails, the next entry), then per vertex a level, a parent and two queue entries, then
-/// the image.
+/// tails, the block's next entry of a step's list), then per vertex a
+/// level, a parent and two queue entries, then the image.
 struct SharedZone {
+    barrier: *mut u32,
     tails: *mut u32,
+    next_entry: *mut u32,
     state: *mut u32,
     parents: *mut u16,
     queues: *mut u16,
@@ -626,14 +616,16 @@ impl SharedZone {
         let capacity = zone_capacity as usize;
         // SAFETY: offsets within the dynamic shared memory the launch gives
         // (`ghost_zones_shared_bytes(zone_capacity, _)`, the image last, on
-        // 16 bytes: the header is 16, the rest 10 bytes a vertex, and
+        // 16 bytes: the header is 32, the rest 10 bytes a vertex, and
         // `zone_capacity` a multiple of 8).
         unsafe {
             let state = shared.add(GHOST_ZONES_HEADER_WORDS as usize);
             let parents = state.add(capacity).cast::<u16>();
             let queues = parents.add(capacity);
             SharedZone {
+                barrier: shared,
                 tails: shared.add(1),
+                next_entry: shared.add(4),
                 state,
                 parents,
                 queues,

@@ -14,10 +14,10 @@
 //! level: `persistent_direction_optimizing`; and past one barrier per
 //! level: `partitioned`, and its partitions split between a searcher and
 //! a messenger warp: `warp_specialized`, and partitions searched with
-//! their ghost zones, many levels per grid barrier: `ghost_zones`; and a road network's chains
-//! contracted into weighted edges, searched in rounds of their junctions:
-//! `chain_contracted`; and the junctions' contraction hierarchy, swept
-//! level by level: `hierarchy_sweep`. Across GPUs, the steps of a
+//! their ghost zones, many levels per grid barrier: `ghost_zones`; and a
+//! road network's chains contracted into weighted edges, searched in
+//! rounds of their junctions: `chain_contracted`; and the junctions'
+//! contraction hierarchy, swept level by level: `hierarchy_sweep`. Across GPUs, the steps of a
 //! 1D-partitioned search besides its direction-optimizing levels:
 //! `distributed`.
 //!

@@ -5,11 +5,12 @@
 //! degree tell the two apart before searching: road networks and meshes
 //! have a handful of neighbours per vertex and no hubs: they run
 //! `ghost-zones`, 16 levels per grid barrier, which was faster than every
-//! other variant on every grid measured (H100, 32 sources, medians: the
-//! 100², 300², 1000² and 2048² grids with 5% of their edges missing 0.162,
-//! 0.451, 1.737 and 3.96 ms against 0.237, 0.772, 4.135 and 9.40 for what
-//! `auto` ran before, `small-frontier` and `persistent` by frontier size,
-//! or `partitioned`; the 4096² grid 11.67 against `persistent`'s 22.06);
+//! other variant on every grid measured (H100, medians: the 100², 300² and
+//! 1000² grids with 5% of their edges missing 0.162, 0.451 and 1.737 ms,
+//! with an earlier build of `ghost-zones`, against 0.237, 0.772 and 4.135
+//! for what `auto` ran before, `small-frontier` and `persistent` by
+//! frontier size; the 2048² and 4096² grids 3.11 and 8.93 against
+//! `partitioned`'s 9.53 and `persistent`'s 21.20, BENCHMARKS.md);
 //! without cooperative launches, or where the zones cannot be built, they
 //! run their levels choosing per level by frontier size — one block
 //! (`small-frontier`'s kernel) while the frontier is small, the persistent
@@ -71,7 +72,6 @@ pub enum Strategy {
     /// High diameter, low degree: levels in one block or the persistent
     /// grid, by frontier size, without host round trips.
     ManyLevelsPerLaunch,
-    /// High diameter, low degree, partitions staged but not too many:
     /// High diameter, low degree, a device with cooperative launches:
     /// `ghost-zones`, partitions searched with their zones, 16 levels per
     /// grid barrier.
@@ -153,7 +153,8 @@ pub fn workspace_bytes(gpu: &Gpu, graph: &Csr) -> u64 {
 /// The driver of the strategy `graph` calls for.
 pub fn new<'g>(gpu: &'g Gpu, graph: &'g Csr) -> Result<Box<dyn GpuBfs + 'g>> {
     Ok(match strategy_on(gpu, graph) {
-        // Zones past 2^32 vertices in all: level by level instead.
+        // Zones that do not fit (hubs' one-hop zones, or more than 2^32
+        // vertices, edges or image quads in all): level by level instead.
         Strategy::GhostZones => match GhostZoneSearch::new(gpu, graph) {
             Ok(search) => Box::new(search),
             Err(Error::Unsupported(_)) => {
