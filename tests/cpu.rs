@@ -312,6 +312,30 @@ fn the_parallel_cpu_engine_runs_wide_levels_on_its_team_and_bottom_up() {
 }
 
 #[test]
+fn many_searches_write_each_ones_levels_in_the_json() {
+    let folder = bfs_tests::temporary_folder("sources-json");
+    let json = folder.join("searches.json");
+    let run = bfs_tests::run_bfs(&[
+        "--graph",
+        "gen:path:5",
+        "--device",
+        "cpu",
+        "--sources",
+        "0,2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let written = std::fs::read_to_string(&json).unwrap();
+    let frontiers: Vec<&str> = written
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("\"frontier\": "))
+        .collect();
+    // From 0, five levels of one vertex; from 2, the source, then two and two.
+    assert_eq!(frontiers, ["1,", "1,", "1,", "1,", "1,", "1,", "2,", "2,"]);
+}
+
+#[test]
 fn device_cpu_runs_the_engine_with_its_threads_and_matches_the_reference() {
     let folder = bfs_tests::temporary_folder("device-cpu");
     let outputs = [("cpu", "3"), ("cpu-reference", "1")].map(|(device, threads)| {

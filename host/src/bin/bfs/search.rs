@@ -384,6 +384,8 @@ fn many_searches(
         bfs_milliseconds: f64,
         /// Over GPUs: the time of the search's exchanges.
         exchange_milliseconds: Option<f64>,
+        /// Each level, as `--trace` prints it (written with `--json` only).
+        trace: Vec<report::LevelTrace>,
     }
     #[derive(Serialize)]
     struct ManyReport {
@@ -418,6 +420,10 @@ fn many_searches(
             input_edges_traversed: input_traversed,
             bfs_milliseconds: outcome.elapsed.as_secs_f64() * 1e3,
             exchange_milliseconds: exchange.map(|exchange| exchange.as_secs_f64() * 1e3),
+            trace: match arguments.json {
+                Some(_) => report::trace(graph, &outcome.result, &outcome.steps),
+                None => Vec::new(),
+            },
         });
         times.push(outcome.elapsed);
         searches_steps.push(outcome.steps);
