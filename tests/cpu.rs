@@ -243,19 +243,25 @@ fn generated_graphs_know_graph500s_input_edges() {
 
 #[test]
 fn the_trace_accounts_for_every_reached_vertex_and_edge() {
-    let grid = generated("grid:30x30:0.1", 4);
-    let result = cpu::bfs(&grid, 0);
-    let trace = bfs::report::trace(&grid, &result, &[]);
-    assert_eq!(trace.len() as u32, result.level_count());
-    assert_eq!(trace[0].frontier, 1);
-    assert_eq!(
-        trace.iter().map(|level| level.frontier).sum::<u64>(),
-        result.reached() as u64
-    );
-    assert_eq!(
-        trace.iter().map(|level| level.edges).sum::<u64>(),
-        result.edges_traversed(&grid)
-    );
+    // A grid's levels are counted on every core, a long path's (more
+    // levels than that allows) on one.
+    for spec in ["grid:30x30:0.1", "path:70000"] {
+        let graph = generated(spec, 4);
+        let result = cpu::bfs(&graph, 0);
+        let trace = bfs::report::trace(&graph, &result, &[]);
+        assert_eq!(trace.len() as u32, result.level_count(), "{spec}");
+        assert_eq!(trace[0].frontier, 1, "{spec}");
+        assert_eq!(
+            trace.iter().map(|level| level.frontier).sum::<u64>(),
+            result.reached() as u64,
+            "{spec}"
+        );
+        assert_eq!(
+            trace.iter().map(|level| level.edges).sum::<u64>(),
+            result.edges_traversed(&graph),
+            "{spec}"
+        );
+    }
 }
 
 #[test]

@@ -133,6 +133,10 @@ pub struct LevelTrace {
     pub direction: Option<&'static str>,
 }
 
+/// The most levels for which [`trace`] counts on every core, a vector of
+/// them a thread (1 MB).
+const PARALLEL_TRACE_MOST_LEVELS: usize = 1 << 16;
+
 /// Frontier size and edges examined per level of `result`, with the times
 /// of `steps` where a GPU ran.
 pub fn trace(graph: &Csr, result: &Bfs, steps: &[Step]) -> Vec<LevelTrace> {
@@ -149,9 +153,20 @@ pub fn trace(graph: &Csr, result: &Bfs, steps: &[Step]) -> Vec<LevelTrace> {
             direction: None,
         })
         .collect();
-    // Counted in parallel: `--sources --json` traces every search, and a
-    // Kronecker 28 search labels 268 million vertices.
+    // Each level's vertices and edges. Counted on every core where the
+    // levels are few (`--sources --json` traces every search, and a
+    // Kronecker 28 search labels 268 million vertices): each thread keeps
+    // a count of every level, which a path's millions of levels forbid.
     let level_count = levels.len();
+    let zeroes = || vec![(0u64, 0u64); level_count];
+    let count = |mut counts: Vec<(u64, u64)>, (vertex, &level): (usize, &u32)| {
+        if level != UNREACHED {
+            let count = &mut counts[level as usize];
+            count.0 += 1;
+            count.1 += graph.degree(vertex as u32) as u64;
+        }
+        counts
+    };
     let add = |mut into: Vec<(u64, u64)>, from: Vec<(u64, u64)>| {
         for (into, from) in into.iter_mut().zip(from) {
             into.0 += from.0;
@@ -159,23 +174,12 @@ pub fn trace(graph: &Csr, result: &Bfs, steps: &[Step]) -> Vec<LevelTrace> {
         }
         into
     };
-    let counts = result
-        .levels
-        .par_iter()
-        .enumerate()
-        .with_min_len(1 << 16)
-        .fold(
-            || vec![(0u64, 0u64); level_count],
-            |mut counts, (vertex, &level)| {
-                if level != UNREACHED {
-                    let count = &mut counts[level as usize];
-                    count.0 += 1;
-                    count.1 += graph.degree(vertex as u32) as u64;
-                }
-                counts
-            },
-        )
-        .reduce(|| vec![(0, 0); level_count], add);
+    let counts = if level_count <= PARALLEL_TRACE_MOST_LEVELS {
+        let vertices = result.levels.par_iter().enumerate().with_min_len(1 << 16);
+        vertices.fold(zeroes, count).reduce(zeroes, add)
+    } else {
+        result.levels.iter().enumerate().fold(zeroes(), count)
+    };
     for (level, (frontier, edges)) in levels.iter_mut().zip(counts) {
         (level.frontier, level.edges) = (frontier, edges);
     }
