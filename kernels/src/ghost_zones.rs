@@ -414,7 +414,7 @@ impl Zones {
             };
 
             // 1. Gather the levels; those at `level` form the frontier.
-            for_each_batch(size, |vertices: &[Option<u32>; LEVELS_IN_FLIGHT]| {
+            for_each_batch(size, |vertices| {
                 let mut found = [UNREACHED; LEVELS_IN_FLIGHT];
                 for k in 0..LEVELS_IN_FLIGHT {
                     if let Some(vertex) = vertices[k] {
@@ -573,15 +573,16 @@ const HOLDERS_IN_FLIGHT: usize = 2;
 /// the grids 14% longer, eight 5%: BENCHMARKS.md.)
 const EDGE_LANES: u32 = 4;
 
-/// Calls `stage` for the block's items `0..count` in batches of `BATCH`
-/// a thread: thread `t` gets `t`, `t + T`, … `t + (BATCH - 1) T` (`T`
-/// threads), then the batch `BATCH T` further; `None` past `count`.
+/// Calls `stage` for the block's items `0..count` in batches of
+/// `LEVELS_IN_FLIGHT` a thread: thread `t` gets `t`, `t + T`, … `t +
+/// (LEVELS_IN_FLIGHT - 1) T` (`T` threads), then the batch
+/// `LEVELS_IN_FLIGHT T` further; `None` past `count`.
 #[inline(always)]
-fn for_each_batch<const BATCH: usize>(count: u32, mut stage: impl FnMut(&[Option<u32>; BATCH])) {
+fn for_each_batch(count: u32, mut stage: impl FnMut(&[Option<u32>; LEVELS_IN_FLIGHT])) {
     let threads = gpu::block_size();
     let mut base = gpu::thread_index();
     while base < count {
-        let mut items = [None; BATCH];
+        let mut items = [None; LEVELS_IN_FLIGHT];
         for (k, item) in items.iter_mut().enumerate() {
             let index = base + k as u32 * threads;
             if index < count {
@@ -589,7 +590,7 @@ fn for_each_batch<const BATCH: usize>(count: u32, mut stage: impl FnMut(&[Option
             }
         }
         stage(&items);
-        base += BATCH as u32 * threads;
+        base += LEVELS_IN_FLIGHT as u32 * threads;
     }
 }
 

@@ -17,9 +17,9 @@
 //! their ghost zones, many levels per grid barrier: `ghost_zones`; and a
 //! road network's chains contracted into weighted edges, searched in
 //! rounds of their junctions: `chain_contracted`; and the junctions'
-//! contraction hierarchy, swept level by level: `hierarchy_sweep`. Across GPUs, the steps of a
-//! 1D-partitioned search besides its direction-optimizing levels:
-//! `distributed`.
+//! contraction hierarchy, swept level by level: `hierarchy_sweep`. Across
+//! GPUs, the steps of a 1D-partitioned search besides its
+//! direction-optimizing levels: `distributed`.
 //!
 //! Built a second time, for sm_90 with `--cfg bfs_sm90`, the crate holds
 //! only the kernels that need Hopper's thread-block clusters: `cluster`

@@ -324,10 +324,11 @@ impl GpuBfs for GhostZoneSearch<'_> {
         // zones as `GhostZones::build` made them (at most `zone_capacity`
         // vertices each) and their images as `zone_images` laid them out
         // (a device allocation, on 256 bytes; each image on a quad,
-        // `image_capacity` a multiple of 4), the labels reset from the renumbered source, the
-        // unvisited counts copied from the partitions' sizes, the rest
-        // zeroed above; `with_zones` checked the launch shape with this
-        // shared memory and `blocks` is within its occupancy.
+        // `image_capacity` a multiple of 4), the labels reset from the
+        // renumbered source, the unvisited counts copied from the
+        // partitions' sizes, the rest zeroed above; `with_zones` checked
+        // the launch shape with this shared memory and `blocks` is within
+        // its occupancy.
         unsafe {
             launch_cooperative(
                 self.gpu,
