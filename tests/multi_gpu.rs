@@ -11,8 +11,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use bfs::abi::DIRECTION_BETA;
-use bfs::gpu::{Direction, Gpu};
-use bfs::multi::direction_optimizing::{ALPHA, Rank, UNCOUNTED_SLOT_EDGES};
+use bfs::gpu::{Direction, Gpu, LEVEL_BY_LEVEL_ALPHA};
+use bfs::multi::direction_optimizing::{Rank, UNCOUNTED_SLOT_EDGES};
 use bfs::multi::{self, Ranks};
 use bfs::validate::{same_levels, validate};
 use bfs::{Csr, cpu};
@@ -75,7 +75,7 @@ fn gapbs_directions(graph: &Csr, levels: &[u32]) -> Vec<Direction> {
     let mut directions = Vec::new();
     let mut level = 0;
     while level < level_count {
-        if graph.is_symmetric() && scout_count > edges_to_check / ALPHA {
+        if graph.is_symmetric() && scout_count > edges_to_check / LEVEL_BY_LEVEL_ALPHA {
             loop {
                 directions.push(Direction::BottomUp);
                 let (previous, awake) = (

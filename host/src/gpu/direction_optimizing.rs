@@ -31,7 +31,7 @@ use crate::{Csr, Result};
 /// top-down and 5.5 bottom-up. Measured on one H200, Graph500 GTEPS, the
 /// same 64 sources at each α (BENCHMARKS.md): Kronecker 24, α = 60, 30,
 /// 20: 191.4, 193.5, 192.9; Kronecker 26: 244.5, 253.0, 253.2 (the slowest
-/// search 8.3, 6.8, 6.9 ms). The search over GPUs keeps its own
+/// search 8.3, 6.8, 6.9 ms). The search over GPUs takes it too
 /// ([`crate::multi`]).
 pub const LEVEL_BY_LEVEL_ALPHA: u64 = 30;
 

@@ -20,7 +20,7 @@ use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer};
 use super::partitioned::shared_limit;
 use super::{
     DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, check_cooperative,
-    launch_cooperative, parameter, reset_labels, upload,
+    copy_to_host, launch_cooperative, parameter, reset_labels, upload,
 };
 use crate::error::CudaContext;
 use crate::graph::ghost_zones::{GhostZones, GrownPartitions, MOST_ZONE_VERTICES};
@@ -370,17 +370,13 @@ impl GhostZoneSearch<'_> {
     fn result(&self, source: u32) -> Result<Bfs> {
         let context = || "copying the result back".to_string();
         let vertex_count = self.zones.renumbering.old_ids.len();
-        let (mut levels, mut parents) = (vec![0; vertex_count], vec![0; vertex_count]);
-        if vertex_count > 0 {
-            self.device
-                .levels
-                .copy_to(&mut levels[..])
-                .context(context)?;
-            self.device
-                .parents
-                .copy_to(&mut parents[..])
-                .context(context)?;
-        }
+        let (levels, parents) = match vertex_count {
+            0 => (Vec::new(), Vec::new()),
+            _ => (
+                copy_to_host(&self.device.levels).context(context)?,
+                copy_to_host(&self.device.parents).context(context)?,
+            ),
+        };
         let (old_ids, new_ids) = (
             &self.zones.renumbering.old_ids,
             &self.zones.renumbering.new_ids,

@@ -14,9 +14,11 @@
 
 use bfs_kernels::abi::{ON_CHIP_BLOCK_SIZE, OnChipLayout, on_chip};
 use cust::function::Function;
-use cust::memory::{CopyDestination, DeviceBuffer};
+use cust::memory::DeviceBuffer;
 
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, cluster, parameter};
+use super::{
+    DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, cluster, copy_to_host, parameter,
+};
 use crate::error::CudaContext;
 use crate::{Bfs, Csr, Error, Result};
 
@@ -156,10 +158,8 @@ impl<'g> OnChip<'g> {
     /// Levels and parents in vertex order, from the slot-ordered buffers.
     fn result(&self, source: u32, vertex_count: u32) -> Result<Bfs> {
         let context = || "copying the result back".to_string();
-        let mut levels = vec![0; self.levels.len()];
-        let mut parents = vec![0; self.parents.len()];
-        self.levels.copy_to(&mut levels[..]).context(context)?;
-        self.parents.copy_to(&mut parents[..]).context(context)?;
+        let levels = copy_to_host(&self.levels).context(context)?;
+        let parents = copy_to_host(&self.parents).context(context)?;
         let ClusterShape { blocks, slots, .. } = self.shape;
         let slot_of = |vertex: u32| ((vertex % blocks) * slots + vertex / blocks) as usize;
         Ok(Bfs {

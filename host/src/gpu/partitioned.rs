@@ -21,7 +21,7 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 use super::queue::visited_words;
 use super::{
     DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, check_cooperative,
-    launch_cooperative, parameter,
+    copy_to_host, launch_cooperative, parameter,
 };
 use crate::error::CudaContext;
 use crate::graph::reorder::Renumbering;
@@ -267,10 +267,7 @@ impl PartitionLabels {
 
     /// Levels and parents in the graph's own ids, from the renumbered labels.
     fn result(&self, renumbering: &Renumbering, source: u32) -> Result<Bfs> {
-        let mut labels = vec![0u64; self.labels.len()];
-        self.labels
-            .copy_to(&mut labels[..])
-            .context(|| "copying the result back".into())?;
+        let labels = copy_to_host(&self.labels).context(|| "copying the result back".into())?;
         let Renumbering { old_ids, new_ids } = renumbering;
         let label = |vertex: u32| labels[new_ids[vertex as usize] as usize];
         let levels = (0..new_ids.len() as u32)

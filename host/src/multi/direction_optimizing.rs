@@ -22,10 +22,12 @@
 //! the next frontier over all ranks itself (its edges from a replicated
 //! array of degrees), and reads the counts back: one round trip a level
 //! and no all-reduce. The direction follows gapbs's rule on those counts,
-//! the same on every rank: to bottom-up when the frontier's edges exceed the unexplored
-//! edges over α, back when the frontier shrinks below `n / β`; α is
-//! [`ALPHA`], not gapbs's 15, as a top-down level here costs more than on
-//! a CPU: each claim an atomic, and a pair to every rank.
+//! the same on every rank: to bottom-up when the frontier's edges exceed
+//! the unexplored edges over α, back when the frontier shrinks below `n /
+//! β`. α is `direction-optimizing`'s ([`LEVEL_BY_LEVEL_ALPHA`], 30, not
+//! gapbs's 15): a top-down claim here costs an atomic and a pair to every
+//! rank, yet a level of 2–3% of the unexplored edges runs about 2.5 times
+//! faster top-down than bottom-up (BENCHMARKS.md).
 //!
 //! [`partition`]: super::partition
 
@@ -47,16 +49,10 @@ use super::partition;
 use crate::error::CudaContext;
 use crate::gpu::RowOffsets;
 use crate::gpu::hub_chunks::{ChunkedTopDown, TopDownLevel};
-use crate::gpu::{Direction, Exchange, Gpu, Step, blocks_for, upload};
+use crate::gpu::{
+    Direction, Exchange, Gpu, LEVEL_BY_LEVEL_ALPHA, Step, blocks_for, copy_to_host, upload,
+};
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
-
-/// The α of the search over GPUs: bottom-up once the frontier's edges
-/// exceed the unexplored edges over 60. Measured on one H200, the search
-/// on one GPU, Kronecker 26, 64 sources, Graph500 GTEPS (BENCHMARKS.md):
-/// α = 15, 30, 60, 120: 176, 203, 208, 192. `direction-optimizing`, whose
-/// top-down levels do not pack, exchange and apply their claims, takes 30
-/// ([`LEVEL_BY_LEVEL_ALPHA`](crate::gpu::LEVEL_BY_LEVEL_ALPHA)).
-pub const ALPHA: u64 = 60;
 
 /// The most frontier edges for which a top-down level sizes the claims'
 /// slots by the edges instead of reading back the ranks' claim counts: at
@@ -369,7 +365,7 @@ impl<'g> Rank<'g> {
         let mut steps = Vec::new();
         while frontier_size > 0 {
             let started = Instant::now();
-            if self.symmetric && scout_count > edges_to_check / ALPHA {
+            if self.symmetric && scout_count > edges_to_check / LEVEL_BY_LEVEL_ALPHA {
                 let mut awake = frontier_size;
                 let mut started = started;
                 loop {
@@ -703,17 +699,16 @@ impl<'g> Rank<'g> {
             self.communicator
                 .all_gather_words(own_labels, pointer, (&starts, &counts), stream)?;
         }
+        let context = || "gathering the labels".to_string();
+        stream.synchronize().context(context)?;
         if self.communicator.rank() != 0 {
-            stream
-                .synchronize()
-                .context(|| "gathering the labels".into())?;
             return Ok(None);
         }
         let n = self.vertex_count as usize;
         Ok(Some(Bfs {
             source,
-            levels: read(self.gpu, &self.levels.index(..n))?,
-            parents: Some(read(self.gpu, &self.parents.index(..n))?),
+            levels: copy_to_host(&self.levels.index(..n)).context(context)?,
+            parents: Some(copy_to_host(&self.parents.index(..n)).context(context)?),
         }))
     }
 }
