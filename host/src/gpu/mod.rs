@@ -826,8 +826,10 @@ fn download(
 /// `buffer`'s values in a new vector, whose pages are first touched on
 /// every core: a copy into untouched memory faults its pages in on the
 /// driver's one thread. On one H100's host, a Kronecker 26 search's
-/// levels (268 MB): 220 ms that way, 40 ms touched first.
-pub fn copy_to_host<T: DeviceCopy + Default + Send>(buffer: &DeviceSlice<T>) -> CudaResult<Vec<T>> {
+/// levels (268 MB): 212–220 ms that way, 38–51 ms touched first.
+pub(crate) fn copy_to_host<T: DeviceCopy + Default + Send>(
+    buffer: &DeviceSlice<T>,
+) -> CudaResult<Vec<T>> {
     let mut values: Vec<T> = (0..buffer.len())
         .into_par_iter()
         .map(|_| T::default())
