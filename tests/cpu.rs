@@ -1,10 +1,11 @@
 //! The CPU reference BFS and the validator on small hand-checked graphs.
 
-use bfs::graph::chains::{ChainContraction, Place, WeightedRows};
+use bfs::graph::chains::{ChainContraction, Place};
 use bfs::graph::hierarchy::{ContractionHierarchy, WIDE_ROW_ARCS};
 use bfs::validate::{Verifier, same_levels, validate};
 use bfs::{Bfs, Csr, UNREACHED, cpu};
 use bfs_tests::generated;
+use bfs_tests::sweeps::{expand_chains, hierarchy_levels, seeds};
 
 const U: u32 = UNREACHED;
 
@@ -454,54 +455,6 @@ fn grown_partitions_of_a_grid_are_compact_patches() {
     );
 }
 
-/// A kept vertex (its index) and its distance from the source.
-type Seed = (u32, u32);
-/// A chain and a position along it.
-type OnChain = (u32, u32);
-
-/// The seeds of a search from `source` over `contraction`'s kept vertices
-/// (kept index, distance), and the source's chain and position if it lies in one.
-fn seeds(contraction: &ChainContraction, source: u32) -> (Vec<Seed>, Option<OnChain>) {
-    match contraction.place(source) {
-        Place::Kept(kept) => (vec![(kept, 0)], None),
-        Place::InChain { chain, position } => {
-            let ends = contraction.chain(chain);
-            (
-                vec![
-                    (ends.first_end, position),
-                    (ends.second_end, ends.length - position),
-                ],
-                Some((chain, position)),
-            )
-        }
-    }
-}
-
-/// Every vertex's distance from the kept vertices' `labels`: a chain's
-/// vertices from its ends (and along the source's own chain).
-fn expand_chains(
-    contraction: &ChainContraction,
-    labels: &[u32],
-    source_chain: Option<OnChain>,
-) -> Vec<u32> {
-    (0..contraction.places.len() as u32 / 2)
-        .map(|vertex| match contraction.place(vertex) {
-            Place::Kept(kept) => labels[kept as usize],
-            Place::InChain { chain, position } => {
-                let ends = contraction.chain(chain);
-                let along = match source_chain {
-                    Some((on, at)) if on == chain => position.abs_diff(at),
-                    _ => U,
-                };
-                labels[ends.first_end as usize]
-                    .saturating_add(position)
-                    .min(labels[ends.second_end as usize].saturating_add(ends.length - position))
-                    .min(along)
-            }
-        })
-        .collect()
-}
-
 /// Distances from `source` as the `chain-contracted` variant computes them,
 /// here on the CPU: shortest paths over the contracted graph's weighted arcs
 /// from the source's seeds (Dijkstra), then each chain's vertices from its ends.
@@ -524,50 +477,6 @@ fn contracted_levels(contraction: &ChainContraction, source: u32) -> Vec<u32> {
                 labels[head as usize] = distance + weight;
                 heap.push(std::cmp::Reverse((distance + weight, head)));
             }
-        }
-    }
-    expand_chains(contraction, &labels, source_chain)
-}
-
-/// Distances from `source` as the `hierarchy-sweep` variant computes them,
-/// here on the CPU: the upward sweep level by level, Bellman–Ford rounds
-/// over the core, the downward sweep, then each chain's vertices.
-fn hierarchy_levels(hierarchy: &ContractionHierarchy, source: u32) -> Vec<u32> {
-    let contraction = &hierarchy.chains;
-    let mut labels = vec![U; contraction.kept_count() as usize];
-    let (seeds, source_chain) = seeds(contraction, source);
-    for (kept, distance) in seeds {
-        labels[kept as usize] = labels[kept as usize].min(distance);
-    }
-    let level = |level: usize| hierarchy.level_starts[level]..hierarchy.level_starts[level + 1];
-    let core_level = hierarchy.level_count() as usize - 1;
-    let pull = |labels: &mut [u32], rows: &WeightedRows, vertex: u32| {
-        for (head, weight) in rows.of(vertex) {
-            labels[vertex as usize] =
-                labels[vertex as usize].min(labels[head as usize].saturating_add(weight));
-        }
-    };
-    for up in 1..=core_level {
-        for vertex in level(up) {
-            pull(&mut labels, &hierarchy.lower, vertex);
-        }
-    }
-    let mut lowered = true;
-    while lowered {
-        lowered = false;
-        for vertex in hierarchy.core() {
-            for (head, weight) in hierarchy.higher.of(vertex) {
-                let through = labels[vertex as usize].saturating_add(weight);
-                if through < labels[head as usize] {
-                    labels[head as usize] = through;
-                    lowered = true;
-                }
-            }
-        }
-    }
-    for down in (0..core_level).rev() {
-        for vertex in level(down) {
-            pull(&mut labels, &hierarchy.higher, vertex);
         }
     }
     expand_chains(contraction, &labels, source_chain)

@@ -14,6 +14,7 @@ pub mod gpu;
 pub mod graph;
 pub mod multi;
 pub mod output;
+pub mod phases;
 pub mod plot;
 pub mod report;
 pub mod validate;

@@ -53,6 +53,13 @@ pub struct Report {
     pub work_overhead: Option<f64>,
     /// Per level: frontier, edges examined and the step's time.
     pub trace: Vec<LevelTrace>,
+    /// The device, the strategy and why, as the run printed it.
+    pub plan: Option<String>,
+    /// What the kernels were loaded from, where a GPU ran.
+    pub kernel_code: Option<String>,
+    /// How long opening the GPU took, on its own thread while the graph
+    /// loaded, step by step.
+    pub startup: Option<crate::gpu::Startup>,
 }
 
 impl Report {
@@ -95,6 +102,9 @@ impl Report {
             work: None,
             work_overhead: None,
             trace: trace(graph, result, steps),
+            plan: None,
+            kernel_code: None,
+            startup: None,
         }
     }
 

@@ -285,6 +285,13 @@ pub mod ghost_zones {
     pub const SEARCH: &str = "ghost_zone_search";
 }
 
+/// Kernel entry point that maps a renumbered search's levels and parents
+/// back to the graph's own ids.
+pub mod renumbering {
+    /// A thread per vertex gathers its level and parent from its new id.
+    pub const GATHER: &str = "renumbering_gather";
+}
+
 /// Threads per block of `ghost_zone_search`: exactly these (it strides
 /// by them when it copies a zone's image).
 pub const GHOST_ZONES_BLOCK_SIZE: u32 = 1024;
@@ -731,6 +738,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     persistent_direction_optimizing::SEARCH_NARROW,
     partitioned::SEARCH,
     ghost_zones::SEARCH,
+    renumbering::GATHER,
     warp_specialized::SEARCH,
     chain_contracted::SEARCH,
     chain_contracted::LEVELS,

@@ -14,7 +14,8 @@
 //! level: `persistent_direction_optimizing`; and past one barrier per
 //! level: `partitioned`, and its partitions split between a searcher and
 //! a messenger warp: `warp_specialized`, and partitions searched with
-//! their ghost zones, many levels per grid barrier: `ghost_zones`; and a
+//! their ghost zones, many levels per grid barrier: `ghost_zones` (its
+//! result mapped back to the graph's ids by `renumbering`); and a
 //! road network's chains contracted into weighted edges, searched in
 //! rounds of their junctions: `chain_contracted`; and the junctions'
 //! contraction hierarchy, swept level by level: `hierarchy_sweep`. Across
@@ -73,6 +74,8 @@ pub mod partitioned;
 pub mod persistent;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod persistent_direction_optimizing;
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
+pub mod renumbering;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod small_frontier;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]

@@ -1,7 +1,8 @@
 //! `cargo xtask bundle`: everything needed to run the suite on a GPU machine
 //! that has no Rust (a login node builds, a compute node runs).
 //!
-//! `bundle/` holds the release `bfs`, the test executables under `tests/`,
+//! `bundle/` holds the release `bfs` and `cuda-floor` (the end-to-end
+//! benchmark's floor), the test executables under `tests/`,
 //! the PTX, `run-tests.sh` (every test with the GPU required),
 //! `sanitize.sh` (compute-sanitizer over every variant) and `bench.sh`
 //! (`cargo xtask bench`'s table).
@@ -32,10 +33,12 @@ pub fn write(workspace: &Workspace, environment: &Environment) -> Result<PathBuf
         std::fs::remove_dir_all(&folder)?;
     }
     std::fs::create_dir_all(folder.join("tests"))?;
-    std::fs::copy(
-        workspace.target().join("release").join("bfs"),
-        folder.join("bfs"),
-    )?;
+    for binary in ["bfs", "cuda-floor"] {
+        std::fs::copy(
+            workspace.target().join("release").join(binary),
+            folder.join(binary),
+        )?;
+    }
     for ptx in &modules {
         let name = ptx.file_name().expect("a PTX file has a name");
         std::fs::copy(ptx, folder.join(name))?;
@@ -69,7 +72,7 @@ pub fn write(workspace: &Workspace, environment: &Environment) -> Result<PathBuf
 /// tables for local profiling; symbols stay, so backtraces keep their names),
 /// which halves the bundle.
 fn strip_debug_info(folder: &Path) -> Result<()> {
-    let mut executables = vec![folder.join("bfs")];
+    let mut executables = vec![folder.join("bfs"), folder.join("cuda-floor")];
     for entry in std::fs::read_dir(folder.join("tests"))? {
         executables.push(entry?.path());
     }

@@ -323,8 +323,7 @@ impl Workspace {
                 "--release",
                 "--package",
                 "bfs",
-                "--bin",
-                "bfs",
+                "--bins",
             ],
         )?;
         let mut command = Command::new(self.target().join("release").join("bfs"));

@@ -31,6 +31,8 @@ pub struct Environment {
 impl Environment {
     /// Sets the variables on `command`.
     pub fn apply(&self, command: &mut Command) {
+        // host/build.rs assembles the kernels with it.
+        command.env("BFS_PTXAS", &self.ptxas);
         if let Some(path) = &self.cuda_library_path {
             command.env("CUDA_LIBRARY_PATH", path);
         }

@@ -13,3 +13,16 @@ pub use reference::bfs;
 pub fn hardware_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |count| count.get())
 }
+
+/// CSR entries a thread of the engine is worth its start and its levels'
+/// forks for: a graph smaller than this many per thread runs on fewer
+/// threads (`docs/decisions.md`).
+pub const EDGES_PER_THREAD: u64 = 1 << 19;
+
+/// The engine's threads for `graph` when none are asked for: one per
+/// [`EDGES_PER_THREAD`] of its CSR entries, at least one and at most
+/// [`hardware_threads`].
+pub fn threads_for(graph: &crate::Csr) -> usize {
+    let wanted = graph.edge_count().div_ceil(EDGES_PER_THREAD).max(1);
+    (wanted.min(hardware_threads() as u64)) as usize
+}

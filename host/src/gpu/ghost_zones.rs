@@ -1,7 +1,7 @@
 //! Host driver of the `ghost-zones` variant: builds the partitions' ghost
 //! zones once (`graph::ghost_zones`), keeps them on the device as images
 //! (each zone's rows, ghosts' ids and neighbours laid out as a block's
-//! shared memory holds them, [`GhostZoneImage`]), and runs
+//! shared memory holds them, [`bfs_kernels::abi::GhostZoneImage`]), and runs
 //! each search as one cooperative launch of `ghost_zone_search`, `hops`
 //! levels per grid barrier. Levels and parents come back in the renumbered
 //! ids and are mapped to the graph's own after the timer stops.
@@ -12,19 +12,20 @@
 //! neighbour) is refused.
 
 use bfs_kernels::abi::{
-    GHOST_ZONES_BLOCK_SIZE, GhostZoneImage, GhostZoneRecord, ghost_zones, ghost_zones_shared_bytes,
+    BLOCK_SIZE, GHOST_ZONES_BLOCK_SIZE, ghost_zones, ghost_zones_shared_bytes, renumbering,
 };
 use cust::function::Function;
+use cust::launch;
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer};
 
 use super::partitioned::shared_limit;
 use super::{
-    DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, check_cooperative,
-    copy_to_host, launch_cooperative, parameter, reset_labels, upload,
+    DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, blocks_for,
+    check_cooperative, copy_to_host, launch_cooperative, parameter, reset_labels, upload,
 };
 use crate::error::CudaContext;
-use crate::graph::ghost_zones::{GhostZones, GrownPartitions, MOST_ZONE_VERTICES};
-use crate::{Bfs, Csr, Error, Result, UNREACHED};
+use crate::graph::ghost_zones::{GhostZones, GrownPartitions, MOST_ZONE_VERTICES, ZoneImages};
+use crate::{Bfs, Csr, Error, Result};
 
 /// Vertices per partition to try, in order: the first is what the grids
 /// ran fastest when the shape was chosen (the build of e5a2a55; H100, 32
@@ -45,7 +46,8 @@ pub const HOPS: [u32; 3] = [16, 4, 1];
 pub struct GhostZoneSearch<'g> {
     gpu: &'g Gpu,
     kernel: Function<'g>,
-    zones: GhostZones,
+    gather: Function<'g>,
+    zones: ZoneImages,
     zone_capacity: u32,
     image_capacity: u32,
     blocks: u32,
@@ -68,21 +70,33 @@ struct DeviceZones {
     step_words: DeviceBuffer<u64>,
     next_entries: DeviceBuffer<u32>,
     counters: DeviceBuffer<u64>,
+    /// The renumbering both ways, and the result in the graph's own ids.
+    new_ids: DeviceBuffer<u32>,
+    old_ids: DeviceBuffer<u32>,
+    own_levels: DeviceBuffer<u32>,
+    own_parents: DeviceBuffer<u32>,
 }
 
 impl<'g> GhostZoneSearch<'g> {
     /// A bound on the device bytes besides the graph, before the zones
     /// are built: the zones at four times the graph's vertices and edges
     /// (on the grids they hold three times), and per vertex a level, a
-    /// parent and its ghost lists.
+    /// parent and its ghost lists, its ids both ways and its level and
+    /// parent in its own ids.
     pub fn workspace_bytes(graph: &Csr) -> u64 {
         let (vertices, edges) = (graph.vertex_count() as u64, graph.edge_count());
-        4 * (8 * vertices + 2 * edges) + 16 * vertices
+        4 * (8 * vertices + 2 * edges) + 32 * vertices
     }
 
     /// Builds the zones of the default shape for `graph` and uploads them.
     pub fn new(gpu: &'g Gpu, graph: &Csr) -> Result<Self> {
-        let capacity = zone_capacity(gpu);
+        Self::from_zones(gpu, Self::build(graph, zone_capacity(gpu))?)
+    }
+
+    /// The zones of the first shape of [`PARTITION_SIZES`] and [`HOPS`]
+    /// whose zones hold at most `capacity` vertices ([`capacity`] of a
+    /// GPU), laid out as images.
+    pub fn build(graph: &Csr, capacity: u32) -> Result<ZoneImages> {
         let zones = PARTITION_SIZES
             .iter()
             .find_map(|&size| {
@@ -97,7 +111,7 @@ impl<'g> GhostZoneSearch<'g> {
                      more than 2^32 vertices or edges in all"
                 ))
             })?;
-        Self::with_zones(gpu, zones)
+        images_of(zones)
     }
 
     /// As [`new`](Self::new), with partitions of `partition_size` vertices
@@ -111,7 +125,7 @@ impl<'g> GhostZoneSearch<'g> {
                      pass the {capacity} vertices a block's shared memory holds"
                 ))
             })?;
-        Self::with_zones(gpu, zones)
+        Self::from_zones(gpu, images_of(zones)?)
     }
 
     /// This search with every zone's image read where it lies, in global
@@ -130,20 +144,25 @@ impl<'g> GhostZoneSearch<'g> {
         self
     }
 
-    fn with_zones(gpu: &'g Gpu, zones: GhostZones) -> Result<Self> {
-        let (records, images) = zone_images(&zones).ok_or_else(|| {
-            Error::Unsupported(
-                "ghost-zones: the zones' images take more than 2^32 quads".to_string(),
-            )
-        })?;
+    /// Uploads `zones` (built for a graph by [`build`](Self::build), or
+    /// loaded from its prepared file); refuses zones of more vertices than
+    /// `gpu`'s blocks hold.
+    pub fn from_zones(gpu: &'g Gpu, zones: ZoneImages) -> Result<Self> {
+        let capacity = zone_capacity(gpu);
+        if zones.most_zone_vertices > capacity {
+            return Err(Error::Unsupported(format!(
+                "ghost-zones: a zone of {} vertices, more than the {capacity} that {}'s blocks hold",
+                zones.most_zone_vertices,
+                gpu.name()
+            )));
+        }
         // A multiple of 8, so that the image after the per-vertex arrays
         // starts on 16 bytes; the images that do not fit what is left are
         // read in global memory.
-        let zone_capacity = zones.most_zone_vertices().max(1).next_multiple_of(8);
+        let zone_capacity = zones.most_zone_vertices.max(1).next_multiple_of(8);
         let room = shared_limit(gpu) - ghost_zones_shared_bytes(zone_capacity, 0);
-        let most_image_words = records
-            .iter()
-            .map(|record| 4 * record.quads)
+        let most_image_words = (0..zones.zone_count())
+            .map(|zone| 4 * zones.record(zone).quads)
             .max()
             .unwrap_or(0);
         let image_capacity = most_image_words.min((room / 4) & !3);
@@ -161,13 +180,8 @@ impl<'g> GhostZoneSearch<'g> {
         let zone_count = zones.zone_count() as usize;
         let allocation = || "allocating the ghost zones' search".to_string();
         let device = DeviceZones {
-            zone_records: upload(
-                &records
-                    .iter()
-                    .flat_map(|record| record.words())
-                    .collect::<Vec<_>>(),
-            )?,
-            images: upload(&images)?,
+            zone_records: upload(&zones.records)?,
+            images: upload(&zones.images)?,
             ghost_of_rows: upload(&zones.ghost_of_rows)?,
             ghost_of: upload(&zones.ghost_of)?,
             interior_sizes: upload(&zones.interior_sizes())?,
@@ -179,10 +193,15 @@ impl<'g> GhostZoneSearch<'g> {
             step_words: DeviceBuffer::zeroed(3).context(allocation)?,
             next_entries: DeviceBuffer::zeroed(3).context(allocation)?,
             counters: DeviceBuffer::zeroed(4).context(allocation)?,
+            new_ids: upload(&zones.renumbering.new_ids)?,
+            old_ids: upload(&zones.renumbering.old_ids)?,
+            own_levels: DeviceBuffer::zeroed(vertex_count.max(1)).context(allocation)?,
+            own_parents: DeviceBuffer::zeroed(vertex_count.max(1)).context(allocation)?,
         };
         Ok(GhostZoneSearch {
             gpu,
             kernel,
+            gather: gpu.kernel(renumbering::GATHER)?,
             blocks: resident * gpu.multiprocessors(),
             zones,
             zone_capacity,
@@ -198,56 +217,32 @@ impl<'g> GhostZoneSearch<'g> {
         let vertices = zones.renumbering.old_ids.len() as u64;
         4 * (device.zone_records.len() + device.images.len() + device.zone_lists.len()) as u64
             + 4 * (zones.ghost_of_rows.len() + zones.ghost_of.len()) as u64
-            + 8 * vertices
+            + 24 * vertices
             + 4 * 3 * zones.zone_count() as u64
             + 8 * 7
             + 4 * 3
     }
 }
 
-/// Most vertices a zone may have on `gpu`: what one block's shared memory
-/// holds with their rows (the rest of a zone's image may stay in global
-/// memory), and what 16-bit local indices name.
-fn zone_capacity(gpu: &Gpu) -> u32 {
+/// Most vertices a zone may have on `gpu`: [`capacity`] of its shared memory.
+pub fn zone_capacity(gpu: &Gpu) -> u32 {
+    capacity(shared_limit(gpu))
+}
+
+/// Most vertices a zone may have where a block may take `shared_bytes` of
+/// shared memory: what that holds with their rows (the rest of a zone's
+/// image may stay in global memory), and what 16-bit local indices name.
+pub fn capacity(shared_bytes: u32) -> u32 {
     let vertex_bytes = ghost_zones_shared_bytes(1, 1) - ghost_zones_shared_bytes(0, 0);
-    let room = shared_limit(gpu) - ghost_zones_shared_bytes(0, 0);
+    let room = shared_bytes.saturating_sub(ghost_zones_shared_bytes(0, 0));
     (room / vertex_bytes).min(MOST_ZONE_VERTICES) & !7
 }
 
-/// Each zone's image ([`GhostZoneImage`]), one after the other, and its
-/// record ([`GhostZoneRecord`]); `None` if they take more than 2^32 quads.
-fn zone_images(zones: &GhostZones) -> Option<(Vec<GhostZoneRecord>, Vec<u32>)> {
-    let interior_sizes = zones.interior_sizes();
-    let mut records = Vec::with_capacity(interior_sizes.len());
-    let mut images = Vec::new();
-    for (zone, (pair, interior)) in zones.zone_starts.windows(2).zip(interior_sizes).enumerate() {
-        let (start, end) = (pair[0] as usize, pair[1] as usize);
-        let first_edge = zones.local_rows[start];
-        let columns = &zones.local_columns[first_edge as usize..zones.local_rows[end] as usize];
-        let layout = GhostZoneImage::new((end - start) as u32, interior, columns.len() as u32);
-        let image_start = images.len();
-        records.push(GhostZoneRecord {
-            zone: zone as u32,
-            first_quad: u32::try_from(image_start / 4).ok()?,
-            quads: layout.words() / 4,
-            vertices: (end - start) as u32,
-        });
-        images.extend(
-            zones.local_rows[start..=end]
-                .iter()
-                .map(|row| row - first_edge),
-        );
-        images.resize(image_start + layout.rows as usize, 0);
-        images.extend_from_slice(&zones.local_ids[start + interior as usize..end]);
-        images.resize(image_start + layout.columns_start() as usize, 0);
-        images.extend(
-            columns
-                .chunks(2)
-                .map(|pair| pair[0] as u32 | (pair.get(1).copied().unwrap_or(0) as u32) << 16),
-        );
-        images.resize(image_start + layout.words() as usize, 0);
-    }
-    Some((records, images))
+/// `zones` laid out as images, or the error of zones too large for them.
+fn images_of(zones: GhostZones) -> Result<ZoneImages> {
+    ZoneImages::of(zones).ok_or_else(|| {
+        Error::Unsupported("ghost-zones: the zones' images take more than 2^32 quads".to_string())
+    })
 }
 
 impl GpuBfs for GhostZoneSearch<'_> {
@@ -366,33 +361,42 @@ impl GpuBfs for GhostZoneSearch<'_> {
 }
 
 impl GhostZoneSearch<'_> {
-    /// Levels and parents in the graph's own ids, from the renumbered ones.
+    /// Levels and parents in the graph's own ids: gathered from the
+    /// renumbered ones on the device, then copied back.
     fn result(&self, source: u32) -> Result<Bfs> {
         let context = || "copying the result back".to_string();
-        let vertex_count = self.zones.renumbering.old_ids.len();
-        let (levels, parents) = match vertex_count {
-            0 => (Vec::new(), Vec::new()),
-            _ => (
-                copy_to_host(&self.device.levels).context(context)?,
-                copy_to_host(&self.device.parents).context(context)?,
-            ),
-        };
-        let (old_ids, new_ids) = (
-            &self.zones.renumbering.old_ids,
-            &self.zones.renumbering.new_ids,
-        );
+        let vertex_count = self.zones.vertex_count();
+        if vertex_count == 0 {
+            return Ok(Bfs {
+                source,
+                levels: Vec::new(),
+                parents: Some(Vec::new()),
+            });
+        }
+        let device = &self.device;
+        let (gather, stream) = (&self.gather, self.gpu.stream());
+        // SAFETY: `new_ids` and `old_ids` are the renumbering's inverse
+        // permutations of `vertex_count` ids, uploaded once; the search
+        // that wrote the renumbered levels and parents (parents unreached
+        // or vertices) ran before on this stream; the own-id outputs are
+        // their own allocations of `vertex_count` entries.
+        unsafe {
+            launch!(gather<<<blocks_for(vertex_count, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
+                device.new_ids.as_device_ptr(),
+                device.old_ids.as_device_ptr(),
+                device.levels.as_device_ptr(),
+                device.parents.as_device_ptr(),
+                vertex_count,
+                device.own_levels.as_device_ptr(),
+                device.own_parents.as_device_ptr()
+            ))
+            .context(|| format!("launching {}", renumbering::GATHER))?;
+        }
+        stream.synchronize().context(context)?;
         Ok(Bfs {
             source,
-            levels: new_ids.iter().map(|&new| levels[new as usize]).collect(),
-            parents: Some(
-                new_ids
-                    .iter()
-                    .map(|&new| match parents[new as usize] {
-                        UNREACHED => UNREACHED,
-                        parent => old_ids[parent as usize],
-                    })
-                    .collect(),
-            ),
+            levels: copy_to_host(&device.own_levels).context(context)?,
+            parents: Some(copy_to_host(&device.own_parents).context(context)?),
         })
     }
 }
@@ -401,6 +405,7 @@ impl GhostZoneSearch<'_> {
 mod tests {
     use super::*;
     use crate::graph::generate::Spec;
+    use bfs_kernels::abi::{GhostZoneImage, GhostZoneRecord};
 
     /// Each zone's record names it, its vertices and its image, the images
     /// one after the other, and each image holds, where `GhostZoneImage`
@@ -410,7 +415,11 @@ mod tests {
         for (spec, partition_size, hops) in [("grid:40x40:0.1", 50, 3), ("kron:9:8", 32, 1)] {
             let graph = spec.parse::<Spec>().unwrap().generate().unwrap();
             let zones = GhostZones::build(&graph, partition_size, hops, u32::MAX).unwrap();
-            let (records, images) = zone_images(&zones).unwrap();
+            let laid_out = ZoneImages::of(zones.clone()).unwrap();
+            let records: Vec<GhostZoneRecord> = (0..laid_out.zone_count())
+                .map(|zone| laid_out.record(zone))
+                .collect();
+            let images = &laid_out.images;
             assert_eq!(records.len() + 1, zones.zone_starts.len());
             for (zone, interior) in zones.interior_sizes().into_iter().enumerate() {
                 let (start, end) = (

@@ -90,6 +90,12 @@ impl<'g> HierarchySweep<'g> {
     /// As [`new`](Self::new); the distances stay in global memory unless
     /// `shared` allows shared memory (and they fit), for tests of both placements.
     pub fn with_shared_distances(gpu: &'g Gpu, graph: &'g Csr, shared: bool) -> Result<Self> {
+        Self::from_hierarchy(gpu, graph, Self::build(graph)?, shared)
+    }
+
+    /// Contracts `graph`'s chains and builds the hierarchy over its kept
+    /// vertices; refuses a graph that keeps more than [`MOST_KEPT_VERTICES`].
+    pub fn build(graph: &Csr) -> Result<ContractionHierarchy> {
         let vertex_count = graph.vertex_count();
         if vertex_count >= IN_CHAIN {
             return Err(Error::Unsupported(format!(
@@ -105,7 +111,19 @@ impl<'g> HierarchySweep<'g> {
                  vertices (junctions and dead ends); this graph keeps {kept_count}"
             )));
         }
-        let hierarchy = ContractionHierarchy::over(graph, contraction);
+        Ok(ContractionHierarchy::over(graph, contraction))
+    }
+
+    /// Uploads `hierarchy`, built from `graph` (by [`build`](Self::build),
+    /// or loaded from the graph's prepared file), with the distances in
+    /// shared memory where `shared` allows and they fit.
+    pub fn from_hierarchy(
+        gpu: &'g Gpu,
+        graph: &'g Csr,
+        hierarchy: ContractionHierarchy,
+        shared: bool,
+    ) -> Result<Self> {
+        let kept_count = hierarchy.chains.kept_count();
         let search_kernel = gpu.kernel(hierarchy_sweep::SEARCH)?;
         let distances_in_shared = shared && distances_fit(gpu, kept_count);
         let shared_bytes = hierarchy_sweep_shared_bytes(kept_count, distances_in_shared);
@@ -127,6 +145,17 @@ impl<'g> HierarchySweep<'g> {
             timer: Timer::new()?,
         })
     }
+}
+
+/// Device bytes besides the graph of `hierarchy`, built for `graph`.
+pub fn hierarchy_bytes(graph: &Csr, hierarchy: &ContractionHierarchy) -> u64 {
+    bytes(
+        graph.vertex_count(),
+        hierarchy.chains.chain_count(),
+        hierarchy.chains.kept_count(),
+        hierarchy.level_count(),
+        hierarchy.lower.arc_count() + hierarchy.higher.arc_count(),
+    )
 }
 
 impl GpuBfs for HierarchySweep<'_> {
@@ -174,13 +203,6 @@ impl GpuBfs for HierarchySweep<'_> {
     }
 
     fn device_bytes(&self) -> Option<u64> {
-        let hierarchy = &self.hierarchy;
-        Some(bytes(
-            self.graph.vertex_count(),
-            hierarchy.chains.chain_count(),
-            hierarchy.chains.kept_count(),
-            hierarchy.level_count(),
-            hierarchy.lower.arc_count() + hierarchy.higher.arc_count(),
-        ))
+        Some(hierarchy_bytes(self.graph, &self.hierarchy))
     }
 }

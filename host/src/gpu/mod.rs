@@ -12,12 +12,13 @@ pub mod block_queue;
 mod chain_contracted;
 mod cluster;
 mod direction_optimizing;
-mod ghost_zones;
+pub mod ghost_zones;
 mod global_queue;
 mod hierarchical_queue;
 mod hierarchy_sweep;
 pub(crate) mod hub_chunks;
 mod hybrid_cpu;
+pub mod kernel_code;
 mod on_chip;
 mod partitioned;
 mod persistent;
@@ -29,22 +30,28 @@ mod two_kernel;
 mod vertex_levels;
 mod warp_specialized;
 
-pub use auto::{LEVEL_BY_LEVEL_LEAST_EDGES, Strategy, strategy, strategy_on};
+pub use auto::{
+    CHAINS_KEPT_SHARE, HIERARCHY_PAYS_FROM_SEARCHES, LEVEL_BY_LEVEL_LEAST_EDGES,
+    PREPARED_HIERARCHY_PAYS_FROM_SEARCHES, PREPARED_ZONES_PAY_FROM_SEARCHES, Plan, Strategy,
+    Workload, ZONES_PAY_FROM_SEARCHES, build_preparation, plan, strategy, strategy_on,
+};
 pub use chain_contracted::ChainContracted;
 pub use direction_optimizing::{DirectionOptimizing, LEVEL_BY_LEVEL_ALPHA};
-pub use ghost_zones::GhostZoneSearch;
+pub use ghost_zones::{GhostZoneSearch, zone_capacity as ghost_zone_capacity};
 pub use hierarchical_queue::HierarchicalQueue;
-pub use hierarchy_sweep::HierarchySweep;
+pub use hierarchy_sweep::{HierarchySweep, MOST_KEPT_VERTICES};
 pub use hybrid_cpu::CPU_FRONTIER_THRESHOLD;
+pub use kernel_code::{CLUSTER_KERNELS_PTX, KERNELS_PTX, KernelCode};
 pub use partitioned::Partitioned;
 pub use persistent_direction_optimizing::PersistentDirectionOptimizing;
 pub use row_offsets::RowOffsets;
 
 use std::fmt;
 use std::str::FromStr;
-use std::time::Duration;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
-use cust::context::Context;
+use cust::context::{Context, CurrentContext};
 use cust::device::{Device, DeviceAttribute};
 use cust::error::CudaResult;
 use cust::event::{Event, EventFlags};
@@ -56,42 +63,58 @@ use rayon::prelude::*;
 
 use crate::error::{CudaContext, describe_cuda, driver_result};
 use crate::graph::EdgeOffset;
+use crate::graph::prepared::Preparation;
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
-
-/// The kernels, built from the `bfs-kernels` crate to PTX by `build.rs`.
-pub const KERNELS_PTX: &str = include_str!(env!("BFS_KERNELS_PTX"));
-
-/// The kernels that need thread-block clusters, built for sm_90 by `build.rs`.
-pub const CLUSTER_KERNELS_PTX: &str = include_str!(env!("BFS_KERNELS_SM90_PTX"));
 
 /// An open CUDA device with the kernels loaded and a stream to run them on.
 pub struct Gpu {
     module: Module,
-    /// The sm_90 module, on devices with thread-block clusters.
-    cluster_module: Option<Module>,
+    /// What `module` was loaded from.
+    kernel_code: KernelCode,
+    /// The sm_90 module, loaded when a cluster kernel is first asked for
+    /// (on devices with thread-block clusters).
+    cluster_module: OnceLock<std::result::Result<Module, String>>,
     compute_capability: (i32, i32),
     stream: Stream,
     name: String,
     multiprocessors: u32,
     cooperative_launch: bool,
     shared_memory_per_block: u32,
+    /// How long opening the device took, step by step.
+    startup: Startup,
+    /// When the last search's timer stopped: what follows it in the
+    /// search (copying the result back) is the download.
+    last_timer_stop: Mutex<Option<Instant>>,
     // Dropped last: the module and stream belong to this context.
-    _context: Context,
+    context: Context,
+}
+
+/// How long opening a device took: the steps every CUDA program pays
+/// before its first kernel, and the kernels' module.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct Startup {
+    /// `cuInit` and counting the devices, in seconds.
+    pub cuda_init_seconds: f64,
+    /// Creating the context (the device's primary one) and reading its
+    /// attributes.
+    pub context_seconds: f64,
+    /// Loading the kernels' module (and, from PTX, the driver's JIT).
+    pub module_load_seconds: f64,
 }
 
 impl Gpu {
-    /// Opens the first CUDA device and loads the kernels (and the cluster
-    /// kernels, where the device has thread-block clusters).
+    /// Opens the first CUDA device and loads the kernels: machine code for
+    /// its architecture where it was built, else the PTX.
     ///
     /// Fails with [`Error::NoDevice`] when there is no driver or no GPU.
     pub fn open() -> Result<Gpu> {
-        Self::with_ptx(KERNELS_PTX)
+        Self::on_device(0, None)
     }
 
     /// Opens CUDA device `ordinal` (of [`device_count`](Self::device_count))
     /// and loads the kernels, for one GPU of a multi-GPU search.
     pub fn open_device(ordinal: u32) -> Result<Gpu> {
-        Self::on_device(ordinal, KERNELS_PTX)
+        Self::on_device(ordinal, None)
     }
 
     /// CUDA devices the driver sees; [`Error::NoDevice`] without a driver.
@@ -106,12 +129,15 @@ impl Gpu {
     /// must define every entry point of [`bfs_kernels::abi::KERNEL_NAMES`] with
     /// the same parameters. The cluster kernels are the embedded ones.
     pub fn with_ptx(ptx: &str) -> Result<Gpu> {
-        Self::on_device(0, ptx)
+        Self::on_device(0, Some(ptx))
     }
 
-    fn on_device(ordinal: u32, ptx: &str) -> Result<Gpu> {
+    /// Opens device `ordinal` and loads `ptx`, or the embedded kernels.
+    fn on_device(ordinal: u32, ptx: Option<&str>) -> Result<Gpu> {
         let no_device = |error: cust::error::CudaError| Error::NoDevice(describe_cuda(&error));
+        let started = Instant::now();
         let count = Self::device_count()?;
+        let initialised = Instant::now();
         if count == 0 {
             return Err(Error::NoDevice("the driver reports no GPU".into()));
         }
@@ -148,28 +174,57 @@ impl Gpu {
                 "compute capability",
             )?,
         );
-        let module = Module::from_ptx(ptx, &[]).context(|| "loading the kernels' PTX".into())?;
-        let cluster_module = if compute_capability.0 >= 9 {
-            Some(
-                Module::from_ptx(CLUSTER_KERNELS_PTX, &[])
-                    .context(|| "loading the cluster kernels' PTX".into())?,
-            )
-        } else {
-            None
-        };
         let stream =
             Stream::new(StreamFlags::NON_BLOCKING, None).context(|| "creating a stream".into())?;
+        let context_created = Instant::now();
+        let (module, kernel_code) = match ptx {
+            Some(ptx) => (kernel_code::load_ptx(ptx)?, KernelCode::Ptx),
+            None => kernel_code::load(kernel_code::Kernels::All, compute_capability)?,
+        };
+        let seconds = |from: Instant, to: Instant| (to - from).as_secs_f64();
         Ok(Gpu {
             module,
-            cluster_module,
+            kernel_code,
+            cluster_module: OnceLock::new(),
             compute_capability,
             stream,
             name,
             multiprocessors,
             cooperative_launch,
             shared_memory_per_block,
-            _context: context,
+            startup: Startup {
+                cuda_init_seconds: seconds(started, initialised),
+                context_seconds: seconds(initialised, context_created),
+                module_load_seconds: seconds(context_created, Instant::now()),
+            },
+            last_timer_stop: Mutex::new(None),
+            context,
         })
+    }
+
+    /// Makes this device's context current on the calling thread (a
+    /// device opened on another thread, while the graph loaded).
+    pub fn make_current(&self) -> Result<()> {
+        CurrentContext::set_current(&self.context)
+            .context(|| "making the device's context current".into())
+    }
+
+    /// What the kernels' module was loaded from.
+    pub fn kernel_code(&self) -> &KernelCode {
+        &self.kernel_code
+    }
+
+    /// How long opening the device took.
+    pub fn startup(&self) -> Startup {
+        self.startup
+    }
+
+    /// When the last search's device timer stopped (see [`Search::run`]).
+    fn last_timer_stop(&self) -> Option<Instant> {
+        *self
+            .last_timer_stop
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The device's name, e.g. `NVIDIA H100 80GB HBM3`.
@@ -214,22 +269,36 @@ impl Gpu {
     /// A kernel of the sm_90 module, for `variant`; an error on a device
     /// without thread-block clusters.
     fn cluster_kernel(&self, name: &str, variant: &str) -> Result<Function<'_>> {
-        let Some(module) = &self.cluster_module else {
+        if !self.has_clusters() {
             let (major, minor) = self.compute_capability;
             return Err(Error::Unsupported(format!(
                 "{variant} needs thread-block clusters (compute capability 9.0 or newer); {} has {major}.{minor}",
                 self.name
             )));
-        };
+        }
+        let module = self
+            .cluster_module
+            .get_or_init(|| {
+                kernel_code::load(kernel_code::Kernels::Cluster, self.compute_capability)
+                    .map(|(module, _)| module)
+                    .map_err(|error| format!("loading the cluster kernels: {error}"))
+            })
+            .as_ref()
+            .map_err(|error| Error::Invalid(error.clone()))?;
         module
             .get_function(name)
             .context(|| format!("finding kernel {name}"))
     }
 
+    /// Whether the device has thread-block clusters (compute capability 9.0 or newer).
+    fn has_clusters(&self) -> bool {
+        self.compute_capability.0 >= 9
+    }
+
     /// Whether this device runs `variant` at all: every variant but
     /// `on-chip` runs everywhere; that one needs thread-block clusters.
     pub fn runs(&self, variant: Variant) -> bool {
-        variant != Variant::OnChip || self.cluster_module.is_some()
+        variant != Variant::OnChip || self.has_clusters()
     }
 
     /// Every variant this device runs, in [`Variant::ALL`]'s order.
@@ -311,6 +380,10 @@ pub struct GpuRun {
     pub steps: Vec<Step>,
     /// Barriers and work, for variants whose grid barriers are not one per level.
     pub work: Option<Work>,
+    /// Host time from the search's end on the device to its result in
+    /// host memory (copied back, and mapped to the graph's own ids where
+    /// the variant renumbers), set by [`Search::run`].
+    pub download: Duration,
 }
 
 impl GpuRun {
@@ -328,6 +401,7 @@ impl GpuRun {
             result,
             elapsed,
             work,
+            download: Duration::ZERO,
         }
     }
 }
@@ -582,7 +656,7 @@ impl Variant {
                 "the whole graph in one thread-block cluster's distributed shared memory (sm_90), a cluster barrier between levels; no global memory in a level"
             }
             Variant::Auto => {
-                "road-like graphs (low average and maximum degree): hierarchy-sweep where they are mostly degree-2 chains, else ghost-zones (without cooperative launches: small-frontier and persistent by frontier size); other graphs persistent-direction-optimizing, or direction-optimizing from 100 million CSR entries"
+                "road-like graphs (low average and maximum degree): hierarchy-sweep where they are mostly degree-2 chains, else ghost-zones, where the run's searches repay building them or the file holds them prepared (bfs prepare); otherwise small-frontier and persistent by frontier size; other graphs persistent-direction-optimizing, or direction-optimizing from 100 million CSR entries"
             }
         }
     }
@@ -623,7 +697,7 @@ impl Variant {
             Variant::DirectionOptimizing => {
                 direction_optimizing::DirectionOptimizing::workspace_bytes(graph)
             }
-            Variant::Auto => auto::workspace_bytes(gpu, graph),
+            Variant::Auto => auto::workspace_bytes(gpu, graph, strategy_on(gpu, graph), None),
         }
     }
 
@@ -656,7 +730,7 @@ impl Variant {
                 Box::new(warp_specialized::WarpSpecialized::new(gpu, graph)?)
             }
             Variant::OnChip => Box::new(on_chip::OnChip::new(gpu, graph)?),
-            Variant::Auto => auto::new(gpu, graph)?,
+            Variant::Auto => auto::create(gpu, graph, strategy_on(gpu, graph), None)?,
         })
     }
 }
@@ -684,6 +758,7 @@ impl FromStr for Variant {
 
 /// A graph on the device with one variant ready to search it, any number of times.
 pub struct Search<'g> {
+    gpu: &'g Gpu,
     graph: DeviceGraph,
     bfs: Box<dyn GpuBfs + 'g>,
     variant: Variant,
@@ -697,6 +772,41 @@ impl<'g> Search<'g> {
         Self::with(gpu, graph, variant, |gpu, graph| variant.create(gpu, graph))
     }
 
+    /// As [`new`](Self::new), for `auto`'s `strategy` where `variant` is
+    /// `auto` (its choice for many searches where `None`), with the
+    /// strategy's or the variant's `preparation` where it was built or
+    /// loaded already (a variant that needs none ignores it).
+    pub fn prepared(
+        gpu: &'g Gpu,
+        graph: &'g Csr,
+        variant: Variant,
+        strategy: Option<Strategy>,
+        preparation: Option<Preparation>,
+    ) -> Result<Search<'g>> {
+        let strategy = match variant {
+            Variant::Auto => Some(strategy.unwrap_or_else(|| strategy_on(gpu, graph))),
+            Variant::HierarchySweep => Some(Strategy::HierarchySweep),
+            Variant::GhostZones => Some(Strategy::GhostZones),
+            _ => None,
+        };
+        let Some(strategy) = strategy else {
+            return Self::new(gpu, graph, variant);
+        };
+        let workspace_bytes = auto::workspace_bytes(gpu, graph, strategy, preparation.as_ref());
+        Self::with_workspace(gpu, graph, variant, workspace_bytes, |gpu, graph| {
+            match (variant, preparation) {
+                (Variant::HierarchySweep, Some(Preparation::Hierarchy(hierarchy))) => Ok(Box::new(
+                    HierarchySweep::from_hierarchy(gpu, graph, hierarchy, true)?,
+                )),
+                (Variant::GhostZones, Some(Preparation::GhostZones(zones))) => {
+                    Ok(Box::new(GhostZoneSearch::from_zones(gpu, zones)?))
+                }
+                (Variant::Auto, preparation) => auto::create(gpu, graph, strategy, preparation),
+                _ => variant.create(gpu, graph),
+            }
+        })
+    }
+
     /// As [`new`](Self::new), with a driver built by `create` (a variant with
     /// non-default parameters, such as [`HierarchicalQueue::with_sub_queues`]).
     pub fn with(
@@ -705,7 +815,24 @@ impl<'g> Search<'g> {
         variant: Variant,
         create: impl FnOnce(&'g Gpu, &'g Csr) -> Result<Box<dyn GpuBfs + 'g>>,
     ) -> Result<Search<'g>> {
-        let workspace_bytes = variant.workspace_bytes(gpu, graph);
+        Self::with_workspace(
+            gpu,
+            graph,
+            variant,
+            variant.workspace_bytes(gpu, graph),
+            create,
+        )
+    }
+
+    /// [`with`](Self::with), `workspace_bytes` the variant's bytes besides
+    /// the graph (a bound, where it can only be known once built).
+    fn with_workspace(
+        gpu: &'g Gpu,
+        graph: &'g Csr,
+        variant: Variant,
+        workspace_bytes: u64,
+        create: impl FnOnce(&'g Gpu, &'g Csr) -> Result<Box<dyn GpuBfs + 'g>>,
+    ) -> Result<Search<'g>> {
         let needed = DeviceGraph::bytes(graph) + workspace_bytes;
         let free = gpu.free_memory()?;
         if needed > free {
@@ -720,6 +847,7 @@ impl<'g> Search<'g> {
         let bfs = create(gpu, graph)?;
         let device_bytes = graph_bytes + bfs.device_bytes().unwrap_or(workspace_bytes);
         Ok(Search {
+            gpu,
             graph: device_graph,
             bfs,
             variant,
@@ -740,7 +868,8 @@ impl<'g> Search<'g> {
                 vertex_count: self.graph.vertex_count,
             });
         }
-        self.bfs
+        let mut run = self
+            .bfs
             .run(&self.graph, source)
             .map_err(|error| match error {
                 Error::Cuda { context, error } => Error::Cuda {
@@ -748,7 +877,11 @@ impl<'g> Search<'g> {
                     error,
                 },
                 other => other,
-            })
+            })?;
+        if let Some(stopped) = self.gpu.last_timer_stop() {
+            run.download = stopped.elapsed();
+        }
+        Ok(run)
     }
 }
 
@@ -778,6 +911,9 @@ impl Timer {
         let context = || "stopping the timer".to_string();
         self.stop.record(gpu.stream()).context(context)?;
         self.stop.synchronize().context(context)?;
+        *gpu.last_timer_stop
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Instant::now());
         self.stop.elapsed(&self.start).context(context)
     }
 }

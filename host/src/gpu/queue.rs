@@ -231,6 +231,7 @@ impl FrontierQueues {
             elapsed,
             steps: std::mem::take(&mut self.steps),
             work: None,
+            download: std::time::Duration::ZERO,
         })
     }
 }

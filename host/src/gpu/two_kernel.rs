@@ -132,6 +132,7 @@ impl GpuBfs for TwoKernel<'_> {
             elapsed,
             steps,
             work: None,
+            download: std::time::Duration::ZERO,
         })
     }
 }

@@ -90,6 +90,7 @@ impl GpuBfs for VertexLevels<'_> {
             elapsed,
             steps,
             work: None,
+            download: std::time::Duration::ZERO,
         })
     }
 }

@@ -12,23 +12,35 @@
 //! pass that finds out takes most of a minute on a graph of two billion
 //! edges, which a file loaded in seconds should not cost each time. The
 //! checksum covers the flags word, then the arrays, so a flipped flag is
-//! caught as corruption. Version 3 files (the checksum without the flags,
-//! symmetry not recorded), version 2 files (no flags) and version 1 files,
-//! whose row offsets are `u32`, still load. A reader checks the magic,
-//! version, flags, sizes, checksum and the CSR's structure before
-//! trusting it.
+//! caught as corruption. Version 5 files go on past the arrays with
+//! preparation sections (`graph::prepared`: what `bfs prepare` stored),
+//! each checked on its own when a run wants it, so a damaged section
+//! never makes the graph unreadable. Version 4 files (no sections, written
+//! where there is nothing prepared), version 3 files (the checksum without
+//! the flags, symmetry not recorded), version 2 files (no flags) and
+//! version 1 files, whose row offsets are `u32`, still load. A reader
+//! checks the magic, version, flags, sizes, checksum and the CSR's
+//! structure before trusting it. The arrays are read and checksummed on
+//! every core.
 
 use std::io::{Read, Write};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
+
+use rayon::prelude::*;
 
 use super::EdgeOffset;
 use super::edge_list::FormatError;
+use super::prepared::{Preparation, Preparations, crc32_hasher};
 use crate::Csr;
 
 /// The file's first eight bytes.
 pub const MAGIC: &[u8; 8] = b"BFSCSR\0\0";
-/// The format version this build writes: 64-bit row offsets, flags
-/// within the checksum, symmetry recorded.
+/// The format version this build writes for a graph with preparations:
+/// version 4's CSR, then preparation sections.
+pub const VERSION_WITH_SECTIONS: u32 = 5;
+/// The format version this build writes for a graph alone: 64-bit row
+/// offsets, flags within the checksum, symmetry recorded.
 pub const VERSION: u32 = 4;
 /// The version before symmetry was recorded, which this build still reads.
 pub const VERSION_WITHOUT_SYMMETRY: u32 = 3;
@@ -44,6 +56,16 @@ const HEADER_BYTES: usize = 40;
 
 /// Writes `graph` in the binary format.
 pub fn write(graph: &Csr, writer: &mut impl Write) -> std::io::Result<()> {
+    write_prepared(graph, &[], writer)
+}
+
+/// Writes `graph` in the binary format, followed by a section for each of
+/// `preparations` (version 5; version 4 where there are none).
+pub fn write_prepared(
+    graph: &Csr,
+    preparations: &[Preparation],
+    writer: &mut impl Write,
+) -> std::io::Result<()> {
     let offsets: &[u8] = bytemuck::cast_slice(graph.row_offsets());
     let columns: &[u8] = bytemuck::cast_slice(graph.column_indices());
     let ends: &[u8] = bytemuck::cast_slice(graph.input_edge_ends().unwrap_or_default());
@@ -54,27 +76,47 @@ pub fn write(graph: &Csr, writer: &mut impl Write) -> std::io::Result<()> {
     if graph.is_symmetric() {
         flags |= SYMMETRIC;
     }
-    let mut checksum = crc32fast::Hasher::new();
-    checksum.update(&flags.to_le_bytes());
-    checksum.update(offsets);
-    checksum.update(columns);
-    checksum.update(ends);
+    let checksum = checksum(&flags.to_le_bytes(), [offsets, columns, ends]);
+    let version = match preparations.is_empty() {
+        true => VERSION,
+        false => VERSION_WITH_SECTIONS,
+    };
     let mut header = Vec::with_capacity(HEADER_BYTES);
     header.extend_from_slice(MAGIC);
-    header.extend_from_slice(&VERSION.to_le_bytes());
+    header.extend_from_slice(&version.to_le_bytes());
     header.extend_from_slice(&flags.to_le_bytes());
     header.extend_from_slice(&(graph.vertex_count() as u64).to_le_bytes());
     header.extend_from_slice(&graph.edge_count().to_le_bytes());
-    header.extend_from_slice(&checksum.finalize().to_le_bytes());
+    header.extend_from_slice(&checksum.to_le_bytes());
     header.extend_from_slice(&0u32.to_le_bytes());
     writer.write_all(&header)?;
     writer.write_all(offsets)?;
     writer.write_all(columns)?;
-    writer.write_all(ends)
+    writer.write_all(ends)?;
+    for preparation in preparations {
+        writer.write_all(&preparation.section(checksum))?;
+    }
+    Ok(())
 }
 
-/// Reads a binary CSR file.
+/// The CRC-32 of `first` and then each of `arrays`, each array's on every core.
+fn checksum(first: &[u8], arrays: [&[u8]; 3]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(first);
+    for array in arrays {
+        hasher.combine(&crc32_hasher(array));
+    }
+    hasher.finalize()
+}
+
+/// Reads a binary CSR file (any sections it holds are left unread).
 pub fn read(path: &Path) -> Result<Csr, FormatError> {
+    read_prepared(path).map(|(graph, _)| graph)
+}
+
+/// Reads a binary CSR file, and lists the preparation sections after
+/// its CSR (read only when a run asks for one).
+pub fn read_prepared(path: &Path) -> Result<(Csr, Preparations), FormatError> {
     let fail = |message: String| (None, message);
     let mut file = std::fs::File::open(path).map_err(|error| fail(error.to_string()))?;
     let length = file
@@ -91,16 +133,16 @@ pub fn read(path: &Path) -> Result<Csr, FormatError> {
     let long = |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().expect("8 bytes"));
     let version = word(8);
     let offset_bytes = match version {
-        VERSION | VERSION_WITHOUT_SYMMETRY | VERSION_WITHOUT_FLAGS => 8,
+        VERSION_WITH_SECTIONS | VERSION | VERSION_WITHOUT_SYMMETRY | VERSION_WITHOUT_FLAGS => 8,
         VERSION_32_BIT_OFFSETS => 4,
         _ => {
             return Err(fail(format!(
-                "binary CSR version {version} (this build reads versions {VERSION_32_BIT_OFFSETS} to {VERSION})"
+                "binary CSR version {version} (this build reads versions {VERSION_32_BIT_OFFSETS} to {VERSION_WITH_SECTIONS})"
             )));
         }
     };
     let (flags, known_flags) = match version {
-        VERSION => (word(12), INPUT_EDGE_ENDS | SYMMETRIC),
+        VERSION_WITH_SECTIONS | VERSION => (word(12), INPUT_EDGE_ENDS | SYMMETRIC),
         VERSION_WITHOUT_SYMMETRY => (word(12), INPUT_EDGE_ENDS),
         _ => (0, 0),
     };
@@ -123,37 +165,43 @@ pub fn read(path: &Path) -> Result<Csr, FormatError> {
         .and_then(|offsets| offsets.checked_add(edge_count.checked_mul(4)?))
         .and_then(|arrays| arrays.checked_add(4 * ends_count))
         .and_then(|arrays| arrays.checked_add(HEADER_BYTES as u64));
-    if expected != Some(length) {
+    let sections_follow = version == VERSION_WITH_SECTIONS;
+    let fits = match expected {
+        Some(expected) if sections_follow => expected <= length,
+        Some(expected) => expected == length,
+        None => false,
+    };
+    let Some(arrays_end) = expected.filter(|_| fits) else {
         return Err(fail(format!(
             "the header declares {vertex_count} vertices and {edge_count} edges, which do not match the file's {length} bytes"
         )));
-    }
+    };
+    let mut at = HEADER_BYTES as u64;
+    let mut read_into = |bytes: &mut [u8]| -> Result<crc32fast::Hasher, FormatError> {
+        read_in_parallel(&file, at, bytes).map_err(|error| fail(error.to_string()))?;
+        at += bytes.len() as u64;
+        Ok(crc32_hasher(bytes))
+    };
     let mut hasher = crc32fast::Hasher::new();
-    if version == VERSION {
+    if matches!(version, VERSION_WITH_SECTIONS | VERSION) {
         hasher.update(&header[12..16]);
     }
-    let mut read_into = |bytes: &mut [u8]| -> Result<(), FormatError> {
-        file.read_exact(bytes)
-            .map_err(|error| fail(error.to_string()))?;
-        hasher.update(bytes);
-        Ok(())
-    };
     let mut row_offsets = if version == VERSION_32_BIT_OFFSETS {
         let mut narrow = vec![0u32; vertex_count as usize + 1];
-        read_into(bytemuck::cast_slice_mut(&mut narrow))?;
+        hasher.combine(&read_into(bytemuck::cast_slice_mut(&mut narrow))?);
         narrow
-            .iter()
+            .par_iter()
             .map(|&offset| u32::from_le(offset) as EdgeOffset)
             .collect()
     } else {
         let mut offsets = vec![0 as EdgeOffset; vertex_count as usize + 1];
-        read_into(bytemuck::cast_slice_mut(&mut offsets))?;
+        hasher.combine(&read_into(bytemuck::cast_slice_mut(&mut offsets))?);
         offsets
     };
     let mut column_indices = vec![0u32; edge_count as usize];
-    read_into(bytemuck::cast_slice_mut(&mut column_indices))?;
+    hasher.combine(&read_into(bytemuck::cast_slice_mut(&mut column_indices))?);
     let mut ends = vec![0u32; ends_count as usize];
-    read_into(bytemuck::cast_slice_mut(&mut ends))?;
+    hasher.combine(&read_into(bytemuck::cast_slice_mut(&mut ends))?);
     if hasher.finalize() != checksum {
         return Err(fail("checksum mismatch: the file is corrupt".into()));
     }
@@ -168,11 +216,25 @@ pub fn read(path: &Path) -> Result<Csr, FormatError> {
         }
     }
     let mut graph = Csr::from_parts(row_offsets, column_indices).map_err(fail)?;
-    if version == VERSION {
+    if matches!(version, VERSION_WITH_SECTIONS | VERSION) {
         graph.symmetric = (flags & SYMMETRIC != 0).into();
     }
-    match flags & INPUT_EDGE_ENDS {
-        0 => Ok(graph),
-        _ => graph.with_input_edge_ends(ends).map_err(fail),
-    }
+    let graph = match flags & INPUT_EDGE_ENDS {
+        0 => graph,
+        _ => graph.with_input_edge_ends(ends).map_err(fail)?,
+    };
+    let preparations = match sections_follow {
+        true => Preparations::list(path, checksum, arrays_end),
+        false => Preparations::none(),
+    };
+    Ok((graph, preparations))
+}
+
+/// Fills `bytes` from `file` at `offset`, pieces of it on every core.
+fn read_in_parallel(file: &std::fs::File, offset: u64, bytes: &mut [u8]) -> std::io::Result<()> {
+    const PIECE: usize = 8 << 20;
+    bytes
+        .par_chunks_mut(PIECE)
+        .enumerate()
+        .try_for_each(|(index, piece)| file.read_exact_at(piece, offset + (index * PIECE) as u64))
 }

@@ -20,6 +20,7 @@
 //! which the `chain-contracted` variant's kernels read.
 
 use bfs_kernels::abi::{CHAIN_WORDS, IN_CHAIN, NO_ENTRY};
+use rayon::prelude::*;
 
 use crate::graph::{Csr, EdgeOffset};
 
@@ -280,6 +281,7 @@ impl ChainContraction {
             return graph.vertex_count();
         }
         (0..graph.vertex_count())
+            .into_par_iter()
             .filter(|&vertex| graph.degree(vertex) != 2)
             .count() as u32
     }

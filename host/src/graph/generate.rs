@@ -9,10 +9,14 @@
 //!   quadrant probabilities A = 0.57, B = C = 0.19, vertex ids permuted.
 //!   Scale-free: a few hubs, low diameter.
 //! - `uniform:N:M`: N vertices and M uniformly random edges.
+//! - `road:JUNCTIONS[:ONEWAY]`: a road network: junctions joined by streets
+//!   of degree-2 shape points, dead ends, and with ONEWAY above 0 (a
+//!   directed graph) that share of streets one-way (`graph::road`).
 //! - `path:N`, `star:N`: a path 0–1–…–(N-1), and vertex 0 joined to all others.
 //!
-//! All graphs are undirected; M and EDGE_FACTOR count generated edges before
-//! mirroring, self loops and duplicates are dropped.
+//! All graphs but one-way road networks are undirected; M and EDGE_FACTOR
+//! count generated edges before mirroring, self loops and duplicates are
+//! dropped.
 
 use std::fmt;
 use std::str::FromStr;
@@ -47,6 +51,13 @@ pub enum Shape {
         vertices: u32,
         /// Edges.
         edges: u64,
+    },
+    /// A road network (`graph::road`).
+    Road {
+        /// Junctions.
+        junctions: u32,
+        /// Share of one-way streets; above 0, the graph is directed.
+        one_way: f64,
     },
     /// A simple path.
     Path {
@@ -138,6 +149,17 @@ impl Spec {
                     (random.below(vertices), random.below(vertices))
                 })
             }
+            Shape::Road { junctions, one_way } => {
+                checked_vertex_count(junctions as u64)?;
+                super::road::generate(
+                    junctions,
+                    one_way,
+                    self.seed,
+                    |vertex_count, chunks, most_edges, chunk| {
+                        self.build_directed(vertex_count, chunks, most_edges, one_way == 0.0, chunk)
+                    },
+                )
+            }
             Shape::Path { vertices } => {
                 let edges: Vec<(u32, u32)> =
                     (1..vertices).map(|vertex| (vertex - 1, vertex)).collect();
@@ -183,6 +205,19 @@ impl Spec {
         most_edges: u64,
         chunk: impl Fn(u64, &mut dyn FnMut(u32, u32)) + Sync,
     ) -> Result<Csr> {
+        self.build_directed(vertex_count, chunks, most_edges, true, chunk)
+    }
+
+    /// [`build`](Self::build), the graph undirected (each edge mirrored)
+    /// where `symmetric`, else directed as the chunks visit its arcs.
+    fn build_directed(
+        &self,
+        vertex_count: u32,
+        chunks: u64,
+        most_edges: u64,
+        symmetric: bool,
+        chunk: impl Fn(u64, &mut dyn FnMut(u32, u32)) + Sync,
+    ) -> Result<Csr> {
         let progress = Progress::edges(&format!("generating gen:{self}"), 2 * most_edges);
         let pass = |visit: Visitor<'_>| -> Result<u64> {
             let edges = (0..chunks)
@@ -197,7 +232,7 @@ impl Spec {
                 .sum();
             Ok(edges)
         };
-        let graph = Csr::from_edge_passes(vertex_count, true, pass, Error::GraphTooLarge);
+        let graph = Csr::from_edge_passes(vertex_count, symmetric, pass, Error::GraphTooLarge);
         progress.finish();
         graph
     }
@@ -270,6 +305,21 @@ impl FromStr for Spec {
                 vertices: small(number(1, "N")?, "N")?,
                 edges: number(2, "M")?,
             },
+            "road" => {
+                let one_way = match fields.get(2) {
+                    Some(value) => value
+                        .parse::<f64>()
+                        .map_err(|_| error("one-way share is not a number"))?,
+                    None => 0.0,
+                };
+                if !(0.0..=1.0).contains(&one_way) {
+                    return Err(error("one-way share must be between 0 and 1"));
+                }
+                Shape::Road {
+                    junctions: small(number(1, "JUNCTIONS")?, "JUNCTIONS")?,
+                    one_way,
+                }
+            }
             "path" => Shape::Path {
                 vertices: small(number(1, "N")?, "N")?,
             },
@@ -278,12 +328,12 @@ impl FromStr for Spec {
             },
             _ => {
                 return Err(error(
-                    "expected grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], uniform:N:M, path:N or star:N",
+                    "expected grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], uniform:N:M, road:JUNCTIONS[:ONEWAY], path:N or star:N",
                 ));
             }
         };
         let expected_fields = match shape {
-            Shape::Grid { .. } | Shape::Kronecker { .. } => 3,
+            Shape::Grid { .. } | Shape::Kronecker { .. } | Shape::Road { .. } => 3,
             Shape::Uniform { .. } => 3,
             Shape::Path { .. } | Shape::Star { .. } => 2,
         };
@@ -309,6 +359,7 @@ impl fmt::Display for Spec {
                 write!(formatter, "kron:{scale}:{edge_factor}")
             }
             Shape::Uniform { vertices, edges } => write!(formatter, "uniform:{vertices}:{edges}"),
+            Shape::Road { junctions, one_way } => write!(formatter, "road:{junctions}:{one_way}"),
             Shape::Path { vertices } => write!(formatter, "path:{vertices}"),
             Shape::Star { vertices } => write!(formatter, "star:{vertices}"),
         }
@@ -365,10 +416,10 @@ const UNIT_STEPS: f64 = (1u64 << 53) as f64;
 
 /// SplitMix64 (Steele, Lea & Flood 2014): tiny, fast, and the same sequence
 /// on every platform and crate version, which seeded test graphs need.
-struct SplitMix64(u64);
+pub(super) struct SplitMix64(pub(super) u64);
 
 impl SplitMix64 {
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -377,12 +428,12 @@ impl SplitMix64 {
     }
 
     /// Uniform in [0, 1): one of [`UNIT_STEPS`] equally spaced values.
-    fn unit(&mut self) -> f64 {
+    pub(super) fn unit(&mut self) -> f64 {
         (self.next() >> 11) as f64 / UNIT_STEPS
     }
 
     /// Uniform in [0, bound) (Lemire's multiply-shift; bias below 2^-32).
-    fn below(&mut self, bound: u32) -> u32 {
+    pub(super) fn below(&mut self, bound: u32) -> u32 {
         (((self.next() >> 32) * bound as u64) >> 32) as u32
     }
 

@@ -19,10 +19,13 @@
 //! zones that hold it as a ghost are listed too: those are the zones its
 //! level can reach within `hops` levels.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use bfs_kernels::abi::{GhostZoneImage, GhostZoneRecord};
 use rayon::prelude::*;
 
-use crate::graph::Csr;
 use crate::graph::reorder::Renumbering;
+use crate::graph::{Csr, pieces_mut};
 
 /// Most vertices a zone may have: its local indices are 16 bits.
 pub const MOST_ZONE_VERTICES: u32 = 1 << 16;
@@ -130,41 +133,43 @@ impl GrownPartitions {
         if total_vertices >= u32::MAX as usize || total_edges >= u32::MAX as usize {
             return None;
         }
+        // Each zone's place in the concatenated arrays, then every zone
+        // copied to its place on its own.
         let mut zone_starts = Vec::with_capacity(zones.len() + 1);
-        let mut local_ids = Vec::with_capacity(total_vertices);
-        let mut local_rows = Vec::with_capacity(total_vertices + 1);
-        let mut local_columns = Vec::with_capacity(total_edges);
-        let mut ghost_counts = vec![0u32; vertex_count as usize + 1];
-        for (index, zone) in zones.iter().enumerate() {
-            zone_starts.push(local_ids.len() as u32);
-            let interior = interior_size(index as u32, partition_size, vertex_count);
-            for &ghost in &zone.ids[interior as usize..] {
-                ghost_counts[ghost as usize + 1] += 1;
-            }
-            let edge_base = local_columns.len() as u32;
-            local_ids.extend_from_slice(&zone.ids);
-            local_rows.extend(
-                zone.rows[..zone.ids.len()]
-                    .iter()
-                    .map(|row| edge_base + row),
-            );
-            local_columns.extend_from_slice(&zone.columns);
+        let mut edge_starts = Vec::with_capacity(zones.len() + 1);
+        let (mut vertices, mut edges) = (0u32, 0u32);
+        for zone in &zones {
+            zone_starts.push(vertices);
+            edge_starts.push(edges);
+            vertices += zone.ids.len() as u32;
+            edges += zone.columns.len() as u32;
         }
-        zone_starts.push(local_ids.len() as u32);
-        local_rows.push(local_columns.len() as u32);
-        let mut ghost_of_rows = ghost_counts;
-        for vertex in 0..vertex_count as usize {
-            ghost_of_rows[vertex + 1] += ghost_of_rows[vertex];
-        }
-        let mut cursor = ghost_of_rows.clone();
-        let mut ghost_of = vec![0; *ghost_of_rows.last().unwrap_or(&0) as usize];
-        for (index, zone) in zones.iter().enumerate() {
-            let interior = interior_size(index as u32, partition_size, vertex_count);
-            for &ghost in &zone.ids[interior as usize..] {
-                ghost_of[cursor[ghost as usize] as usize] = index as u32;
-                cursor[ghost as usize] += 1;
-            }
-        }
+        zone_starts.push(vertices);
+        edge_starts.push(edges);
+        let mut local_ids = vec![0u32; total_vertices];
+        let mut local_rows = vec![0u32; total_vertices + 1];
+        let mut local_columns = vec![0u16; total_edges];
+        let vertex_counts = || zones.iter().map(|zone| zone.ids.len());
+        let ids = pieces_mut(&mut local_ids, vertex_counts());
+        let rows = pieces_mut(&mut local_rows[..total_vertices], vertex_counts());
+        let columns = pieces_mut(
+            &mut local_columns,
+            zones.iter().map(|zone| zone.columns.len()),
+        );
+        ids.into_par_iter()
+            .zip(rows)
+            .zip(columns)
+            .zip(&zones)
+            .zip(&edge_starts)
+            .for_each(|((((ids, rows), columns), zone), &edge_base)| {
+                ids.copy_from_slice(&zone.ids);
+                for (row, &local) in rows.iter_mut().zip(&zone.rows) {
+                    *row = edge_base + local;
+                }
+                columns.copy_from_slice(&zone.columns);
+            });
+        local_rows[total_vertices] = total_edges as u32;
+        let (ghost_of_rows, ghost_of) = ghost_lists(&zones, partition_size, vertex_count);
         Some(GhostZones {
             renumbering: renumbering.clone(),
             partition_size,
@@ -177,6 +182,53 @@ impl GrownPartitions {
             ghost_of,
         })
     }
+}
+
+/// For each vertex, the zones that hold it as a ghost, in zone order: the
+/// lists' starts (one per vertex, plus one) and the lists. Counted and
+/// filled on every core, each list then sorted.
+fn ghost_lists(zones: &[Zone], partition_size: u32, vertex_count: u32) -> (Vec<u32>, Vec<u32>) {
+    let ghosts = |index: usize| {
+        let interior = interior_size(index as u32, partition_size, vertex_count) as usize;
+        &zones[index].ids[interior..]
+    };
+    let counters = || -> Vec<AtomicU32> {
+        (0..=vertex_count)
+            .into_par_iter()
+            .map(|_| AtomicU32::new(0))
+            .collect()
+    };
+    let counts = counters();
+    (0..zones.len()).into_par_iter().for_each(|index| {
+        for &ghost in ghosts(index) {
+            counts[ghost as usize + 1].fetch_add(1, Ordering::Relaxed);
+        }
+    });
+    let mut ghost_of_rows: Vec<u32> = counts.into_iter().map(AtomicU32::into_inner).collect();
+    for vertex in 0..vertex_count as usize {
+        ghost_of_rows[vertex + 1] += ghost_of_rows[vertex];
+    }
+    let ghost_of: Vec<AtomicU32> = (0..*ghost_of_rows.last().unwrap_or(&0))
+        .into_par_iter()
+        .map(|_| AtomicU32::new(0))
+        .collect();
+    let taken = counters();
+    (0..zones.len()).into_par_iter().for_each(|index| {
+        for &ghost in ghosts(index) {
+            let slot = ghost_of_rows[ghost as usize]
+                + taken[ghost as usize].fetch_add(1, Ordering::Relaxed);
+            ghost_of[slot as usize].store(index as u32, Ordering::Relaxed);
+        }
+    });
+    let mut ghost_of: Vec<u32> = ghost_of.into_iter().map(AtomicU32::into_inner).collect();
+    let lengths = ghost_of_rows
+        .windows(2)
+        .map(|pair| (pair[1] - pair[0]) as usize);
+    pieces_mut(&mut ghost_of, lengths)
+        .into_par_iter()
+        .with_min_len(4096)
+        .for_each(|list| list.sort_unstable());
+    (ghost_of_rows, ghost_of)
 }
 
 impl GhostZones {
@@ -209,6 +261,128 @@ impl GhostZones {
     /// as unvisited.
     pub fn interior_sizes(&self) -> Vec<u32> {
         let vertex_count = self.renumbering.old_ids.len() as u32;
+        (0..self.zone_count())
+            .map(|zone| interior_size(zone, self.partition_size, vertex_count))
+            .collect()
+    }
+}
+
+/// Ghost zones as `ghost-zones`' kernel reads them: each zone's record and
+/// its *image* (its rows, its ghosts' ids and its neighbours, laid out as a
+/// block's shared memory holds them: [`GhostZoneImage`]), and for each
+/// vertex the zones that hold it as a ghost. What the device holds, and
+/// what `bfs prepare` stores.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ZoneImages {
+    /// The renumbering into partitions; every id below is a new id.
+    pub renumbering: Renumbering,
+    /// Vertices per partition (the last may have fewer).
+    pub partition_size: u32,
+    /// Hops from its partition a zone reaches.
+    pub hops: u32,
+    /// Vertices of the largest zone.
+    pub most_zone_vertices: u32,
+    /// Each zone's record, four words ([`GhostZoneRecord::words`]).
+    pub records: Vec<u32>,
+    /// The images, one after the other, each on a quad (4 words).
+    pub images: Vec<u32>,
+    /// Where each vertex's list in `ghost_of` starts, and its end.
+    pub ghost_of_rows: Vec<u32>,
+    /// For each vertex, the zones that hold it as a ghost.
+    pub ghost_of: Vec<u32>,
+}
+
+impl ZoneImages {
+    /// The images of `zones`, laid out on every core; `None` if they take
+    /// more than 2^32 quads.
+    pub fn of(zones: GhostZones) -> Option<ZoneImages> {
+        let interior_sizes = zones.interior_sizes();
+        let layouts: Vec<(GhostZoneImage, u32, u32)> = zones
+            .zone_starts
+            .par_windows(2)
+            .zip(&interior_sizes)
+            .map(|(pair, &interior)| {
+                let (start, end) = (pair[0] as usize, pair[1] as usize);
+                let edges = zones.local_rows[end] - zones.local_rows[start];
+                let vertices = (end - start) as u32;
+                (
+                    GhostZoneImage::new(vertices, interior, edges),
+                    vertices,
+                    interior,
+                )
+            })
+            .collect();
+        let mut records = Vec::with_capacity(4 * layouts.len());
+        let mut quads: u64 = 0;
+        for (zone, (layout, vertices, _)) in layouts.iter().enumerate() {
+            let record = GhostZoneRecord {
+                zone: zone as u32,
+                first_quad: u32::try_from(quads).ok()?,
+                quads: layout.words() / 4,
+                vertices: *vertices,
+            };
+            records.extend(record.words());
+            quads += u64::from(layout.words() / 4);
+        }
+        let words = usize::try_from(4 * quads)
+            .ok()
+            .filter(|_| quads <= u32::MAX as u64)?;
+        let mut images = vec![0u32; words];
+        let lengths = layouts.iter().map(|(layout, _, _)| layout.words() as usize);
+        pieces_mut(&mut images, lengths)
+            .into_par_iter()
+            .zip(zones.zone_starts.par_windows(2))
+            .zip(&layouts)
+            .for_each(|((image, pair), (layout, _, interior))| {
+                let (start, end) = (pair[0] as usize, pair[1] as usize);
+                let first_edge = zones.local_rows[start];
+                let rows = &zones.local_rows[start..=end];
+                for (word, row) in image.iter_mut().zip(rows) {
+                    *word = row - first_edge;
+                }
+                let ghosts = &zones.local_ids[start + *interior as usize..end];
+                image[layout.rows as usize..][..ghosts.len()].copy_from_slice(ghosts);
+                let columns =
+                    &zones.local_columns[first_edge as usize..zones.local_rows[end] as usize];
+                for (word, pair) in image[layout.columns_start() as usize..]
+                    .iter_mut()
+                    .zip(columns.chunks(2))
+                {
+                    *word = pair[0] as u32 | (pair.get(1).copied().unwrap_or(0) as u32) << 16;
+                }
+            });
+        Some(ZoneImages {
+            most_zone_vertices: zones.most_zone_vertices(),
+            renumbering: zones.renumbering,
+            partition_size: zones.partition_size,
+            hops: zones.hops,
+            records,
+            images,
+            ghost_of_rows: zones.ghost_of_rows,
+            ghost_of: zones.ghost_of,
+        })
+    }
+
+    /// How many zones (partitions) there are.
+    pub fn zone_count(&self) -> u32 {
+        (self.records.len() / 4) as u32
+    }
+
+    /// Vertices of the graph.
+    pub fn vertex_count(&self) -> u32 {
+        self.renumbering.old_ids.len() as u32
+    }
+
+    /// Zone `zone`'s record.
+    pub fn record(&self, zone: u32) -> GhostZoneRecord {
+        let at = 4 * zone as usize;
+        GhostZoneRecord::from_words(self.records[at..at + 4].try_into().expect("4 words"))
+    }
+
+    /// Each partition's own vertices, which a search's first step counts
+    /// as unvisited.
+    pub fn interior_sizes(&self) -> Vec<u32> {
+        let vertex_count = self.vertex_count();
         (0..self.zone_count())
             .map(|zone| interior_size(zone, self.partition_size, vertex_count))
             .collect()

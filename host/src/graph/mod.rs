@@ -15,7 +15,9 @@ pub mod generate;
 pub mod ghost_zones;
 pub mod hierarchy;
 pub mod matrix_market;
+pub mod prepared;
 pub mod reorder;
+pub mod road;
 pub mod snap;
 
 use std::io::IsTerminal;
@@ -28,6 +30,23 @@ pub use bfs_kernels::abi::EdgeOffset;
 use rayon::prelude::*;
 
 use crate::{Error, Result};
+
+/// `values` cut into consecutive pieces of `lengths` (which must add up to
+/// at most its length), each piece its own mutable slice, so that threads
+/// can fill them at once.
+pub(crate) fn pieces_mut<T>(
+    mut values: &mut [T],
+    lengths: impl IntoIterator<Item = usize>,
+) -> Vec<&mut [T]> {
+    lengths
+        .into_iter()
+        .map(|length| {
+            let (piece, rest) = std::mem::take(&mut values).split_at_mut(length);
+            values = rest;
+            piece
+        })
+        .collect()
+}
 
 /// A function given the edges `(tail, head)`, 0-based, a batch at a time,
 /// from many threads.
@@ -396,6 +415,12 @@ impl Csr {
         self.symmetric.get().copied()
     }
 
+    /// Records whether the graph is symmetric, where its maker knows (a
+    /// renumbering of a graph that is), sparing [`is_symmetric`](Self::is_symmetric)'s pass.
+    pub(crate) fn set_symmetric(&self, symmetric: bool) {
+        let _ = self.symmetric.set(symmetric);
+    }
+
     /// Whether every edge `(u, v)` has its reverse `(v, u)`: computed on
     /// the first call (a search of every edge's reverse), remembered after.
     pub fn is_symmetric(&self) -> bool {
@@ -617,6 +642,15 @@ impl GraphSource {
         }
     }
 
+    /// Loads or generates the graph and, for a binary CSR file, lists the
+    /// preparations stored after its CSR.
+    pub fn load_prepared(&self, reader: Reader) -> Result<(Csr, prepared::Preparations)> {
+        match self {
+            GraphSource::File(path) => load_prepared(path, reader),
+            GraphSource::Generated(spec) => Ok((spec.generate()?, prepared::Preparations::none())),
+        }
+    }
+
     /// A short name for summaries.
     pub fn name(&self) -> String {
         match self {
@@ -680,6 +714,26 @@ impl Format {
 /// Loads a graph file of any supported format, with the fast reader.
 pub fn load(path: &Path) -> Result<Csr> {
     load_with(path, Reader::Fast)
+}
+
+/// [`load_with`], and for a binary CSR file the preparations stored
+/// after its CSR (none for the other formats).
+pub fn load_prepared(path: &Path, reader: Reader) -> Result<(Csr, prepared::Preparations)> {
+    let mut head = [0u8; 16];
+    let head_length = std::fs::File::open(path)
+        .and_then(|mut file| std::io::Read::read(&mut file, &mut head))
+        .map_err(|error| Error::Io {
+            path: path.into(),
+            error,
+        })?;
+    if Format::detect(path, &head[..head_length]) == Format::Binary {
+        return binary::read_prepared(path).map_err(|(line, message)| Error::Format {
+            path: path.into(),
+            line,
+            message,
+        });
+    }
+    Ok((load_with(path, reader)?, prepared::Preparations::none()))
 }
 
 /// Loads a graph file of any supported format: plain files are

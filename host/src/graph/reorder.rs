@@ -13,6 +13,8 @@
 //! it is a compact patch next to the previous one. Within a partition the
 //! ids follow the BFS order too, so neighbours share cache lines.
 
+use rayon::prelude::*;
+
 use crate::graph::{Csr, EdgeOffset};
 
 /// A renumbering of a graph's vertices and its inverse.
@@ -60,24 +62,38 @@ impl Renumbering {
         Renumbering { old_ids, new_ids }
     }
 
-    /// `graph` with every vertex renamed to its new id; each row sorted.
+    /// `graph` with every vertex renamed to its new id; each row sorted
+    /// (rows in parallel). Symmetric where `graph` is.
     pub fn apply(&self, graph: &Csr) -> Csr {
-        let mut row_offsets = Vec::with_capacity(self.old_ids.len() + 1);
-        let mut column_indices = Vec::with_capacity(graph.column_indices().len());
+        let mut row_offsets: Vec<EdgeOffset> = Vec::with_capacity(self.old_ids.len() + 1);
         row_offsets.push(0);
+        let mut total: EdgeOffset = 0;
+        row_offsets.extend(self.old_ids.iter().map(|&old| {
+            total += graph.degree(old) as EdgeOffset;
+            total
+        }));
+        let mut column_indices = vec![0u32; total as usize];
+        let mut rows = Vec::with_capacity(self.old_ids.len());
+        let mut rest: &mut [u32] = &mut column_indices;
         for &old in &self.old_ids {
-            let start = column_indices.len();
-            column_indices.extend(
-                graph
-                    .neighbours(old)
-                    .iter()
-                    .map(|&neighbour| self.new_ids[neighbour as usize]),
-            );
-            column_indices[start..].sort_unstable();
-            row_offsets.push(column_indices.len() as EdgeOffset);
+            let (row, after) = std::mem::take(&mut rest).split_at_mut(graph.degree(old) as usize);
+            rows.push((old, row));
+            rest = after;
         }
-        Csr::from_parts(row_offsets, column_indices)
-            .expect("a renumbering of a valid CSR is a valid CSR")
+        rows.into_par_iter()
+            .with_min_len(1024)
+            .for_each(|(old, row)| {
+                for (slot, &neighbour) in row.iter_mut().zip(graph.neighbours(old)) {
+                    *slot = self.new_ids[neighbour as usize];
+                }
+                row.sort_unstable();
+            });
+        let renumbered = Csr::from_parts(row_offsets, column_indices)
+            .expect("a renumbering of a valid CSR is a valid CSR");
+        if let Some(symmetric) = graph.known_symmetric() {
+            renumbered.set_symmetric(symmetric);
+        }
+        renumbered
     }
 }
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use bfs::bench::scaling;
+use bfs::bench::{end_to_end, scaling};
 use bfs::gpu::{Gpu, Variant};
 use bfs::graph::GraphSource;
 use bfs::{bench, cpu, output};
@@ -64,6 +64,26 @@ pub struct BenchArgs {
     /// scaling section.
     #[arg(long, value_delimiter = ',', value_parser = parse_gpus)]
     pub gpus: Vec<GpuCount>,
+    /// Time whole processes (what a user waits for): `bfs` for one search
+    /// and for 64, from each graph's text file, `.bcsr` and prepared
+    /// `.bcsr`, beside `cuda-floor`, gapbs (`--gapbs`) and scipy
+    /// (`--python`) on the same files; written as the file's end-to-end
+    /// section (graphs given with --graph, else gen:road:300000 and the 2048² grid).
+    #[arg(long)]
+    pub end_to_end: bool,
+    /// A Python with scipy, to time scipy beside `bfs` (with --end-to-end).
+    #[arg(long)]
+    pub python: Option<PathBuf>,
+    /// Timed runs of each command (with --end-to-end).
+    #[arg(long, default_value_t = 5)]
+    pub repeats: usize,
+    /// Seconds past which a peer's command is timed once (with --end-to-end).
+    #[arg(long, default_value_t = 20.0)]
+    pub peer_limit: f64,
+    /// Time the peers only on graphs of at most this many CSR entries
+    /// (with --end-to-end).
+    #[arg(long, default_value_t = u64::MAX)]
+    pub peer_most_edges: u64,
 }
 
 /// Where `bfs bench` times searches.
@@ -81,6 +101,9 @@ const SCALING_DEFAULT_GRAPH: &str = "gen:kron:26";
 pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
     if !arguments.gpus.is_empty() {
         return run_scaling(arguments);
+    }
+    if arguments.end_to_end {
+        return run_end_to_end(arguments);
     }
     let gpu = match arguments.device {
         BenchDevice::Gpu => Some(Gpu::open()?),
@@ -225,6 +248,70 @@ fn run_scaling(arguments: &BenchArgs) -> anyhow::Result<()> {
         )?;
     }
     print!("{}", scaling::markdown(&device, &command, &graphs, &rows));
+    Ok(())
+}
+
+/// The graphs `bench --end-to-end` times when none is given: a road
+/// network of 3.3 million vertices and the 2048² grid.
+const END_TO_END_DEFAULT_GRAPHS: [&str; 2] = ["gen:road:300000", "gen:grid:2048x2048:0.05"];
+
+/// `bench --end-to-end`: whole processes, graph by graph; the section is
+/// written after each command, so a run cut short keeps what it measured.
+fn run_end_to_end(arguments: &BenchArgs) -> anyhow::Result<()> {
+    let bfs = std::env::current_exe().context("finding this executable")?;
+    let setup = end_to_end::Setup {
+        floor: bfs.with_file_name("cuda-floor"),
+        bfs,
+        gapbs: arguments.gapbs.clone(),
+        python: arguments.python.clone(),
+        repeats: arguments.repeats.max(1),
+        peer_limit: std::time::Duration::from_secs_f64(arguments.peer_limit.max(0.0)),
+        peer_most_edges: arguments.peer_most_edges,
+        scratch: std::env::temp_dir().join(format!("bfs-end-to-end-{}", std::process::id())),
+        seed: arguments.seed,
+    };
+    // Without a GPU the rows are the CPU's (bfs falls back), the floor absent.
+    let device = Gpu::open().map_or("no GPU".into(), |gpu| gpu.name().to_string());
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let names: Vec<String> = match arguments.graphs.is_empty() {
+        true => END_TO_END_DEFAULT_GRAPHS.map(String::from).to_vec(),
+        false => arguments.graphs.clone(),
+    };
+    let floor = end_to_end::floor(&setup).ok();
+    let (mut graphs, mut rows) = (Vec::<end_to_end::Described>::new(), Vec::new());
+    let outcome = (|| -> anyhow::Result<()> {
+        for name in &names {
+            let mut source = GraphSource::parse(name)?;
+            if let GraphSource::Generated(spec) = &mut source {
+                spec.seed = arguments.seed;
+            }
+            let display = match &source {
+                GraphSource::File(path) => path
+                    .file_name()
+                    .map_or(name.clone(), |file| file.to_string_lossy().into()),
+                GraphSource::Generated(_) => name.clone(),
+            };
+            end_to_end::graph(&setup, &display, &source, &mut |described, timed| {
+                if !graphs.iter().any(|graph| graph.name == described.name) {
+                    graphs.push(described.clone());
+                }
+                rows.push(timed);
+                if let Some(path) = &arguments.markdown {
+                    let section =
+                        end_to_end::markdown(&device, &command, floor.as_ref(), &graphs, &rows);
+                    write_section(path, end_to_end::SECTION, &section)?;
+                }
+                Ok(())
+            })?;
+        }
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&setup.scratch);
+    outcome?;
+    print!(
+        "{}",
+        end_to_end::markdown(&device, &command, floor.as_ref(), &graphs, &rows)
+    );
     Ok(())
 }
 

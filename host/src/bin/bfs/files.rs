@@ -1,14 +1,17 @@
-//! `bfs gen` and `bfs convert`: graphs to files, in Matrix Market or the
-//! binary CSR cache (chosen by the output's extension, `.bcsr`).
+//! `bfs gen`, `bfs convert` and `bfs prepare`: graphs to files, in Matrix
+//! Market or the binary CSR cache (chosen by the output's extension,
+//! `.bcsr`), the cache with what `auto` builds before it searches.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::bail;
 use bfs::Csr;
+use bfs::gpu::{Gpu, Workload};
 use bfs::graph::generate::{DEFAULT_SEED, Spec};
 use bfs::graph::matrix_market::EntryOrder;
-use bfs::graph::{self, Reader};
+use bfs::graph::prepared::{Preparation, PreparationKind};
+use bfs::graph::{self, GraphSource, Reader, binary};
 use clap::{Args, ValueEnum};
 
 use crate::ReaderChoice;
@@ -54,6 +57,46 @@ pub struct ConvertArgs {
     /// Seed of a shuffled order.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
+    /// Also store what `auto` builds before searching the graph, as
+    /// `bfs prepare` does (the output must be .bcsr).
+    #[arg(long)]
+    prepare: bool,
+}
+
+/// The options of `bfs prepare`.
+#[derive(Args)]
+pub struct PrepareArgs {
+    /// The graph to read: a file in any format `--graph` takes, or gen:SPEC.
+    input: String,
+    /// The binary CSR file to write, with the preparations after the graph.
+    output: PathBuf,
+    /// What to prepare: what `auto` would build for many searches of this
+    /// graph (default), or these (`hierarchy`, `ghost-zones`).
+    #[arg(long = "kind", value_enum, value_delimiter = ',')]
+    kinds: Vec<KindChoice>,
+    /// Matrix Market reader for the input.
+    #[arg(long, value_enum, default_value_t = ReaderChoice::Fast)]
+    reader: ReaderChoice,
+}
+
+/// The preparations `--kind` names.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KindChoice {
+    /// `hierarchy-sweep`'s contraction hierarchy.
+    Hierarchy,
+    /// `ghost-zones`'s zones, sized to this machine's GPU (else to a block
+    /// of 227 KB of shared memory; a GPU whose blocks hold less builds them
+    /// anew).
+    GhostZones,
+}
+
+impl From<KindChoice> for PreparationKind {
+    fn from(choice: KindChoice) -> Self {
+        match choice {
+            KindChoice::Hierarchy => PreparationKind::Hierarchy,
+            KindChoice::GhostZones => PreparationKind::GhostZones,
+        }
+    }
 }
 
 /// Generates a graph and writes it.
@@ -76,6 +119,14 @@ pub fn generate(arguments: &GenArgs) -> anyhow::Result<()> {
 
 /// Reads a graph file and writes it in another format.
 pub fn convert(arguments: &ConvertArgs) -> anyhow::Result<()> {
+    if arguments.prepare {
+        return prepare(&PrepareArgs {
+            input: arguments.input.display().to_string(),
+            output: arguments.output.clone(),
+            kinds: Vec::new(),
+            reader: arguments.reader,
+        });
+    }
     let started = Instant::now();
     let graph = graph::load_with(&arguments.input, Reader::from(arguments.reader))?;
     save(
@@ -84,6 +135,76 @@ pub fn convert(arguments: &ConvertArgs) -> anyhow::Result<()> {
         entry_order(arguments.order, arguments.seed),
         started,
     )
+}
+
+/// Shared memory a block may take, for zones prepared where there is no
+/// GPU to ask: the largest of current data-centre GPUs.
+const SHARED_BYTES_WITHOUT_GPU: u32 = 227 * 1024;
+
+/// Reads a graph file and writes it as a binary CSR file with the
+/// preparations asked for (by default what `auto` builds for many searches).
+pub fn prepare(arguments: &PrepareArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    if arguments
+        .output
+        .extension()
+        .is_none_or(|extension| extension != "bcsr")
+    {
+        bail!("a prepared graph is a binary CSR file: the output must end in .bcsr");
+    }
+    let graph = GraphSource::parse(&arguments.input)?.load_with(Reader::from(arguments.reader))?;
+    let loaded = started.elapsed().as_secs_f64();
+    let gpu = Gpu::open().ok();
+    let kinds: Vec<PreparationKind> = match arguments.kinds.is_empty() {
+        false => arguments.kinds.iter().map(|&kind| kind.into()).collect(),
+        true => {
+            let cooperative = gpu.as_ref().is_none_or(Gpu::cooperative_launch);
+            let plan = bfs::gpu::plan(&graph, cooperative, Workload::many());
+            let needs = plan.strategy.needs();
+            if needs.is_none() {
+                println!(
+                    "nothing to prepare: auto takes {} for this graph ({})",
+                    plan.strategy.name(),
+                    plan.reason
+                );
+            }
+            needs.into_iter().collect()
+        }
+    };
+    let capacity = match &gpu {
+        Some(gpu) => bfs::gpu::ghost_zone_capacity(gpu),
+        None => bfs::gpu::ghost_zones::capacity(SHARED_BYTES_WITHOUT_GPU),
+    };
+    let mut preparations = Vec::new();
+    for kind in kinds {
+        let building = Instant::now();
+        let preparation = bfs::gpu::build_preparation(&graph, kind, capacity)?;
+        println!(
+            "prepared:  {} in {:.3} s",
+            kind.name(),
+            building.elapsed().as_secs_f64()
+        );
+        preparations.push(preparation);
+    }
+    write_prepared(&graph, &preparations, &arguments.output)?;
+    println!(
+        "wrote {}: {} vertices, {} edges (directed CSR entries), {} preparation{}, in {:.3} s \
+         (loading {loaded:.3} s)",
+        arguments.output.display(),
+        graph.vertex_count(),
+        graph.edge_count(),
+        preparations.len(),
+        if preparations.len() == 1 { "" } else { "s" },
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Writes `graph` and `preparations` to the binary CSR file `path`.
+fn write_prepared(graph: &Csr, preparations: &[Preparation], path: &Path) -> bfs::Result<()> {
+    bfs::output::write_with(path, |mut writer| {
+        binary::write_prepared(graph, preparations, &mut writer)
+    })
 }
 
 fn entry_order(order: Order, seed: u64) -> EntryOrder {

@@ -32,6 +32,9 @@ enum Command {
     Gen(files::GenArgs),
     /// Convert a graph file to another format (.mtx, or .bcsr for the binary cache).
     Convert(files::ConvertArgs),
+    /// Write a graph as .bcsr with what `auto` builds before searching it
+    /// (a contraction hierarchy, ghost zones), so later runs load it.
+    Prepare(files::PrepareArgs),
 }
 
 /// The options of a search (`bfs` with no subcommand).
@@ -202,6 +205,7 @@ fn main() -> ExitCode {
         Some(Command::Bench(arguments)) => bench::run(arguments),
         Some(Command::Gen(arguments)) => files::generate(arguments),
         Some(Command::Convert(arguments)) => files::convert(arguments),
+        Some(Command::Prepare(arguments)) => files::prepare(arguments),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

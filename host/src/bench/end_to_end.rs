@@ -1,0 +1,636 @@
+//! `bfs bench --end-to-end`: the time a user waits for. Every figure is a
+//! whole process, timed from its start to its exit by this one: `bfs` for
+//! one search and for 64, from a graph's text file, its `.bcsr` and its
+//! prepared `.bcsr` (`bfs prepare`), with the driver's JIT cache warm and
+//! cold; beside it `cuda-floor` (what any CUDA program pays before its
+//! first kernel: the process, `cuInit`, the context), gapbs and scipy on
+//! the same files from the same source, so that they are compared in one
+//! run. Each command runs once to warm the page cache (and the JIT cache,
+//! where it is on), then [`Setup::repeats`] times; a peer whose first run
+//! takes longer than [`Setup::peer_limit`] is timed by that run alone.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::graph::generate::sources_with_edges;
+use crate::graph::{self, GraphSource};
+use crate::{Csr, Error, Result};
+
+/// The heading of `BENCHMARKS.md`'s section.
+pub const SECTION: &str = "## End to end";
+
+/// Searches of the many-search rows, as Graph500 makes.
+pub const MANY_SEARCHES: usize = 64;
+
+/// What the benchmark runs.
+pub struct Setup {
+    /// The `bfs` executable timed (this one).
+    pub bfs: PathBuf,
+    /// `cuda-floor`, beside it.
+    pub floor: PathBuf,
+    /// gapbs's build folder (`make bfs converter`), if it is to be timed.
+    pub gapbs: Option<PathBuf>,
+    /// A Python with scipy, if scipy is to be timed.
+    pub python: Option<PathBuf>,
+    /// Timed runs of each command after its warm-up.
+    pub repeats: usize,
+    /// A peer's command (or `bfs prepare`) slower than this on its
+    /// warm-up is not repeated.
+    pub peer_limit: Duration,
+    /// Peers run only on graphs of at most this many CSR entries.
+    pub peer_most_edges: u64,
+    /// Where the graphs' files are written (removed after).
+    pub scratch: PathBuf,
+    /// Seed of the sources.
+    pub seed: u64,
+}
+
+/// One command's times.
+#[derive(Clone, Debug)]
+pub struct Timed {
+    /// The graph's name.
+    pub graph: String,
+    /// Who ran: `bfs`, `bfs --device cpu`, `gapbs (16 threads)`, `scipy`, …
+    pub program: String,
+    /// Which file it read.
+    pub input: &'static str,
+    /// Searches it made.
+    pub searches: usize,
+    /// The driver's JIT cache: `warm`, `cold`, or `-` for CPU programs.
+    pub jit_cache: &'static str,
+    /// Wall seconds of each timed run.
+    pub seconds: Vec<f64>,
+    /// `bfs`'s phases in its median run (name, seconds), where it wrote them.
+    pub phases: Vec<(String, f64)>,
+    /// `bfs`'s plan line in its median run.
+    pub plan: Option<String>,
+}
+
+impl Timed {
+    /// The median of the runs.
+    pub fn median(&self) -> f64 {
+        let mut sorted = self.seconds.clone();
+        sorted.sort_by(f64::total_cmp);
+        sorted.get(sorted.len() / 2).copied().unwrap_or(f64::NAN)
+    }
+
+    fn extreme(&self, pick: fn(f64, f64) -> f64) -> f64 {
+        self.seconds
+            .iter()
+            .copied()
+            .reduce(pick)
+            .unwrap_or(f64::NAN)
+    }
+}
+
+/// A graph as the benchmark saw it.
+#[derive(Clone, Debug)]
+pub struct Described {
+    /// Its name.
+    pub name: String,
+    /// Vertices.
+    pub vertices: u32,
+    /// CSR entries.
+    pub edges: u64,
+    /// Bytes of its text, `.bcsr` and prepared `.bcsr` files.
+    pub file_bytes: [u64; 3],
+}
+
+/// What a `bfs --json` report says of its run: its phases (name,
+/// seconds) and its plan line.
+type Reported = (Vec<(String, f64)>, Option<String>);
+
+/// A command to time: its program, arguments and environment.
+struct Run {
+    program: String,
+    input: &'static str,
+    searches: usize,
+    jit_cache: &'static str,
+    command: Command,
+    /// A peer's: its failure leaves its row out.
+    peer: bool,
+    /// Timed by its warm-up alone when that is slower than the limit.
+    slow_once: bool,
+    /// Where `bfs` writes its JSON report (the phases).
+    json: Option<PathBuf>,
+}
+
+impl Run {
+    /// A peer's command: a failure leaves its row out, a slow one runs once.
+    fn peer(program: &str, input: &'static str, searches: usize, command: Command) -> Run {
+        Run {
+            program: program.into(),
+            input,
+            searches,
+            jit_cache: "-",
+            command,
+            peer: true,
+            slow_once: true,
+            json: None,
+        }
+    }
+}
+
+/// `cuda-floor` timed, under the graph name `-`.
+pub fn floor(setup: &Setup) -> Result<Timed> {
+    let run = Run {
+        program: "cuda-floor".into(),
+        input: "-",
+        searches: 0,
+        jit_cache: "-",
+        command: Command::new(&setup.floor),
+        peer: false,
+        slow_once: false,
+        json: None,
+    };
+    time(setup, run, "-")
+}
+
+/// Every command of one graph, each handed to `on_timed` as it is timed.
+pub fn graph(
+    setup: &Setup,
+    name: &str,
+    source: &GraphSource,
+    on_timed: &mut dyn FnMut(&Described, Timed) -> Result<()>,
+) -> Result<()> {
+    std::fs::create_dir_all(&setup.scratch).map_err(|error| Error::Io {
+        path: setup.scratch.clone(),
+        error,
+    })?;
+    let graph = source.load()?;
+    let stem = setup.scratch.join(sanitized(name));
+    let text = match source {
+        GraphSource::File(path) if path.extension().is_some_and(|extension| extension == "mtx") => {
+            path.clone()
+        }
+        _ => {
+            let path = stem.with_extension("mtx");
+            graph::save(&graph, &path)?;
+            path
+        }
+    };
+    let binary = stem.with_extension("bcsr");
+    graph::save(&graph, &binary)?;
+    let prepared = setup
+        .scratch
+        .join(format!("{}-prepared.bcsr", sanitized(name)));
+    let mut prepare = Command::new(&setup.bfs);
+    prepare.arg("prepare").arg(&binary).arg(&prepared);
+    let preparing = time(
+        setup,
+        Run {
+            program: "bfs prepare".into(),
+            input: ".bcsr",
+            searches: 0,
+            jit_cache: "-",
+            command: prepare,
+            peer: false,
+            slow_once: true,
+            json: None,
+        },
+        name,
+    )?;
+    let size = |path: &Path| std::fs::metadata(path).map_or(0, |metadata| metadata.len());
+    let described = Described {
+        name: name.to_string(),
+        vertices: graph.vertex_count(),
+        edges: graph.edge_count(),
+        file_bytes: [size(&text), size(&binary), size(&prepared)],
+    };
+    on_timed(&described, preparing)?;
+    let ptx = setup.scratch.join("kernels.ptx");
+    std::fs::write(&ptx, crate::gpu::KERNELS_PTX).map_err(|error| Error::Io {
+        path: ptx.clone(),
+        error,
+    })?;
+    let source_vertex = sources_with_edges(&graph, 1, setup.seed)
+        .first()
+        .copied()
+        .unwrap_or(0);
+    let files = Files {
+        text,
+        binary,
+        prepared,
+        ptx,
+        stem,
+    };
+    for run in runs(setup, &graph, &files, source_vertex)? {
+        let (peer, program) = (run.peer, run.program.clone());
+        match time(setup, run, name) {
+            Ok(timed) => on_timed(&described, timed)?,
+            // A peer that fails (scipy missing, say) leaves its rows out.
+            Err(error) if peer => eprintln!("bench: {name}: {program} left out: {error}"),
+            Err(error) => return Err(error),
+        }
+    }
+    for path in [&files.binary, &files.prepared] {
+        let _ = std::fs::remove_file(path);
+    }
+    if files.text.starts_with(&setup.scratch) {
+        let _ = std::fs::remove_file(&files.text);
+    }
+    Ok(())
+}
+
+/// A graph's files.
+struct Files {
+    text: PathBuf,
+    binary: PathBuf,
+    prepared: PathBuf,
+    ptx: PathBuf,
+    stem: PathBuf,
+}
+
+/// The commands of one graph.
+fn runs(setup: &Setup, graph: &Csr, files: &Files, source: u32) -> Result<Vec<Run>> {
+    let mut runs = Vec::new();
+    let json = |label: &str| files.stem.with_extension(format!("{label}.json"));
+    // One search writes its JSON report, for its phases; many searches
+    // do not: the report's per-level traces of every search would be time
+    // a user who does not ask for them never waits for.
+    let bfs = |label: &str, input: &Path, searches: usize, extra: &[&str]| {
+        let mut command = Command::new(&setup.bfs);
+        command.arg("--graph").arg(input).args(extra);
+        match searches {
+            1 => command
+                .args(["--source", &source.to_string(), "--json"])
+                .arg(json(label)),
+            count => command.args(["--sources", &count.to_string()]),
+        };
+        command
+    };
+    let ours = |program: &str,
+                input: &'static str,
+                searches: usize,
+                jit_cache: &'static str,
+                command: Command,
+                label: &str| Run {
+        program: program.into(),
+        input,
+        searches,
+        jit_cache,
+        command,
+        peer: false,
+        slow_once: false,
+        json: (searches == 1).then(|| json(label)),
+    };
+    let many = MANY_SEARCHES;
+    runs.push(ours(
+        "bfs",
+        ".mtx",
+        1,
+        "warm",
+        bfs("text", &files.text, 1, &[]),
+        "text",
+    ));
+    runs.push(ours(
+        "bfs",
+        ".bcsr",
+        1,
+        "warm",
+        bfs("binary", &files.binary, 1, &[]),
+        "binary",
+    ));
+    let mut cold = bfs("cold", &files.binary, 1, &[]);
+    cold.env("CUDA_CACHE_DISABLE", "1");
+    runs.push(ours("bfs", ".bcsr", 1, "cold", cold, "cold"));
+    let ptx = files.ptx.display().to_string();
+    let mut jit = bfs("ptx", &files.binary, 1, &["--ptx", &ptx]);
+    jit.env("CUDA_CACHE_DISABLE", "1");
+    runs.push(ours(
+        "bfs --ptx (the PTX fallback)",
+        ".bcsr",
+        1,
+        "cold",
+        jit,
+        "ptx",
+    ));
+    let prepared = bfs("prepared", &files.prepared, 1, &[]);
+    runs.push(ours(
+        "bfs",
+        "prepared .bcsr",
+        1,
+        "warm",
+        prepared,
+        "prepared",
+    ));
+    let cpu = bfs("cpu", &files.binary, 1, &["--device", "cpu"]);
+    runs.push(ours("bfs --device cpu", ".bcsr", 1, "-", cpu, "cpu"));
+    let many_binary = bfs("many", &files.binary, many, &[]);
+    runs.push(ours("bfs", ".bcsr", many, "warm", many_binary, "many"));
+    let many_prepared = bfs("many-prepared", &files.prepared, many, &[]);
+    runs.push(ours(
+        "bfs",
+        "prepared .bcsr",
+        many,
+        "warm",
+        many_prepared,
+        "many-prepared",
+    ));
+    let peers = graph.edge_count() <= setup.peer_most_edges;
+    if let Some(folder) = setup.gapbs.as_ref().filter(|_| peers) {
+        runs.extend(gapbs_runs(folder, graph, files, source)?);
+    }
+    if let Some(python) = setup.python.as_ref().filter(|_| peers) {
+        let sources = sources_with_edges(graph, many, setup.seed);
+        let directed = if graph.is_symmetric() {
+            "undirected"
+        } else {
+            "directed"
+        };
+        for (searches, list) in [(1, vec![source]), (many, sources)] {
+            let list: Vec<String> = list.iter().map(u32::to_string).collect();
+            let mut command = Command::new(python);
+            command
+                .args(["-c", SCIPY])
+                .arg(&files.text)
+                .arg(list.join(","))
+                .arg(directed);
+            runs.push(Run::peer("scipy (one thread)", ".mtx", searches, command));
+        }
+    }
+    Ok(runs)
+}
+
+/// scipy's whole process: read the Matrix Market file, then a
+/// breadth-first order with predecessors from each source.
+const SCIPY: &str = r#"import sys
+import scipy.io, scipy.sparse.csgraph as csgraph
+matrix = scipy.io.mmread(sys.argv[1]).tocsr()
+for source in sys.argv[2].split(','):
+    csgraph.breadth_first_order(matrix, int(source), directed=sys.argv[3] == 'directed', return_predecessors=True)
+"#;
+
+/// gapbs's commands: from the text file and from its own serialized
+/// graph (converted first, untimed), one search from `source` and 64 from
+/// its own random sources.
+fn gapbs_runs(folder: &Path, graph: &Csr, files: &Files, source: u32) -> Result<Vec<Run>> {
+    let serialized = files.stem.with_extension("sg");
+    let symmetric = graph.is_symmetric();
+    let mut converter = Command::new(folder.join("converter"));
+    if symmetric {
+        converter.arg("-s");
+    }
+    converter
+        .arg("-f")
+        .arg(&files.text)
+        .arg("-b")
+        .arg(&serialized);
+    let output = converter.output().map_err(|error| Error::Peer {
+        program: folder.join("converter"),
+        message: error.to_string(),
+    })?;
+    if !output.status.success() {
+        return Err(Error::Peer {
+            program: folder.join("converter"),
+            message: format!("failed ({})", output.status),
+        });
+    }
+    let threads = crate::cpu::hardware_threads();
+    let program = format!("gapbs ({threads} threads)");
+    let bfs = |input: &Path, searches: usize| {
+        let mut command = Command::new(folder.join("bfs"));
+        command.arg("-f").arg(input);
+        if symmetric
+            && input
+                .extension()
+                .is_some_and(|extension| extension == "mtx")
+        {
+            command.arg("-s");
+        }
+        match searches {
+            1 => command.args(["-r", &source.to_string(), "-n", "1"]),
+            count => command.args(["-n", &count.to_string()]),
+        };
+        command
+    };
+    let run = |input, searches, command| Run::peer(&program, input, searches, command);
+    Ok(vec![
+        run(".mtx", 1, bfs(&files.text, 1)),
+        run(".sg", 1, bfs(&serialized, 1)),
+        run(".sg", MANY_SEARCHES, bfs(&serialized, MANY_SEARCHES)),
+    ])
+}
+
+/// Times `run`: a warm-up, then the repeats (a slow peer: the warm-up only).
+fn time(setup: &Setup, mut run: Run, graph_name: &str) -> Result<Timed> {
+    let once = |command: &mut Command| -> Result<(f64, Option<Reported>)> {
+        let started = Instant::now();
+        let output = command.output().map_err(|error| Error::Peer {
+            program: PathBuf::from(command.get_program()),
+            message: error.to_string(),
+        })?;
+        let seconds = started.elapsed().as_secs_f64();
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            return Err(Error::Peer {
+                program: PathBuf::from(command.get_program()),
+                message: format!(
+                    "failed ({}): {}",
+                    output.status,
+                    stderr.lines().last().unwrap_or_default()
+                ),
+            });
+        }
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let printed_plan = stdout
+            .lines()
+            .find_map(|line| line.strip_prefix("plan:"))
+            .map(|plan| plan.trim().to_string());
+        let report = match run.json.as_ref().and_then(|path| phases_of(path)) {
+            Some(report) => Some(report),
+            None => printed_plan.map(|plan| (Vec::new(), Some(plan))),
+        };
+        Ok((seconds, report))
+    };
+    eprintln!(
+        "bench: {graph_name}: {} from {} ({} searches)",
+        run.program, run.input, run.searches
+    );
+    let (warm_up, _) = once(&mut run.command)?;
+    let repeats = match run.slow_once && warm_up > setup.peer_limit.as_secs_f64() {
+        true => 0,
+        false => setup.repeats,
+    };
+    let mut samples = Vec::new();
+    for _ in 0..repeats {
+        samples.push(once(&mut run.command)?);
+    }
+    if samples.is_empty() {
+        samples.push((warm_up, None));
+    }
+    let mut order: Vec<usize> = (0..samples.len()).collect();
+    order.sort_by(|&a, &b| samples[a].0.total_cmp(&samples[b].0));
+    let (phases, plan) = samples[order[order.len() / 2]]
+        .1
+        .clone()
+        .unwrap_or_default();
+    Ok(Timed {
+        graph: graph_name.to_string(),
+        program: run.program,
+        input: run.input,
+        searches: run.searches,
+        jit_cache: run.jit_cache,
+        seconds: samples.iter().map(|(seconds, _)| *seconds).collect(),
+        phases,
+        plan,
+    })
+}
+
+/// The phases and plan of a `bfs --json` report.
+fn phases_of(path: &Path) -> Option<Reported> {
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    let phases = report["phases"]
+        .as_array()?
+        .iter()
+        .filter_map(|phase| {
+            Some((
+                phase["phase"].as_str()?.to_string(),
+                phase["seconds"].as_f64()?,
+            ))
+        })
+        .collect();
+    Some((phases, report["plan"].as_str().map(str::to_string)))
+}
+
+/// `name` as a file name.
+fn sanitized(name: &str) -> String {
+    name.chars()
+        .map(|character| match character {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '-' | '.' => character,
+            _ => '_',
+        })
+        .collect()
+}
+
+/// The section: method, device, floor, and the tables.
+pub fn markdown(
+    device: &str,
+    command: &str,
+    floor: Option<&Timed>,
+    graphs: &[Described],
+    rows: &[Timed],
+) -> String {
+    let mut text = format!("{SECTION}\n\n");
+    text.push_str(&format!(
+        "Written by `cargo xtask bench --end-to-end` (`{command}`). Device: **{device}**; CPU: {}. \
+         Each figure is a whole process, from its start to its exit, as a shell waits for it: \
+         the median of the timed runs after an untimed warm-up run (so the page cache is warm, and \
+         the driver's JIT cache too where it is on: `cold` runs set `CUDA_CACHE_DISABLE=1`). \
+         `cuda-floor` does only what every CUDA program does before its first kernel (the \
+         process, `cuInit`, the context, and its exit). gapbs and scipy read the same files and \
+         start from the same source (gapbs's 64 searches from its own random sources); a peer \
+         slower than the limit on its warm-up is timed by that run alone.\n\n",
+        super::cpu_name()
+    ));
+    if let Some(floor) = floor {
+        text.push_str(&format!(
+            "Floor (`cuda-floor`): median {:.3} s (min {:.3}, max {:.3}, {} runs).\n\n",
+            floor.median(),
+            floor.extreme(f64::min),
+            floor.extreme(f64::max),
+            floor.seconds.len()
+        ));
+    }
+    let floor_seconds = floor.map(Timed::median);
+    text.push_str("| graph | vertices | CSR entries | text MB | .bcsr MB | prepared .bcsr MB |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    for graph in graphs {
+        let [text_bytes, binary, prepared] = graph.file_bytes.map(|bytes| bytes as f64 / 1e6);
+        text.push_str(&format!(
+            "| {} | {} | {} | {text_bytes:.1} | {binary:.1} | {prepared:.1} |\n",
+            graph.name, graph.vertices, graph.edges
+        ));
+    }
+    for (title, searches) in [("One search", 1), ("64 searches", MANY_SEARCHES)] {
+        text.push_str(&format!(
+            "\n### {title}\n\n| graph | program | input | JIT cache | median s | min s | max s | runs | over the floor s |\n| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n"
+        ));
+        for row in rows.iter().filter(|row| row.searches == searches) {
+            let over = match (
+                floor_seconds,
+                row.program.starts_with("bfs") && row.jit_cache != "-",
+            ) {
+                (Some(floor), true) => format!("{:+.3}", row.median() - floor),
+                _ => "-".into(),
+            };
+            text.push_str(&format!(
+                "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {} | {over} |\n",
+                row.graph,
+                row.program,
+                row.input,
+                row.jit_cache,
+                row.median(),
+                row.extreme(f64::min),
+                row.extreme(f64::max),
+                row.seconds.len()
+            ));
+        }
+    }
+    text.push_str("\n### Where `bfs`'s time goes\n\nThe phases of one search's median run, in milliseconds, as `--json` reports them: they add up to the process's time but for its exit, in which the driver frees what the process held (the `measured` column is the process's whole time).\n\n");
+    let phased: Vec<&Timed> = rows.iter().filter(|row| !row.phases.is_empty()).collect();
+    let mut names: Vec<String> = Vec::new();
+    for row in &phased {
+        for (name, _) in &row.phases {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+    }
+    text.push_str(&format!(
+        "| graph | program | input | searches | JIT cache | {} | sum | measured |\n| --- | --- | --- | ---: | --- |{} ---: | ---: |\n",
+        names.join(" | "),
+        " ---: |".repeat(names.len())
+    ));
+    for row in &phased {
+        let cells: Vec<String> = names
+            .iter()
+            .map(|name| {
+                row.phases
+                    .iter()
+                    .find(|(phase, _)| phase == name)
+                    .map_or("-".into(), |(_, seconds)| format!("{:.1}", seconds * 1e3))
+            })
+            .collect();
+        let sum: f64 = row.phases.iter().map(|(_, seconds)| seconds).sum();
+        text.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {:.1} | {:.1} |\n",
+            row.graph,
+            row.program,
+            row.input,
+            row.searches,
+            row.jit_cache,
+            cells.join(" | "),
+            sum * 1e3,
+            row.median() * 1e3
+        ));
+    }
+    text.push_str("\n### What `auto` took\n\n| graph | input | searches | plan |\n| --- | --- | ---: | --- |\n");
+    for row in rows
+        .iter()
+        .filter(|row| row.program == "bfs" && row.jit_cache == "warm")
+    {
+        if let Some(plan) = &row.plan {
+            text.push_str(&format!(
+                "| {} | {} | {} | {} |\n",
+                row.graph,
+                row.input,
+                row.searches,
+                plan.replace('|', "\\|")
+            ));
+        }
+    }
+    text.push_str(
+        "\n### Preparation\n\n| graph | `bfs prepare` median s | runs |\n| --- | ---: | ---: |\n",
+    );
+    for row in rows.iter().filter(|row| row.program == "bfs prepare") {
+        text.push_str(&format!(
+            "| {} | {:.3} | {} |\n",
+            row.graph,
+            row.median(),
+            row.seconds.len()
+        ));
+    }
+    text
+}
