@@ -19,10 +19,16 @@ pub fn hardware_threads() -> usize {
 /// threads (`docs/decisions.md`).
 pub const EDGES_PER_THREAD: u64 = 1 << 19;
 
+/// The most threads the engine takes when none are asked for: past them,
+/// a level's fork and join cost more than the extra cores give, on every
+/// graph measured (`docs/decisions.md`).
+pub const MOST_THREADS: usize = 32;
+
 /// The engine's threads for `graph` when none are asked for: one per
 /// [`EDGES_PER_THREAD`] of its CSR entries, at least one and at most
-/// [`hardware_threads`].
+/// [`MOST_THREADS`] and the [`hardware_threads`].
 pub fn threads_for(graph: &crate::Csr) -> usize {
     let wanted = graph.edge_count().div_ceil(EDGES_PER_THREAD).max(1);
-    (wanted.min(hardware_threads() as u64)) as usize
+    let most = hardware_threads().min(MOST_THREADS) as u64;
+    wanted.min(most) as usize
 }

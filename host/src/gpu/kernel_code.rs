@@ -108,3 +108,48 @@ pub fn load(kernels: Kernels, capability: (i32, i32)) -> Result<(Module, KernelC
 pub fn load_ptx(ptx: &str) -> Result<Module> {
     Module::from_ptx(ptx, &[]).context(|| "loading the kernels' PTX".into())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each GPU takes the cubin of its own architecture where there is
+    /// one, else its major version's newest no newer than it, else the PTX;
+    /// every cubin unpacks to an ELF image.
+    #[test]
+    fn each_architecture_takes_its_machine_code_or_the_ptx() {
+        if KERNELS_CUBINS.is_empty() {
+            eprintln!("skip: built without ptxas, so no cubins are embedded");
+            return;
+        }
+        assert_eq!(
+            Kernels::All.cubin_architectures(),
+            [80, 86, 89, 90, 100, 120]
+        );
+        let picked =
+            |capability| cubin_for(Kernels::All, capability).map(|(architecture, _)| architecture);
+        for (capability, expected) in [
+            ((8, 0), Some(80)),
+            ((8, 6), Some(86)),
+            ((8, 7), Some(86)),
+            ((8, 9), Some(89)),
+            ((9, 0), Some(90)),
+            ((10, 3), Some(100)),
+            ((12, 1), Some(120)),
+            ((7, 5), None),
+            ((11, 0), None),
+        ] {
+            assert_eq!(picked(capability), expected, "{capability:?}");
+        }
+        assert_eq!(cubin_for(Kernels::Cluster, (8, 9)), None);
+        for kernels in [Kernels::All, Kernels::Cluster] {
+            for &(architecture, gzipped) in kernels.cubins() {
+                let mut cubin = Vec::new();
+                flate2::read::GzDecoder::new(gzipped)
+                    .read_to_end(&mut cubin)
+                    .unwrap();
+                assert_eq!(&cubin[..4], b"\x7fELF", "sm_{architecture}");
+            }
+        }
+    }
+}
