@@ -168,6 +168,28 @@ fn a_truncated_or_tampered_section_is_unusable_and_the_graph_still_loads() {
         };
         assert!(why.contains(expected), "{what}: {why}");
     }
+    // A section written with a valid checksum but a hierarchy whose arcs
+    // break its levels' order (one lower arc leading to its own vertex).
+    let Some(Preparation::Hierarchy(mut hierarchy)) = built.first().cloned() else {
+        panic!("the hierarchy comes first");
+    };
+    let vertex = (0..hierarchy.chains.kept_count())
+        .find(|&vertex| hierarchy.lower.of(vertex).next().is_some())
+        .expect("a vertex with a lower arc");
+    let first_arc = 2 * hierarchy.lower.row_offsets[vertex as usize] as usize;
+    hierarchy.lower.arcs[first_arc] = vertex;
+    let path = write_prepared(
+        test,
+        "disordered.bcsr",
+        &graph,
+        &[Preparation::Hierarchy(hierarchy)],
+    );
+    let (_, prepared) = read(&path);
+    let why = prepared
+        .load(PreparationKind::Hierarchy, graph.vertex_count())
+        .unwrap()
+        .unwrap_err();
+    assert!(why.contains("in order"), "{why}");
     // A damaged CSR is still refused as a whole.
     let mut damaged_graph = good.clone();
     damaged_graph[60] ^= 1;

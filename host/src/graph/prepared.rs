@@ -534,7 +534,8 @@ fn decode_hierarchy(
                     && place[1] < chain_words[CHAIN_WORDS as usize * chain + 2]
             }
         });
-    let levels_fit = level_starts.first() == Some(&0)
+    let levels_fit = level_starts.len() >= 2
+        && level_starts.first() == Some(&0)
         && level_starts.last() == Some(&kept_count)
         && level_starts.windows(2).all(|pair| pair[0] <= pair[1])
         && wide_ends.len() + 1 == level_starts.len()
@@ -544,6 +545,9 @@ fn decode_hierarchy(
             .all(|(&end, level)| level[0] <= end && end <= level[1]);
     if !(contracted_fits && chains_fit && places_fit && levels_fit) {
         return Err("its indices are out of range".into());
+    }
+    if !arcs_join_levels_in_order(&level_starts, &lower, &higher) {
+        return Err("its arcs do not join its levels in order".into());
     }
     Ok(ContractionHierarchy {
         chains: ChainContraction {
@@ -556,6 +560,28 @@ fn decode_hierarchy(
         lower,
         higher,
         shortcuts,
+    })
+}
+
+/// Whether each vertex's lower arcs lead to lower levels and its higher
+/// arcs to higher ones (a core vertex's, the last level's, to the core),
+/// as the sweeps read them: a vertex's distance is final when its level's
+/// turn comes.
+fn arcs_join_levels_in_order(
+    level_starts: &[u32],
+    lower: &WeightedRows,
+    higher: &WeightedRows,
+) -> bool {
+    let level_of = |vertex: u32| level_starts.partition_point(|&start| start <= vertex) - 1;
+    let core = level_starts.len() - 2;
+    let kept_count = level_starts[level_starts.len() - 1];
+    (0..kept_count).into_par_iter().all(|vertex| {
+        let level = level_of(vertex);
+        lower.of(vertex).all(|(head, _)| level_of(head) < level)
+            && higher.of(vertex).all(|(head, _)| match level {
+                _ if level == core => level_of(head) == core,
+                _ => level_of(head) > level,
+            })
     })
 }
 

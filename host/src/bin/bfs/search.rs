@@ -265,7 +265,18 @@ fn list_variants() {
 
 /// The device being opened on its own thread while the graph loads.
 struct DeviceOpening {
-    thread: JoinHandle<bfs::Result<Gpu>>,
+    thread: Option<JoinHandle<bfs::Result<Gpu>>>,
+}
+
+/// A run that ends early (a bad source, say) waits for the device it was
+/// opening, so that the process never exits while a thread is inside the
+/// driver's initialisation.
+impl Drop for DeviceOpening {
+    fn drop(&mut self) {
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 impl DeviceOpening {
@@ -279,14 +290,18 @@ impl DeviceOpening {
         }
         let ptx = arguments.ptx.clone();
         let thread = std::thread::spawn(move || open_gpu(ptx.as_deref()));
-        Some(DeviceOpening { thread })
+        Some(DeviceOpening {
+            thread: Some(thread),
+        })
     }
 
     /// The opened device, made current on this thread; or, where `device`
     /// is `auto` and there is none, `None` and why (after a note).
-    fn finish(self, device: DeviceChoice) -> anyhow::Result<(Option<Gpu>, Option<String>)> {
+    fn finish(mut self, device: DeviceChoice) -> anyhow::Result<(Option<Gpu>, Option<String>)> {
         let opened = self
             .thread
+            .take()
+            .context("the GPU's opening was joined already")?
             .join()
             .map_err(|_| anyhow::anyhow!("the thread opening the GPU panicked"))?;
         match opened {
@@ -648,7 +663,15 @@ impl Searcher<'_> {
             Searcher::Gpu { gpu, plan, .. } => {
                 format!("{} ({}); {plan}", gpu.name(), gpu.kernel_code())
             }
-            Searcher::MultiGpu { ranks, .. } => format!("the search over GPUs ({ranks:?})"),
+            Searcher::MultiGpu { ranks, .. } => match ranks {
+                Ranks::Threads(count) => {
+                    format!("the search over {count} GPUs of this host through NCCL (--gpus)")
+                }
+                Ranks::Process { rank, ranks, .. } => format!(
+                    "the search over {ranks} processes through NCCL, one GPU each; this is rank {rank}"
+                ),
+                Ranks::SharedGpu(count) => format!("the search over {count} ranks sharing GPU 0"),
+            },
         }
     }
 
