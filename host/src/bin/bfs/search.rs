@@ -664,6 +664,9 @@ impl Searcher<'_> {
                 format!("{} ({}); {plan}", gpu.name(), gpu.kernel_code())
             }
             Searcher::MultiGpu { ranks, .. } => match ranks {
+                Ranks::Threads(1) => {
+                    "the search over GPUs, on one GPU through NCCL (--gpus)".into()
+                }
                 Ranks::Threads(count) => {
                     format!("the search over {count} GPUs of this host through NCCL (--gpus)")
                 }
