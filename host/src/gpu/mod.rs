@@ -868,6 +868,12 @@ impl<'g> Search<'g> {
                 vertex_count: self.graph.vertex_count,
             });
         }
+        // A search's download is timed from its own timer's stop.
+        *self
+            .gpu
+            .last_timer_stop
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         let mut run = self
             .bfs
             .run(&self.graph, source)

@@ -24,14 +24,13 @@
 //! every core.
 
 use std::io::{Read, Write};
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use rayon::prelude::*;
 
 use super::EdgeOffset;
 use super::edge_list::FormatError;
-use super::prepared::{Preparation, Preparations, crc32_hasher};
+use super::prepared::{Preparation, Preparations, crc32_hasher, read_in_parallel};
 use crate::Csr;
 
 /// The file's first eight bytes.
@@ -94,7 +93,7 @@ pub fn write_prepared(
     writer.write_all(columns)?;
     writer.write_all(ends)?;
     for preparation in preparations {
-        writer.write_all(&preparation.section(checksum))?;
+        preparation.write_section(checksum, writer)?;
     }
     Ok(())
 }
@@ -228,13 +227,4 @@ pub fn read_prepared(path: &Path) -> Result<(Csr, Preparations), FormatError> {
         false => Preparations::none(),
     };
     Ok((graph, preparations))
-}
-
-/// Fills `bytes` from `file` at `offset`, pieces of it on every core.
-fn read_in_parallel(file: &std::fs::File, offset: u64, bytes: &mut [u8]) -> std::io::Result<()> {
-    const PIECE: usize = 8 << 20;
-    bytes
-        .par_chunks_mut(PIECE)
-        .enumerate()
-        .try_for_each(|(index, piece)| file.read_exact_at(piece, offset + (index * PIECE) as u64))
 }

@@ -92,9 +92,13 @@ impl Preparation {
         }
     }
 
-    /// The section of this preparation for a graph whose checksum is
-    /// `graph_checksum`: its header and payload.
-    pub fn section(&self, graph_checksum: u32) -> Vec<u8> {
+    /// Writes the section of this preparation for a graph whose checksum
+    /// is `graph_checksum`: its header, then its payload.
+    pub fn write_section(
+        &self,
+        graph_checksum: u32,
+        writer: &mut impl std::io::Write,
+    ) -> std::io::Result<()> {
         let mut payload = Encoder::default();
         match self {
             Preparation::Hierarchy(hierarchy) => encode_hierarchy(hierarchy, &mut payload),
@@ -102,16 +106,16 @@ impl Preparation {
         }
         let payload = payload.0;
         let kind = self.kind();
-        let mut section = Vec::with_capacity(HEADER_BYTES + payload.len());
-        section.extend_from_slice(MAGIC);
+        let mut header = Vec::with_capacity(HEADER_BYTES);
+        header.extend_from_slice(MAGIC);
         for word in [kind.code(), kind.version(), graph_checksum, 0] {
-            section.extend_from_slice(&word.to_le_bytes());
+            header.extend_from_slice(&word.to_le_bytes());
         }
-        section.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        section.extend_from_slice(&crc32(&payload).to_le_bytes());
-        section.extend_from_slice(&0u32.to_le_bytes());
-        section.extend_from_slice(&payload);
-        section
+        header.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        header.extend_from_slice(&crc32(&payload).to_le_bytes());
+        header.extend_from_slice(&0u32.to_le_bytes());
+        writer.write_all(&header)?;
+        writer.write_all(&payload)
     }
 }
 
