@@ -136,28 +136,28 @@ pub mod hub_chunks {
 /// Kernel entry points of the multi-GPU search's exchange steps (besides
 /// `direction_optimizing`'s, which each GPU runs on its own rows).
 pub mod distributed {
-    /// Pairs each claimed vertex with its parent, in this GPU's slot.
-    pub const PACK_CLAIMS: &str = "distributed_pack_claims";
-    /// Applies every GPU's claims of a top-down level.
+    /// A top-down level over a GPU's own frontier: labels its own
+    /// neighbours, sends the others' to their owners.
+    pub const TOP_DOWN: &str = "distributed_top_down";
+    /// The same for its hubs' chunks.
+    pub const EXPAND_HUB_CHUNKS: &str = "distributed_expand_hub_chunks";
+    /// Applies the claims a GPU received.
     pub const APPLY_CLAIMS: &str = "distributed_apply_claims";
-    /// Adds an all-gathered bottom-up level to the visited bitmap.
-    pub const MERGE_VISITED: &str = "distributed_merge_visited";
+    /// A bottom-up level over a GPU's own vertices, summing the found
+    /// vertices' degrees.
+    pub const BOTTOM_UP: &str = "distributed_bottom_up";
+    /// The same over row offsets in 32 bits.
+    pub const BOTTOM_UP_NARROW: &str = "distributed_bottom_up_narrow";
 
-    /// A level's counts, `u64`s that its last kernel adds up on every GPU
-    /// alike: the next frontier's vertices over every GPU, …
-    pub const FRONTIER_VERTICES: usize = 0;
-    /// … their edges (a top-down level's only), …
-    pub const FRONTIER_EDGES: usize = 1;
-    /// … and of them, this GPU's own (a top-down level's only: its next
-    /// queue's size).
-    pub const OWNED_VERTICES: usize = 2;
-    /// Counts in all.
-    pub const LEVEL_COUNTS: usize = 3;
+    /// A GPU's figures of a level, as the GPUs all-gather them: the
+    /// vertices it found (a `u32` word, its next queue's size), a word of
+    /// padding, and their edges (a `u64`, from word [`STATS_EDGES_WORD`]).
+    pub const STATS_WORDS: usize = 4;
+    /// Where a level's figures hold the found vertices' edges.
+    pub const STATS_EDGES_WORD: usize = 2;
 
     /// Pairs a thread of `distributed_apply_claims` applies, a block's
-    /// width apart: their loads and atomics in flight together, and a
-    /// block's counts and queue slots taken once for that many blocks'
-    /// worth of pairs.
+    /// width apart: their loads and atomics in flight together.
     pub const CLAIMS_PER_THREAD: u32 = 4;
 }
 
@@ -728,9 +728,11 @@ pub const KERNEL_NAMES: &[&str] = &[
     direction_optimizing::BOTTOM_UP_NARROW,
     direction_optimizing::QUEUE_TO_BITMAP,
     direction_optimizing::BITMAP_TO_QUEUE,
-    distributed::PACK_CLAIMS,
+    distributed::TOP_DOWN,
+    distributed::EXPAND_HUB_CHUNKS,
     distributed::APPLY_CLAIMS,
-    distributed::MERGE_VISITED,
+    distributed::BOTTOM_UP,
+    distributed::BOTTOM_UP_NARROW,
     hub_chunks::SPLIT,
     hub_chunks::EXPAND,
     persistent::LEVELS,

@@ -24,7 +24,7 @@
 
 use crate::abi::{EdgeOffset, ListOwner};
 use crate::gpu::{self, FULL_WARP};
-use crate::visit::{RowOffset, claim, entry_points_by_row_offset, neighbours, row, row_neighbours};
+use crate::visit::{RowOffset, claim, entry_points_by_row_offset, row, row_neighbours};
 
 /// One top-down level, adding the degrees of the vertices it discovers to
 /// `*next_frontier_edges`. Load-balanced as Merrill, Garland & Grimshaw
@@ -363,7 +363,40 @@ unsafe fn bottom_up<O: RowOffset>(
     vertex_count: u32,
     awake_count: *mut u32,
 ) {
-    let block_awake = gpu::dynamic_shared_memory::<u32>();
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        bottom_up_level(
+            (row_offsets, column_indices),
+            (frontier_bitmap, next_bitmap, visited),
+            (levels, parents, level),
+            vertex_count,
+            (awake_count, None),
+        )
+    }
+}
+
+/// One bottom-up level, as [`direction_optimizing_bottom_up`] describes;
+/// with `found_edges`, also adds the found vertices' degrees there (a GPU
+/// of several, for the next direction: each vertex's row is at hand as it
+/// finds its parent).
+///
+/// # Safety
+/// As [`direction_optimizing_bottom_up`]; `found_edges` is one `u64`, and
+/// with it the launch gives 16 bytes of shared memory.
+#[inline(always)]
+pub unsafe fn bottom_up_level<O: RowOffset>(
+    (row_offsets, column_indices): (*const O, *const u32),
+    (frontier_bitmap, next_bitmap, visited): (*const u32, *mut u32, *mut u32),
+    (levels, parents, level): (*mut u32, *mut u32, u32),
+    vertex_count: u32,
+    (awake_count, found_edges): (*mut u32, Option<*mut u64>),
+) {
+    // The edge sum first, 8-byte aligned, then the awake count.
+    let block_edges = gpu::dynamic_shared_memory::<u64>();
+    let block_awake = match found_edges {
+        Some(_) => block_edges.wrapping_add(1).cast::<u32>(),
+        None => gpu::dynamic_shared_memory::<u32>(),
+    };
     // SAFETY: the launch provides one `u32` of shared memory; `vertex <
     // vertex_count` before any access to its entries, neighbours are `< n`,
     // bitmap words are `< ceil(n / 32)`. The frontier bitmap is not written
@@ -373,6 +406,9 @@ unsafe fn bottom_up<O: RowOffset>(
     unsafe {
         if gpu::thread_index() == 0 {
             *block_awake = 0;
+            if found_edges.is_some() {
+                *block_edges = 0;
+            }
         }
         gpu::sync_threads();
         let vertex = gpu::global_thread_index();
@@ -384,8 +420,11 @@ unsafe fn bottom_up<O: RowOffset>(
             u32::MAX
         };
         let mut found = false;
+        let mut degree = 0;
         if visited_word & (1 << (vertex % 32)) == 0 {
-            for neighbour in neighbours(row_offsets, column_indices, vertex) {
+            let (first_edge, end_edge) = row(row_offsets, vertex);
+            degree = end_edge - first_edge;
+            for neighbour in row_neighbours::<true>(column_indices, (first_edge, end_edge)) {
                 let frontier_word =
                     gpu::load_read_only(frontier_bitmap.add((neighbour / 32) as usize));
                 if frontier_word & (1 << (neighbour % 32)) != 0 {
@@ -402,7 +441,11 @@ unsafe fn bottom_up<O: RowOffset>(
             *next_bitmap.add(word) = warp_found;
             gpu::atomic_add(block_awake, warp_found.count_ones());
         }
-        gpu::sync_threads();
+        if let Some(found_edges) = found_edges {
+            add_block_sum(block_edges, if found { degree } else { 0 }, found_edges);
+        } else {
+            gpu::sync_threads();
+        }
         if gpu::thread_index() == 0 && *block_awake > 0 {
             gpu::atomic_add(awake_count, *block_awake);
         }

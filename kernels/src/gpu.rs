@@ -476,6 +476,39 @@ pub fn coalesced_reserve_one(reserve: impl FnOnce(u32) -> u32) -> u32 {
     hand_out_one_each(lanes, lanes, reserve)
 }
 
+/// [`coalesced_reserve_one`] for lanes that append to different queues:
+/// the lanes calling it together that pass the same `key` (the queue) share
+/// one `reserve(total)`, by the lowest of them, which reserves on the
+/// queue of its own `key`. Returns this lane's slot in its key's queue.
+/// One atomic per distinct key in the warp, where one a lane would queue
+/// up on a few hot counters.
+#[inline(always)]
+pub fn coalesced_reserve_keyed(key: u32, reserve: impl FnOnce(u32) -> u32) -> u32 {
+    let lanes = active_mask();
+    hand_out_one_each(lanes, match_any(lanes, key), reserve)
+}
+
+/// `__match_any_sync(mask, value)`: the lanes of `mask` whose `value`
+/// equals this lane's.
+///
+/// Every lane named in `mask` must execute it.
+#[inline(always)]
+pub fn match_any(mask: u32, value: u32) -> u32 {
+    let peers: u32;
+    // SAFETY: match.sync reads only registers; the caller names the
+    // participating lanes in `mask` (the documented contract).
+    unsafe {
+        asm!(
+            "match.any.sync.b32 {peers}, {value}, {mask};",
+            peers = out(reg32) peers,
+            value = in(reg32) value,
+            mask = in(reg32) mask,
+            options(nomem, nostack),
+        )
+    }
+    peers
+}
+
 /// One slot for each of the `takers` (a non-empty subset of the lanes in
 /// `mask`): the lowest taker reserves them all with `reserve(total)`, and
 /// a shuffle over `mask` passes the first slot; each taker's slot follows

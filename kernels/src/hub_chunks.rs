@@ -55,8 +55,12 @@ pub fn chunk_edge(first_edge: EdgeOffset, index: u32, thread: u32) -> EdgeOffset
 /// pairs, one for every [`HUB_CHUNK_EDGES`] of its edges or fewer at the
 /// end, every other vertex to `light_queue`.
 ///
+/// The rows are those of the vertices from `first_vertex` on (0 on one
+/// GPU; a GPU of several holds its own vertices' rows alone).
+///
 /// # Safety
-/// `queue` holds `size` vertices `< n`; `row_offsets` has `n + 1` entries;
+/// `queue` holds `size` vertices, each `first_vertex` or more and with a
+/// row in `row_offsets`;
 /// `light_queue` has room for `size` vertices and `chunks` for every
 /// hub's chunks ([`list_chunks`] at [`CHUNKED_LIST_EDGES`] summed over the
 /// queue); `light_size` and `chunk_count` are one `u32` each, 0.
@@ -71,6 +75,7 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_split(
     queue: *const u32,
     size: u32,
     row_offsets: *const EdgeOffset,
+    first_vertex: u32,
     light_queue: *mut u32,
     light_size: *mut u32,
     chunks: *mut u32,
@@ -84,7 +89,7 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_split(
     // is this thread's alone, within its array (the contract).
     unsafe {
         let vertex = gpu::load_read_only(queue.add(index as usize));
-        let count = chunks_of(row(row_offsets, vertex), CHUNKED_LIST_EDGES);
+        let count = chunks_of(row(row_offsets, vertex - first_vertex), CHUNKED_LIST_EDGES);
         if count == 0 {
             let slot = gpu::coalesced_reserve_one(|total| gpu::atomic_add(light_size, total));
             *light_queue.add(slot as usize) = vertex;

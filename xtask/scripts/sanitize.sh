@@ -11,8 +11,12 @@
 # star, whose hub is expanded in chunks.
 # `nccl` (in the default list) is the search over GPUs through NCCL, on one
 # GPU (`--gpus 1`), also on the star; memcheck leaves out API errors there,
-# NCCL's own probes of its kernels' attributes.
-# Fails on any sanitizer error. Usage: sanitize.sh [VARIANT...|nccl]
+# NCCL's own probes of its kernels' attributes. With one rank no claim goes
+# to another, so `nccl` also runs the multi-GPU test of small claim regions
+# on one GPU, whose 2, 3 and 5 ranks share it: every exchange kernel, and
+# the rounds of claims past a region's room.
+# Fails on any sanitizer error. Usage:
+# [SANITIZE_TOOLS="memcheck ..."] sanitize.sh [VARIANT...|nccl]
 set -uo pipefail
 cd "$(dirname "$0")"
 log="${OUT:-/tmp}/sanitize.log"
@@ -25,7 +29,7 @@ fi
 graphs=("gen:grid:32x32:0.1" "gen:kron:14:8" "gen:grid:256x256:0.05")
 failed=0
 table=""
-for tool in memcheck racecheck synccheck initcheck; do
+for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
     for variant in "${variants[@]}"; do
         runs=("${graphs[@]}")
         search=(--device gpu --variant "$variant")
@@ -41,10 +45,16 @@ for tool in memcheck racecheck synccheck initcheck; do
                 [ "$tool" = memcheck ] && checks=(--report-api-errors no)
                 ;;
         esac
+        [ "$variant" = nccl ] && runs+=("ranks sharing a GPU")
         for graph in "${runs[@]}"; do
             run_log=$(mktemp)
+            command=(./bfs "${search[@]}" --graph $graph --source 1 --verify)
+            if [ "$graph" = "ranks sharing a GPU" ]; then
+                command=(env CUDA_VISIBLE_DEVICES=0 BFS_REQUIRE_GPU=1 tests/multi_gpu
+                    claims_past_a_regions_room_go_in_further_rounds --test-threads=1)
+            fi
             if compute-sanitizer --tool "$tool" "${checks[@]}" --error-exitcode 99 \
-                ./bfs "${search[@]}" --graph $graph --source 1 --verify >"$run_log" 2>&1; then
+                "${command[@]}" >"$run_log" 2>&1; then
                 result="ok"
             else
                 result="FAIL"

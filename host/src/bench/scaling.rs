@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use super::{Row, timing_cells};
 use crate::gpu::{Gpu, Search, Step, Variant, median_exchange_per_level};
 use crate::graph::generate::sources_with_edges;
+use crate::multi::direction_optimizing::RankMemory;
 use crate::multi::{self, Ranks};
 use crate::validate::Verifier;
 use crate::{Bfs, Csr, Error, Result};
@@ -39,6 +40,9 @@ pub struct ScalingRow {
     /// The median over searches of their exchange time per level
     /// ([`crate::gpu::Exchange`]); none for `auto`.
     pub exchange_per_level: Option<Duration>,
+    /// The device memory of the GPU that used the most: what the search
+    /// allocated, and what the GPU had in use (context and NCCL included).
+    pub memory: Option<RankMemory>,
 }
 
 /// Times `graph` from `sources` random sources (with an edge): with `auto`
@@ -74,6 +78,12 @@ pub fn graph(
         let gpu = Gpu::open()?;
         let mut search = Search::new(&gpu, graph, Variant::Auto)?;
         let mut row = Row::new(name, "auto".into(), Some(search.device_bytes()));
+        let (free, total) = cust::memory::mem_get_info()
+            .map_err(|error| Error::Invalid(format!("querying device memory: {error}")))?;
+        let memory = RankMemory {
+            allocated: search.device_bytes(),
+            in_use: (total - free) as u64,
+        };
         search.run(first)?;
         for &source in &sources {
             let run = search.run(source)?;
@@ -85,6 +95,7 @@ pub fn graph(
             gpus: 1,
             row,
             exchange_per_level: None,
+            memory: Some(memory),
         })?;
     }
     for &gpus in gpu_counts {
@@ -93,6 +104,7 @@ pub fn graph(
         let mut searches_steps: Vec<Vec<Step>> = Vec::new();
         let warmed: Vec<u32> = [first].iter().chain(&sources).copied().collect();
         let mut warm_up = true;
+        let mut memory = None;
         multi::search(
             graph,
             &Ranks::Threads(gpus),
@@ -100,6 +112,11 @@ pub fn graph(
             JOIN_TIMEOUT,
             &mut |run| {
                 if std::mem::take(&mut warm_up) {
+                    memory = run
+                        .memory
+                        .iter()
+                        .copied()
+                        .max_by_key(|memory| memory.in_use);
                     return Ok(());
                 }
                 searches_steps.push(run.steps);
@@ -112,6 +129,7 @@ pub fn graph(
             gpus,
             row,
             exchange_per_level: median_exchange_per_level(searches_steps.iter().map(Vec::as_slice)),
+            memory,
         })?;
     }
     Ok(())
@@ -144,7 +162,9 @@ pub fn markdown(device: &str, command: &str, graphs: &[Built], rows: &[ScalingRo
          examined (the other tables' count). \
          Speed-up: Graph500 GTEPS over `auto`'s on one GPU. Exchange: device time of a level's collectives (CUDA \
          events around each: the transfers and each GPU's wait for the slowest, not the host's copies of the \
-         counts), a search's over its levels, median over sources.\n"
+         counts), a search's over its levels, median over sources. GB a GPU: the device memory of the GPU that \
+         used the most, what the search allocated and (in brackets) what the GPU had in use, its context's and \
+         NCCL's included.\n"
     );
     let _ = writeln!(text, "Device: **{device}**. Command: `{command}`\n");
     let _ = writeln!(
@@ -169,11 +189,11 @@ pub fn markdown(device: &str, command: &str, graphs: &[Built], rows: &[ScalingRo
     let _ = writeln!(
         text,
         "\n### Strong scaling\n\n| graph | search | sources | min ms | 1st quartile | median ms | 3rd quartile | \
-         max ms | GTEPS (CSR) | GPUs | GTEPS (Graph500) | speed-up | exchange µs per level |"
+         max ms | GTEPS (CSR) | GPUs | GTEPS (Graph500) | speed-up | exchange µs per level | GB a GPU |"
     );
     let _ = writeln!(
         text,
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     );
     for scaling in rows {
         let one_gpu = rows
@@ -186,9 +206,16 @@ pub fn markdown(device: &str, command: &str, graphs: &[Built], rows: &[ScalingRo
             (Some(this), Some(one)) => format!("{:.2}×", this / one),
             _ => "-".into(),
         };
+        let memory = scaling.memory.map_or("-".into(), |memory| {
+            format!(
+                "{:.1} ({:.1})",
+                memory.allocated as f64 / 1e9,
+                memory.in_use as f64 / 1e9
+            )
+        });
         let _ = writeln!(
             text,
-            "{} {} | {} | {speed_up} | {} |",
+            "{} {} | {} | {speed_up} | {} | {memory} |",
             timing_cells(&scaling.row),
             scaling.gpus,
             graph500(&scaling.row).map_or("-".into(), |gteps| format!("{gteps:.2}")),

@@ -141,30 +141,18 @@ impl<'g> ChunkedTopDown<'g> {
             let whole = (level.frontier, level.frontier_size);
             return expand(&self.top_down, whole, gather_shape(level.frontier_size));
         }
-        let sizes = self.sizes.as_device_ptr();
-        let split = &self.split;
-        // SAFETY: the queue holds `frontier_size` vertices, which the light
-        // queue has room for, and `chunks` for their chunks (the
-        // allocation's bounds): `hub_chunks_split`'s contract. The
-        // page-locked counts are read after the stream synchronizes.
+        // SAFETY: the queue holds `frontier_size` vertices with rows
+        // from vertex 0 (the caller's contract).
         unsafe {
-            self.sizes.set_zero_async(stream).context(context)?;
-            launch!(split<<<blocks_for(level.frontier_size, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
-                level.frontier,
-                level.frontier_size,
+            self.split(
+                gpu,
+                (level.frontier, level.frontier_size),
                 level.row_offsets,
-                self.light_queue.as_device_ptr(),
-                sizes,
-                self.chunks.as_device_ptr(),
-                sizes.add(1)
-            ))
-            .context(context)?;
-            self.sizes
-                .async_copy_to(&mut self.sizes_on_host, stream)
-                .context(context)?;
-        }
+                0,
+            )
+        }?;
         stream.synchronize().context(context)?;
-        let (light_size, chunk_count) = (self.sizes_on_host[0], self.sizes_on_host[1]);
+        let (light_size, chunk_count) = self.split_sizes();
         if light_size > 0 {
             expand(
                 &self.top_down,
@@ -181,6 +169,62 @@ impl<'g> ChunkedTopDown<'g> {
             )?;
         }
         Ok(())
+    }
+
+    /// Queues the split of `frontier` (a queue and its size, vertices of
+    /// `vertices`) into the light queue and the chunk list, whose sizes
+    /// [`split_sizes`](Self::split_sizes) gives once the stream has passed
+    /// it; `row_offsets` holds the rows from `first_vertex`'s on.
+    ///
+    /// # Safety
+    /// The queue holds that many vertices, each `first_vertex` or more
+    /// and with a row in `row_offsets`, of the vertices this was allocated for.
+    pub unsafe fn split(
+        &mut self,
+        gpu: &Gpu,
+        (frontier, frontier_size): (DevicePointer<u32>, u32),
+        row_offsets: DevicePointer<EdgeOffset>,
+        first_vertex: u32,
+    ) -> Result<()> {
+        let stream = gpu.stream();
+        let context = || "splitting a frontier's hubs into chunks".to_string();
+        let sizes = self.sizes.as_device_ptr();
+        let split = &self.split;
+        // SAFETY: the light queue has room for the frontier's vertices and
+        // `chunks` for their chunks (the allocation's bounds):
+        // `hub_chunks_split`'s contract. The page-locked counts are read
+        // after the stream has passed the copy.
+        unsafe {
+            self.sizes.set_zero_async(stream).context(context)?;
+            launch!(split<<<blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
+                frontier,
+                frontier_size,
+                row_offsets,
+                first_vertex,
+                self.light_queue.as_device_ptr(),
+                sizes,
+                self.chunks.as_device_ptr(),
+                sizes.add(1)
+            ))
+            .context(context)?;
+            self.sizes
+                .async_copy_to(&mut self.sizes_on_host, stream)
+                .context(context)
+        }
+    }
+
+    /// The last split's light queue size and chunk count, once the stream
+    /// has passed it.
+    pub fn split_sizes(&self) -> (u32, u32) {
+        (self.sizes_on_host[0], self.sizes_on_host[1])
+    }
+
+    /// The light queue and the chunk list, as the last split left them.
+    pub fn split_lists(&self) -> (DevicePointer<u32>, DevicePointer<u32>) {
+        (
+            self.light_queue.as_device_ptr(),
+            self.chunks.as_device_ptr(),
+        )
     }
 }
 

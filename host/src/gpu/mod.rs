@@ -494,9 +494,9 @@ pub struct Exchange {
     /// the transfers and each rank's wait for the slowest; not the host's
     /// copies of the counts between them.
     pub elapsed: Duration,
-    /// Bytes gathered on each rank: every rank's claims (vertex and
-    /// parent, 8 bytes each) on a top-down level, the next frontier's
-    /// bitmap on a bottom-up one.
+    /// Bytes the rank received: the claims sent to it
+    /// (vertex and parent, 8 bytes each) on a top-down level, the whole
+    /// frontier bitmap on a bottom-up one.
     pub bytes: u64,
 }
 

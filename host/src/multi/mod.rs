@@ -11,6 +11,8 @@
 //! also share one GPU and exchange by copies ([`Ranks::SharedGpu`],
 //! [`shared_gpu`]), behind the same [`Collectives`] as NCCL's.
 
+pub mod claims;
+pub mod clock;
 pub mod direction_optimizing;
 pub mod nccl;
 pub mod partition;
@@ -22,7 +24,7 @@ use std::time::{Duration, Instant, SystemTime};
 use cust::memory::DevicePointer;
 use cust::stream::Stream;
 
-use direction_optimizing::Rank;
+use direction_optimizing::{Rank, RankMemory};
 use nccl::{Communicator, UNIQUE_ID_BYTES, UniqueId};
 
 use crate::gpu::{Gpu, Step};
@@ -66,6 +68,27 @@ pub trait Collectives {
         starts_and_counts: (&[u64], &[u64]),
         stream: &Stream,
     ) -> Result<()>;
+
+    /// Sends and receives words pairwise: each of `sends` goes to its
+    /// peer, each of `receives` comes from its peer, where the peer
+    /// queues the matching transfer (the same count) in the same call.
+    /// Every rank calls it, even with nothing to move. Each buffer holds
+    /// its count of words on this rank's device.
+    fn exchange(&self, sends: &[Transfer], receives: &[Transfer], stream: &Stream) -> Result<()>;
+
+    /// Waits for the work queued on `stream`: where that holds a
+    /// collective that another rank never joins (it failed or was killed),
+    /// an error within the ranks' timeout, never a hang.
+    fn wait(&self, stream: &Stream) -> Result<()>;
+}
+
+/// One side of a pairwise transfer: `count` words at `words`, to or from
+/// rank `peer`.
+#[derive(Clone, Copy, Debug)]
+pub struct Transfer {
+    pub peer: u32,
+    pub words: DevicePointer<u32>,
+    pub count: usize,
 }
 
 /// Where a search's ranks run.
@@ -104,6 +127,8 @@ pub struct MultiRun {
     pub steps: Vec<Step>,
     /// The GPUs, e.g. `2 × NVIDIA H200 (NCCL)`.
     pub device: String,
+    /// Each rank's device memory, by rank.
+    pub memory: Vec<RankMemory>,
 }
 
 /// How much older than a rank's process an id file may be and still be
@@ -129,6 +154,22 @@ pub fn search(
     join_timeout: Duration,
     on_run: OnRun<'_>,
 ) -> Result<()> {
+    search_with_regions(graph, ranks, sources, join_timeout, None, on_run)
+}
+
+/// [`search`] with claim regions of `region_pairs` pairs instead of
+/// [`claims::region_capacity`]'s: less device memory, more rounds where a
+/// top-down level claims more than a region holds (tests run the rounds
+/// so on small graphs).
+pub fn search_with_regions(
+    graph: &Csr,
+    ranks: &Ranks,
+    sources: &[u32],
+    join_timeout: Duration,
+    region_pairs: Option<u32>,
+    on_run: OnRun<'_>,
+) -> Result<()> {
+    let capacity = region_pairs.unwrap_or_else(|| claims::region_capacity(graph.vertex_count()));
     let devices = Gpu::device_count()?;
     match ranks {
         Ranks::Threads(count) => {
@@ -138,7 +179,7 @@ pub fn search(
                 )));
             }
             let id = nccl::unique_id()?;
-            on_threads(graph, *count, sources, on_run, |rank| {
+            on_threads(graph, *count, (sources, capacity), on_run, |rank| {
                 let gpu = Gpu::open_device(rank)?;
                 let communicator = Communicator::join(id, rank, *count, join_timeout)?;
                 Ok((gpu, Box::new(communicator)))
@@ -151,7 +192,7 @@ pub fn search(
                 ));
             }
             let group = shared_gpu::Group::new(*count, join_timeout);
-            on_threads(graph, *count, sources, on_run, |rank| {
+            on_threads(graph, *count, (sources, capacity), on_run, |rank| {
                 Ok((Gpu::open_device(0)?, Box::new(group.member(rank))))
             })
         }
@@ -185,7 +226,13 @@ pub fn search(
                 let _ = std::fs::remove_file(id_file);
             }
             let on_run = (*rank == 0).then_some(on_run);
-            run_rank(graph, &gpu, Box::new(communicator), sources, on_run)
+            run_rank(
+                graph,
+                &gpu,
+                Box::new(communicator),
+                (sources, capacity),
+                on_run,
+            )
         }
     }
 }
@@ -196,13 +243,13 @@ pub fn search(
 fn on_threads(
     graph: &Csr,
     count: u32,
-    sources: &[u32],
+    (sources, capacity): (&[u32], u32),
     on_run: OnRun<'_>,
     join: impl Fn(u32) -> Result<(Gpu, Box<dyn Collectives>)> + Sync,
 ) -> Result<()> {
     let run = |rank: u32, on_run: Option<OnRun<'_>>| {
         let (gpu, collectives) = join(rank)?;
-        run_rank(graph, &gpu, collectives, sources, on_run)
+        run_rank(graph, &gpu, collectives, (sources, capacity), on_run)
     };
     std::thread::scope(|scope| {
         let others: Vec<_> = (1..count)
@@ -217,18 +264,19 @@ fn on_threads(
 }
 
 /// One rank's part, once it has joined the others: uploads its rows and
-/// runs every search; rank 0 hands each result to `on_run`.
+/// runs every search, with claim regions of `capacity` pairs; rank 0 hands
+/// each result to `on_run`.
 fn run_rank(
     graph: &Csr,
     gpu: &Gpu,
     collectives: Box<dyn Collectives>,
-    sources: &[u32],
+    (sources, capacity): (&[u32], u32),
     mut on_run: Option<OnRun<'_>>,
 ) -> Result<()> {
     let ranks = collectives.ranks();
     let device = format!("{ranks} × {} ({})", gpu.name(), collectives.transport());
     let ranges = partition::edge_balanced(graph, ranks);
-    let mut searcher = Rank::new(gpu, collectives, graph, ranges)?;
+    let (mut searcher, memory) = Rank::new(gpu, collectives, graph, ranges, capacity)?;
     let mut first_error = None;
     for &source in sources {
         let run = searcher.search(source, graph.degree(source))?;
@@ -238,6 +286,7 @@ fn run_rank(
                 elapsed: run.elapsed,
                 steps: run.steps,
                 device: device.clone(),
+                memory: memory.clone(),
             });
             first_error = handed.err();
         }

@@ -10,14 +10,16 @@
 //! collective of each kind (a quarter of a second or more, which would
 //! count as search time).
 
+use std::cell::Cell;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::sync::OnceLock;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use cust::memory::DevicePointer;
 use cust::stream::Stream;
 
-use super::Collectives;
+use super::{Collectives, Transfer};
+use crate::error::driver_result;
 use crate::{Error, Result};
 
 /// `ncclUniqueId`: the bytes rank 0 makes and every rank passes to
@@ -35,6 +37,8 @@ type RawStream = *mut c_void;
 
 /// `ncclSuccess`.
 const SUCCESS: Status = 0;
+/// `ncclInProgress`: an operation not finished, no error.
+const IN_PROGRESS: Status = 7;
 /// `ncclUint32`.
 const UINT32: c_int = 3;
 /// `ncclUint64`.
@@ -66,6 +70,14 @@ type AllGather =
     unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, RawComm, RawStream) -> Status;
 /// `ncclGroupStart` and `ncclGroupEnd`.
 type Group = unsafe extern "C" fn() -> Status;
+/// `ncclSend` and `ncclRecv`: buffer, count, type, peer, communicator,
+/// stream.
+type PointToPoint =
+    unsafe extern "C" fn(*mut c_void, usize, c_int, c_int, RawComm, RawStream) -> Status;
+/// `ncclCommGetAsyncError`.
+type CommGetAsyncError = unsafe extern "C" fn(RawComm, *mut Status) -> Status;
+/// `ncclCommAbort`.
+type CommAbort = unsafe extern "C" fn(RawComm) -> Status;
 
 /// The entry points, resolved once from the library.
 struct Library {
@@ -78,6 +90,10 @@ struct Library {
     all_gather: AllGather,
     group_start: Group,
     group_end: Group,
+    send: PointToPoint,
+    receive: PointToPoint,
+    comm_get_async_error: CommGetAsyncError,
+    comm_abort: CommAbort,
 }
 
 /// The library's file name, found where the dynamic loader looks.
@@ -147,6 +163,13 @@ fn load() -> std::result::Result<Library, String> {
             all_gather: std::mem::transmute::<*mut c_void, AllGather>(symbol("ncclAllGather")?),
             group_start: std::mem::transmute::<*mut c_void, Group>(symbol("ncclGroupStart")?),
             group_end: std::mem::transmute::<*mut c_void, Group>(symbol("ncclGroupEnd")?),
+            // ncclSend's buffer is `const void*`: the same ABI as `void*`.
+            send: std::mem::transmute::<*mut c_void, PointToPoint>(symbol("ncclSend")?),
+            receive: std::mem::transmute::<*mut c_void, PointToPoint>(symbol("ncclRecv")?),
+            comm_get_async_error: std::mem::transmute::<*mut c_void, CommGetAsyncError>(symbol(
+                "ncclCommGetAsyncError",
+            )?),
+            comm_abort: std::mem::transmute::<*mut c_void, CommAbort>(symbol("ncclCommAbort")?),
         })
     }
 }
@@ -196,6 +219,11 @@ pub struct Communicator {
     library: &'static Library,
     rank: u32,
     ranks: u32,
+    /// How long [`Collectives::wait`] waits for a stream that holds a
+    /// collective before it gives the other ranks up.
+    timeout: Duration,
+    /// Whether the communicator was aborted (then it is freed already).
+    aborted: Cell<bool>,
 }
 
 /// A raw handle (a CUDA context, a communicator) handed to or from the
@@ -244,7 +272,49 @@ impl Communicator {
             library,
             rank,
             ranks,
+            timeout,
+            aborted: Cell::new(false),
         })
+    }
+
+    /// Aborts the communicator: its pending operations end, and it is
+    /// freed. For a rank that gives the others up.
+    fn abort(&self) {
+        if !self.aborted.replace(true) {
+            // SAFETY: a live communicator, aborted once; it is not used after.
+            unsafe { (self.library.comm_abort)(self.raw) };
+        }
+    }
+
+    /// The error NCCL reports for the communicator's pending operations
+    /// (another rank gone, a broken connection), if any.
+    fn async_error(&self) -> Option<Error> {
+        let mut status = SUCCESS;
+        // SAFETY: a live communicator; writes one status.
+        let queried = unsafe { (self.library.comm_get_async_error)(self.raw, &mut status) };
+        [queried, status]
+            .into_iter()
+            .find(|&status| status != SUCCESS && status != IN_PROGRESS)
+            .map(|status| check(self.library, status, "reports").expect_err("not a success"))
+    }
+
+    /// Opens a group, queues `calls`' operations and closes it, whatever
+    /// they returned.
+    fn group(&self, calls: impl FnOnce() -> Result<()>) -> Result<()> {
+        // SAFETY: group calls take no arguments.
+        check(
+            self.library,
+            unsafe { (self.library.group_start)() },
+            "ncclGroupStart",
+        )?;
+        let result = calls();
+        // SAFETY: closes the group opened above.
+        let ended = check(
+            self.library,
+            unsafe { (self.library.group_end)() },
+            "ncclGroupEnd",
+        );
+        result.and(ended)
     }
 }
 
@@ -310,51 +380,105 @@ impl Collectives for Communicator {
         (starts, counts): (&[u64], &[u64]),
         stream: &Stream,
     ) -> Result<()> {
-        // SAFETY: group calls take no arguments.
-        check(
-            self.library,
-            unsafe { (self.library.group_start)() },
-            "ncclGroupStart",
-        )?;
-        let mut result = Ok(());
-        for (root, (&start, &count)) in starts.iter().zip(counts).enumerate() {
-            // SAFETY: the caller's ranges lie within `receive`, and `send`
-            // holds this rank's count, on this rank's device; only the
-            // root's send buffer is read.
-            let status = unsafe {
-                let at = (receive.as_raw() as *mut u32).add(start as usize);
-                let from = if root as u32 == self.rank {
-                    send.as_raw() as *const c_void
-                } else {
-                    at.cast_const().cast::<c_void>()
+        self.group(|| {
+            for (root, (&start, &count)) in starts.iter().zip(counts).enumerate() {
+                // SAFETY: the caller's ranges lie within `receive`, and `send`
+                // holds this rank's count, on this rank's device; only the
+                // root's send buffer is read.
+                let status = unsafe {
+                    let at = (receive.as_raw() as *mut u32).add(start as usize);
+                    let from = if root as u32 == self.rank {
+                        send.as_raw() as *const c_void
+                    } else {
+                        at.cast_const().cast::<c_void>()
+                    };
+                    (self.library.broadcast)(
+                        from,
+                        at.cast::<c_void>(),
+                        count as usize,
+                        UINT32,
+                        root as c_int,
+                        self.raw,
+                        stream.as_inner().cast(),
+                    )
                 };
-                (self.library.broadcast)(
-                    from,
-                    at.cast::<c_void>(),
-                    count as usize,
-                    UINT32,
-                    root as c_int,
-                    self.raw,
-                    stream.as_inner().cast(),
-                )
-            };
-            if result.is_ok() {
-                result = check(self.library, status, "ncclBroadcast");
+                check(self.library, status, "ncclBroadcast")?;
+            }
+            Ok(())
+        })
+    }
+
+    fn exchange(&self, sends: &[Transfer], receives: &[Transfer], stream: &Stream) -> Result<()> {
+        self.group(|| {
+            for (transfers, call, name) in [
+                (sends, self.library.send, "ncclSend"),
+                (receives, self.library.receive, "ncclRecv"),
+            ] {
+                for transfer in transfers.iter().filter(|transfer| transfer.count > 0) {
+                    // SAFETY: each buffer holds its count of words on this
+                    // rank's device (the caller's contract), and the peer
+                    // queues the matching call.
+                    let status = unsafe {
+                        call(
+                            transfer.words.as_raw() as *mut c_void,
+                            transfer.count,
+                            UINT32,
+                            transfer.peer as c_int,
+                            self.raw,
+                            stream.as_inner().cast(),
+                        )
+                    };
+                    check(self.library, status, name)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn wait(&self, stream: &Stream) -> Result<()> {
+        let started = Instant::now();
+        loop {
+            // SAFETY: queries a live stream of the current context.
+            let result = unsafe { cust::sys::cuStreamQuery(stream.as_inner()) };
+            match result {
+                cust::sys::CUresult::CUDA_SUCCESS => return Ok(()),
+                cust::sys::CUresult::CUDA_ERROR_NOT_READY => {}
+                _ => return driver_result(result, || format!("rank {}: waiting", self.rank)),
+            }
+            if let Some(error) = self.async_error() {
+                self.abort();
+                return Err(Error::MultiGpu(format!(
+                    "rank {}: the exchange with the other ranks failed ({error})",
+                    self.rank
+                )));
+            }
+            let waited = started.elapsed();
+            if waited > self.timeout {
+                self.abort();
+                return Err(Error::MultiGpu(format!(
+                    "rank {} of {}: the other ranks did not answer within {} s (a rank stopped?); the exchange was aborted",
+                    self.rank,
+                    self.ranks,
+                    self.timeout.as_secs_f64()
+                )));
+            }
+            // Spin through a level's usual length, then let other threads run.
+            if waited > Duration::from_millis(2) {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
             }
         }
-        // SAFETY: closes the group opened above, whatever its calls returned.
-        let ended = check(
-            self.library,
-            unsafe { (self.library.group_end)() },
-            "ncclGroupEnd",
-        );
-        result.and(ended)
     }
 }
 
 impl Drop for Communicator {
     fn drop(&mut self) {
-        // SAFETY: the handle came from ncclCommInitRank and is destroyed once.
+        if self.aborted.get() {
+            return;
+        }
+        // SAFETY: the handle came from ncclCommInitRank, was not aborted,
+        // and is destroyed once.
         unsafe { (self.library.comm_destroy)(self.raw) };
     }
 }

@@ -28,16 +28,16 @@ pub fn edge_balanced(graph: &Csr, parts: u32) -> Vec<Range<u32>> {
     bounds.windows(2).map(|pair| pair[0]..pair[1]).collect()
 }
 
-/// `graph`'s rows of `owned` alone, over all `n` vertices: `n + 1` row
-/// offsets into `owned`'s edges (empty rows for every other vertex), so
-/// that the single-GPU kernels, given any vertex id, find its row here or
-/// none; and the slice of column indices they index.
+/// `graph`'s rows of `owned` alone: `owned.len() + 1` row offsets from
+/// the first owned vertex's, rebased to 0 (vertex `v`'s row at `v -
+/// owned.start`), and the slice of column indices they index.
 pub fn owned_rows<'g>(graph: &'g Csr, owned: &Range<u32>) -> (Vec<EdgeOffset>, &'g [u32]) {
     let offsets = graph.row_offsets();
     let (first, end) = (owned.start as usize, owned.end as usize);
     let base = offsets[first];
-    let rows = (0..=graph.vertex_count() as usize)
-        .map(|vertex| offsets[vertex.clamp(first, end)] - base)
+    let rows = offsets[first..=end]
+        .iter()
+        .map(|offset| offset - base)
         .collect();
     (
         rows,

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use cust::memory::DevicePointer;
 use cust::stream::Stream;
 
-use super::Collectives;
+use super::{Collectives, Transfer};
 use crate::error::{CudaContext, driver_result};
 use crate::{Error, Result};
 
@@ -35,11 +35,11 @@ struct Meeting {
     arrived: u32,
     /// Meetings completed; a rank waits for this to pass its own.
     completed: u64,
-    /// The addresses posted for the meeting under way, by rank.
-    posted: Vec<u64>,
+    /// The words posted for the meeting under way, by rank.
+    posted: Vec<Vec<u64>>,
     /// Those of the last completed meeting, which every rank of it reads
     /// before the next can complete.
-    last: Vec<u64>,
+    last: Vec<Vec<u64>>,
 }
 
 impl Group {
@@ -51,7 +51,7 @@ impl Group {
             meeting: Mutex::new(Meeting {
                 arrived: 0,
                 completed: 0,
-                posted: vec![0; ranks as usize],
+                posted: vec![Vec::new(); ranks as usize],
                 last: Vec::new(),
             }),
             everyone_arrived: Condvar::new(),
@@ -74,15 +74,15 @@ pub struct Member {
 }
 
 impl Member {
-    /// Waits until every rank has posted an address (this rank `address`),
-    /// and returns them by rank.
-    fn meet(&self, address: u64) -> Result<Vec<u64>> {
+    /// Waits until every rank has posted its words (this rank `posted`:
+    /// addresses, counts), and returns them by rank.
+    fn meet(&self, posted: Vec<u64>) -> Result<Vec<Vec<u64>>> {
         let group = &*self.group;
         let mut meeting = group
             .meeting
             .lock()
             .map_err(|_| Error::MultiGpu("a rank sharing the GPU panicked".into()))?;
-        meeting.posted[self.rank as usize] = address;
+        meeting.posted[self.rank as usize] = posted;
         meeting.arrived += 1;
         if meeting.arrived == group.ranks {
             meeting.arrived = 0;
@@ -148,10 +148,10 @@ impl Collectives for Member {
 
     fn sum_u64(&self, values: DevicePointer<u64>, count: usize, stream: &Stream) -> Result<()> {
         finish(stream)?;
-        let everyone = self.meet(values.as_raw())?;
+        let everyone = self.meet(vec![values.as_raw()])?;
         let mut sums = vec![0u64; count];
         let mut theirs = vec![0u64; count];
-        for &address in &everyone {
+        for address in everyone.iter().map(|posted| posted[0]) {
             // SAFETY: each rank's `values` holds `count` u64s; `theirs` has
             // room for them.
             let result = unsafe {
@@ -163,7 +163,7 @@ impl Collectives for Member {
             }
         }
         // Every rank has read every rank's values before any writes its sums.
-        self.meet(0)?;
+        self.meet(Vec::new())?;
         // SAFETY: `values` holds `count` u64s, and no other rank reads them now.
         let result =
             unsafe { cust::sys::cuMemcpyHtoD_v2(values.as_raw(), sums.as_ptr().cast(), 8 * count) };
@@ -191,12 +191,50 @@ impl Collectives for Member {
         stream: &Stream,
     ) -> Result<()> {
         finish(stream)?;
-        let sends = self.meet(send.as_raw())?;
-        for (rank, &from) in sends.iter().enumerate() {
+        let sends = self.meet(vec![send.as_raw()])?;
+        for (rank, from) in sends.iter().map(|posted| posted[0]).enumerate() {
             let to = receive.as_raw() + 4 * starts[rank];
             copy(to, from, 4 * counts[rank], "words")?;
         }
         // No rank overwrites what it sent before every rank has copied it.
-        self.meet(0).map(drop)
+        self.meet(Vec::new()).map(drop)
+    }
+
+    fn exchange(&self, sends: &[Transfer], receives: &[Transfer], stream: &Stream) -> Result<()> {
+        finish(stream)?;
+        // Each rank posts its sends as (peer, address, count) triples.
+        let posted = sends
+            .iter()
+            .flat_map(|send| [send.peer as u64, send.words.as_raw(), send.count as u64])
+            .collect();
+        let everyone = self.meet(posted)?;
+        // The k-th receive from a peer takes the peer's k-th send to this rank.
+        let mut taken = vec![0usize; everyone.len()];
+        for receive in receives {
+            let peer = receive.peer as usize;
+            let sent = everyone[peer]
+                .chunks(3)
+                .filter(|send| send[0] == self.rank as u64)
+                .nth(taken[peer])
+                .ok_or_else(|| {
+                    Error::MultiGpu(format!(
+                        "rank {}: rank {} sent nothing to receive",
+                        self.rank, receive.peer
+                    ))
+                })?;
+            taken[peer] += 1;
+            if sent[2] != receive.count as u64 {
+                return Err(Error::MultiGpu(format!(
+                    "rank {}: rank {} sent {} words, {} were expected",
+                    self.rank, receive.peer, sent[2], receive.count
+                )));
+            }
+            copy(receive.words.as_raw(), sent[1], 4 * sent[2], "claims")?;
+        }
+        self.meet(Vec::new()).map(drop)
+    }
+
+    fn wait(&self, stream: &Stream) -> Result<()> {
+        finish(stream)
     }
 }

@@ -15,6 +15,7 @@ use bfs::graph::GraphSource;
 use bfs::graph::generate::sources_with_edges;
 use bfs::graph::prepared::{Preparation, PreparationKind, Preparations};
 use bfs::multi::Ranks;
+use bfs::multi::direction_optimizing::RankMemory;
 use bfs::phases::{Phase, PhaseTime, Phases};
 use bfs::report::{self, Report, Statistics};
 use bfs::validate::Verifier;
@@ -589,7 +590,15 @@ impl Searcher<'_> {
         {
             let mut failure = None;
             let searched = bfs::multi::search(graph, ranks, sources, *join_timeout, &mut |run| {
-                device.clone_from(&run.device);
+                let most = |part: fn(&RankMemory) -> u64| {
+                    run.memory.iter().map(part).max().unwrap_or(0) as f64 / 1e9
+                };
+                *device = format!(
+                    "{}; device memory of the fullest GPU: {:.2} GB allocated by the search, {:.2} GB in use",
+                    run.device,
+                    most(|memory| memory.allocated),
+                    most(|memory| memory.in_use)
+                );
                 on_outcome(Outcome {
                     result: run.result,
                     elapsed: run.elapsed,

@@ -1,0 +1,61 @@
+//! What a level's exchange between ranks cost: CUDA events around each
+//! collective, and the bytes it brought.
+
+use std::time::Duration;
+
+use cust::event::{Event, EventFlags};
+use cust::stream::Stream;
+
+use crate::Result;
+use crate::error::CudaContext;
+use crate::gpu::Exchange;
+
+/// A start and a stop event a collective, reused level after level.
+#[derive(Default)]
+pub struct ExchangeClock {
+    events: Vec<(Event, Event)>,
+    /// Pairs recorded this level.
+    recorded: usize,
+    bytes: u64,
+}
+
+impl ExchangeClock {
+    /// Runs `collective`, which queues work on `stream`, between a pair
+    /// of events; counts `bytes` as received.
+    pub fn time(
+        &mut self,
+        stream: &Stream,
+        bytes: u64,
+        collective: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        let context = || "timing an exchange".to_string();
+        if self.recorded == self.events.len() {
+            let event = || Event::new(EventFlags::DEFAULT).context(context);
+            self.events.push((event()?, event()?));
+        }
+        let (start, stop) = &self.events[self.recorded];
+        start.record(stream).context(context)?;
+        collective()?;
+        stop.record(stream).context(context)?;
+        self.recorded += 1;
+        self.bytes += bytes;
+        Ok(())
+    }
+
+    /// The level's exchange, once the stream has passed its last
+    /// collective; starts the next level's.
+    pub fn take(&mut self) -> Result<Exchange> {
+        let context = || "reading an exchange's time".to_string();
+        let mut elapsed = Duration::ZERO;
+        for (start, stop) in &self.events[..self.recorded] {
+            stop.synchronize().context(context)?;
+            elapsed += stop.elapsed(start).context(context)?;
+        }
+        let exchange = Exchange {
+            elapsed,
+            bytes: self.bytes,
+        };
+        (self.recorded, self.bytes) = (0, 0);
+        Ok(exchange)
+    }
+}

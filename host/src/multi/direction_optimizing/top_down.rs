@@ -1,0 +1,151 @@
+//! A rank's top-down level: its frontier expanded, its claims of the other
+//! ranks' vertices exchanged and applied by their owners ([`claims`]).
+//!
+//! [`claims`]: crate::multi::claims
+
+use bfs_kernels::abi::distributed::STATS_EDGES_WORD;
+use bfs_kernels::abi::{BLOCK_SIZE, DIRECTION_TOP_DOWN_SHARED_BYTES, HUB_CHUNK_EDGES};
+use cust::launch;
+use cust::memory::DevicePointer;
+
+use super::{Figures, Rank};
+use crate::Result;
+use crate::error::CudaContext;
+use crate::gpu::blocks_for;
+use crate::multi::claims::Owned;
+
+impl Rank<'_> {
+    /// One top-down level from the owned frontier (`frontier`: every
+    /// rank's figures of it); returns the next frontier's.
+    pub(super) fn top_down_step(&mut self, level: u32, frontier: &Figures) -> Result<Figures> {
+        let rank = self.rank() as usize;
+        let owned_size = frontier.vertices[rank] as u32;
+        self.frontier_to_queue(owned_size)?;
+        let stream = self.gpu.stream();
+        let context = || format!("top-down level {level} on rank {rank}");
+        // SAFETY: a memset on the stream, before the kernels that count.
+        unsafe { self.stats.set_zero_async(stream) }.context(context)?;
+        let queue = self.queues[0].as_device_ptr();
+        // The light vertices and the hubs' chunks: the whole queue where
+        // its edges fill no chunk.
+        let (light, chunks) = if owned_size == 0 {
+            ((queue, 0), (queue, 0))
+        } else if frontier.edges[rank] < HUB_CHUNK_EDGES as u64 {
+            ((queue, owned_size), (queue, 0))
+        } else {
+            let rows = self.rows.as_device_ptr();
+            // SAFETY: the queue holds `owned_size` owned vertices, whose
+            // rows start at the first owned vertex's.
+            unsafe {
+                self.hubs
+                    .split(self.gpu, (queue, owned_size), rows, self.owned.start)
+            }?;
+            self.communicator.wait(stream)?;
+            let (light_size, chunk_count) = self.hubs.split_sizes();
+            let (light_queue, chunk_list) = self.hubs.split_lists();
+            ((light_queue, light_size), (chunk_list, chunk_count))
+        };
+        loop {
+            self.claims.clear(stream)?;
+            self.expand(level, light, chunks)?;
+            let (round, per_sender) = self.claims.exchange(
+                &*self.communicator,
+                stream,
+                &frontier.edges,
+                &mut self.exchange,
+            )?;
+            let owned = self.owned_labels(level);
+            let ranks = self.communicator.ranks();
+            self.claims
+                .apply(stream, (rank as u32, ranks), &per_sender, &owned)?;
+            if !round.overflowed {
+                break;
+            }
+        }
+        self.queues.swap(0, 1);
+        self.frontier_in_queue = true;
+        self.figures()
+    }
+
+    /// Queues the top-down kernels over the light vertices and the hubs'
+    /// chunks of the owned frontier.
+    fn expand(
+        &self,
+        level: u32,
+        (light, light_size): (DevicePointer<u32>, u32),
+        (chunks, chunk_count): (DevicePointer<u32>, u32),
+    ) -> Result<()> {
+        let stream = self.gpu.stream();
+        let context = || format!("expanding top-down level {level}");
+        let owned = self.owned_labels(level);
+        let (regions, counts, capacity, rank_ends) = self.claims.outbox();
+        let launches = [
+            (
+                &self.kernels.top_down,
+                (light, light_size),
+                (blocks_for(light_size, BLOCK_SIZE), BLOCK_SIZE),
+                DIRECTION_TOP_DOWN_SHARED_BYTES,
+            ),
+            (
+                &self.kernels.expand_hub_chunks,
+                (chunks, chunk_count),
+                (chunk_count, HUB_CHUNK_EDGES),
+                8,
+            ),
+        ];
+        for (kernel, (items, count), (grid, block), shared) in launches {
+            if count == 0 {
+                continue;
+            }
+            // SAFETY: `items` holds `count` owned frontier vertices (or
+            // chunk pairs of owned hubs, from the split); the rows, labels
+            // and next queue are the owned vertices'; the bitmap covers
+            // every vertex; the outbox has a region of `capacity` pairs for
+            // each other rank, a count for each rank and every rank's end:
+            // the kernels' contract.
+            unsafe {
+                launch!(kernel<<<grid, block, shared, stream>>>(
+                    owned.row_offsets,
+                    self.columns.as_device_ptr(),
+                    owned.first_vertex,
+                    owned.end_vertex,
+                    items,
+                    count,
+                    owned.visited,
+                    owned.levels,
+                    owned.parents,
+                    level,
+                    owned.next_queue,
+                    owned.next_size,
+                    owned.next_edges,
+                    regions,
+                    counts,
+                    capacity,
+                    rank_ends,
+                    self.rank()
+                ))
+                .context(context)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The owned vertices' buffers as the claims' kernels take them, for
+    /// a level whose frontier is `level`.
+    fn owned_labels(&self, level: u32) -> Owned {
+        let stats = self.stats.as_device_ptr();
+        Owned {
+            row_offsets: self.rows.as_device_ptr(),
+            first_vertex: self.owned.start,
+            end_vertex: self.owned.end,
+            visited: self.visited.as_device_ptr(),
+            levels: self.levels.as_device_ptr(),
+            parents: self.parents.as_device_ptr(),
+            level,
+            next_queue: self.queues[1].as_device_ptr(),
+            next_size: stats,
+            // SAFETY: the figures' edges word lies within them.
+            next_edges: DevicePointer::from_raw(unsafe { stats.add(STATS_EDGES_WORD) }.as_raw()),
+        }
+    }
+}
