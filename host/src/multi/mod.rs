@@ -1,10 +1,10 @@
 //! BFS over several GPUs: a layer above the single-GPU kernels.
 //!
 //! The graph is split into vertex ranges of about equal edges
-//! ([`partition`]); each GPU, a *rank*, holds its range's rows and runs
-//! the direction-optimizing search's kernels on them, and the ranks
-//! exchange each level's discoveries through NCCL ([`nccl`], loaded at run
-//! time), as [`direction_optimizing`] describes. Ranks run as threads of
+//! ([`partition`]); each GPU, a *rank*, holds its range's rows and
+//! labels and two bitmaps over every vertex, and the ranks exchange each
+//! level's claims ([`claims`], to their owners) and frontier through NCCL
+//! ([`nccl`], loaded at run time), as [`direction_optimizing`] describes. Ranks run as threads of
 //! one process, one per GPU of this host ([`Ranks::Threads`]), or one per
 //! process ([`Ranks::Process`]: the path that spans machines), the NCCL id
 //! passed from rank 0 to the others through a file. For tests, ranks can
