@@ -117,7 +117,7 @@ fn hierarchical_queues_are_exact_for_every_sub_queue_count() {
         ("kron:13", bfs_tests::generated("kron:13:16", 2)),
     ] {
         let reference = cpu::bfs(&graph, 0);
-        for sub_queue_count in [1, 2, 3, 8, 31, abi::MAX_SUB_QUEUES] {
+        for sub_queue_count in [1, 2, 3, 8, 31, abi::hierarchical_queue::MAX_SUB_QUEUES] {
             let mut search = Search::with(&gpu, &graph, Variant::Hierarchical, |gpu, graph| {
                 Ok(Box::new(HierarchicalQueue::with_sub_queues(
                     gpu,
@@ -268,14 +268,14 @@ fn direction_optimizing_is_exact_on_graphs_larger_than_the_grid() {
         generated("uniform:600000:4800000", 32),
     );
     let vertex_count = 300_000;
-    let mut arcs: Vec<(u32, u32)> = (1..=3 * abi::HUB_CHUNK_EDGES)
+    let mut arcs: Vec<(u32, u32)> = (1..=3 * abi::hub_chunks::CHUNK_EDGES)
         .map(|head| (0, head))
         .collect();
     arcs.extend((1..vertex_count).map(|tail| (tail, (tail * 7919) % vertex_count)));
-    arcs.extend((0..=abi::HUB_CHUNK_EDGES).map(|head| (vertex_count - 1, head * 11)));
+    arcs.extend((0..=abi::hub_chunks::CHUNK_EDGES).map(|head| (vertex_count - 1, head * 11)));
     // Lists of a warp's edges or more, shorter than a chunk: one short chunk each.
-    arcs.extend((0..abi::CHUNKED_LIST_EDGES).map(|head| (1, 2 + head * 13)));
-    arcs.extend((0..abi::HUB_CHUNK_EDGES - 1).map(|head| (2, 3 + head * 17)));
+    arcs.extend((0..abi::hub_chunks::CHUNKED_LIST_EDGES).map(|head| (1, 2 + head * 13)));
+    arcs.extend((0..abi::hub_chunks::CHUNK_EDGES - 1).map(|head| (2, 3 + head * 17)));
     let directed = (
         "directed, with hubs".to_string(),
         Csr::from_edges(vertex_count, &arcs, false).unwrap(),
@@ -285,7 +285,7 @@ fn direction_optimizing_is_exact_on_graphs_larger_than_the_grid() {
             .map(|vertex| graph.degree(vertex))
             .max();
         assert_eq!(
-            most_edges >= Some(abi::HUB_CHUNK_EDGES),
+            most_edges >= Some(abi::hub_chunks::CHUNK_EDGES),
             has_hubs,
             "{name}'s hubs"
         );

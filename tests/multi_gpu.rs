@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use bfs::abi::DIRECTION_BETA;
+use bfs::abi::direction_optimizing;
 use bfs::gpu::{Direction, Gpu, LEVEL_BY_LEVEL_ALPHA};
 use bfs::multi::claims::{UNCOUNTED_SLOT_EDGES, region_capacity};
 use bfs::multi::direction_optimizing::Rank;
@@ -84,7 +84,7 @@ fn gapbs_directions(graph: &Csr, levels: &[u32]) -> Vec<Direction> {
                     frontier_vertices[level as usize + 1],
                 );
                 level += 1;
-                if awake == 0 || !(awake >= previous || awake > n / DIRECTION_BETA) {
+                if awake == 0 || !(awake >= previous || awake > n / direction_optimizing::BETA) {
                     break;
                 }
             }
@@ -199,7 +199,7 @@ fn several_gpus_give_the_cpu_distances_on_every_test_graph() {
     let Some(devices) = device_count(test) else {
         return;
     };
-    // Hubs past `HUB_CHUNK_EDGES` edges, expanded in chunks.
+    // Hubs past `hub_chunks::CHUNK_EDGES` edges, expanded in chunks.
     let hubs = [
         ("gen:star:20000".to_string(), generated("star:20000", 1)),
         ("gen:kron:16:32".to_string(), generated("kron:16:32", 2)),

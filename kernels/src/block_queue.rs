@@ -10,9 +10,10 @@
 //!
 //! Encodings as in [`crate::global_queue`]. Shared memory holds the b-queue's
 //! tail, the block's start in the global queue, then
-//! [`BLOCK_QUEUE_CAPACITY`] entries.
+//! [`block_queue::CAPACITY`] entries.
 
-use crate::abi::{BLOCK_QUEUE_CAPACITY, EdgeOffset};
+use crate::abi::EdgeOffset;
+use crate::abi::block_queue;
 use crate::gpu;
 use crate::visit::{claim, load, neighbours_through};
 
@@ -26,7 +27,7 @@ const HEADER: usize = 2;
 ///
 /// # Launch
 /// Grid `ceil(frontier_size / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE),
-/// shared memory [`block_queue_shared_bytes`](crate::abi::block_queue_shared_bytes).
+/// shared memory [`block_queue::shared_bytes`](crate::abi::block_queue::shared_bytes).
 ///
 /// # Thread mapping
 /// Thread `i` expands `frontier[i]`; then the block's threads copy the
@@ -119,9 +120,9 @@ unsafe fn expand<const READ_ONLY_CACHE: bool>(
     level: u32,
 ) {
     let shared = gpu::dynamic_shared_memory::<u32>();
-    // SAFETY: the launch provides `HEADER + BLOCK_QUEUE_CAPACITY` words of
+    // SAFETY: the launch provides `HEADER + block_queue::CAPACITY` words of
     // shared memory; global accesses follow `global_queue_expand`'s contract;
-    // every b-queue slot written is `< BLOCK_QUEUE_CAPACITY`. Barriers are
+    // every b-queue slot written is `< block_queue::CAPACITY`. Barriers are
     // reached by every thread (no early return).
     unsafe {
         let b_queue_size = shared;
@@ -140,7 +141,7 @@ unsafe fn expand<const READ_ONLY_CACHE: bool>(
             {
                 if claim(visited, levels, parents, neighbour, vertex, level + 1) {
                     let slot = gpu::atomic_add(b_queue_size, 1);
-                    if slot < BLOCK_QUEUE_CAPACITY {
+                    if slot < block_queue::CAPACITY {
                         *b_queue.add(slot as usize) = neighbour;
                     } else {
                         let tail = gpu::atomic_add(next_frontier_size, 1);
@@ -151,7 +152,7 @@ unsafe fn expand<const READ_ONLY_CACHE: bool>(
         }
         gpu::sync_threads();
 
-        let count = (*b_queue_size).min(BLOCK_QUEUE_CAPACITY);
+        let count = (*b_queue_size).min(block_queue::CAPACITY);
         if gpu::thread_index() == 0 {
             *b_queue_start = gpu::atomic_add(next_frontier_size, count);
         }

@@ -46,10 +46,11 @@
 //! alternate by round, and the round that takes a vertex clears its bit. A
 //! queue that overflows its capacity still has every vertex in its bitmap,
 //! and the next round scans the bitmap instead, reading the labels. The far
-//! pile is a third bitmap. Places and chains as in [`abi`](crate::abi) ([`IN_CHAIN`],
-//! [`CHAIN_WORDS`]).
+//! pile is a third bitmap. Places and chains as in [`abi`](crate::abi) ([`chain_contracted::IN_CHAIN`],
+//! [`chain_contracted::CHAIN_WORDS`]).
 
-use crate::abi::{CHAIN_WORDS, ChainContractedLayout, EdgeOffset, IN_CHAIN, NO_ENTRY, UNREACHED};
+use crate::abi::chain_contracted;
+use crate::abi::{EdgeOffset, UNREACHED};
 use crate::gpu::{self, FULL_WARP};
 use crate::visit::neighbours;
 
@@ -64,13 +65,13 @@ const RELAX_BATCH: usize = 4;
 /// weight) per arc up to `row_offsets[kept_count]`, heads `< kept_count`,
 /// weights at least 1, and no path's length reaches `u32::MAX`; the seeds
 /// (the source, or its chain's two ends, with their distances from it) are
-/// `< kept_count`, the second may be `NO_ENTRY`; `queue_capacity >= 2`; `scratch` is null
+/// `< kept_count`, the second may be `chain_contracted::NO_ENTRY`; `queue_capacity >= 2`; `scratch` is null
 /// (the region is in shared memory) or holds
-/// `ChainContractedLayout::new(kept_count, queue_capacity).words` words;
+/// `chain_contracted::ChainContractedLayout::new(kept_count, queue_capacity).words` words;
 /// `kept_levels` has `kept_count` entries; `work` two.
 ///
 /// # Launch
-/// Grid 1, block [`CHAIN_CONTRACTED_BLOCK_SIZE`](crate::abi::CHAIN_CONTRACTED_BLOCK_SIZE)
+/// Grid 1, block [`chain_contracted::BLOCK_SIZE`](crate::abi::chain_contracted::BLOCK_SIZE)
 /// (whole warps); shared memory the layout's bytes when `scratch` is null, else none.
 ///
 /// # Thread mapping
@@ -91,7 +92,7 @@ pub unsafe extern "ptx-kernel" fn chain_contracted_search(
     kept_levels: *mut u32,
     work: *mut u64,
 ) {
-    let layout = ChainContractedLayout::new(kept_count, queue_capacity);
+    let layout = chain_contracted::ChainContractedLayout::new(kept_count, queue_capacity);
     let graph = (row_offsets, arcs);
     let seeds = (
         [(first_seed, first_distance), (second_seed, second_distance)],
@@ -118,7 +119,7 @@ pub unsafe extern "ptx-kernel" fn chain_contracted_search(
 #[inline(always)]
 unsafe fn search(
     graph: (*const u32, *const u32),
-    layout: ChainContractedLayout,
+    layout: chain_contracted::ChainContractedLayout,
     region: *mut u32,
     (seeds, delta): ([(u32, u32); 2], u32),
     kept_levels: *mut u32,
@@ -177,7 +178,8 @@ unsafe fn search(
         let mut threshold = nearest_seed.saturating_add(delta);
         if thread == 0 {
             for (seed, distance) in seeds {
-                if seed != NO_ENTRY && lower(labels, (bitmap(0), far), seed, (distance, threshold))
+                if seed != chain_contracted::NO_ENTRY
+                    && lower(labels, (bitmap(0), far), seed, (distance, threshold))
                 {
                     append(queue(0), gpu::atomic_add(size(0), 1), seed, distance);
                 }
@@ -500,10 +502,10 @@ fn for_each_strided(count: u32, mut body: impl FnMut(usize)) {
 /// source's chain); and sets every parent to `UNREACHED`, the source's to itself.
 ///
 /// # Safety
-/// `places` has two words per vertex, `chains` [`CHAIN_WORDS`] per chain
+/// `places` has two words per vertex, `chains` [`chain_contracted::CHAIN_WORDS`] per chain
 /// named there, `kept_levels` an entry per kept vertex (not written during
 /// the launch); `levels` and `parents` have `vertex_count` entries;
-/// `source < vertex_count`; `source_chain` is `NO_ENTRY` or the source's chain.
+/// `source < vertex_count`; `source_chain` is `chain_contracted::NO_ENTRY` or the source's chain.
 ///
 /// # Launch
 /// Grid `ceil(n / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE).
@@ -531,11 +533,11 @@ pub unsafe extern "ptx-kernel" fn chain_contracted_levels(
     unsafe {
         let place = gpu::load_read_only(places.add(2 * vertex as usize));
         let position = gpu::load_read_only(places.add(2 * vertex as usize + 1));
-        let level = if place & IN_CHAIN == 0 {
+        let level = if place & chain_contracted::IN_CHAIN == 0 {
             gpu::load_read_only(kept_levels.add(place as usize))
         } else {
-            let chain = place & !IN_CHAIN;
-            let entry = chains.add((CHAIN_WORDS * chain) as usize);
+            let chain = place & !chain_contracted::IN_CHAIN;
+            let entry = chains.add((chain_contracted::CHAIN_WORDS * chain) as usize);
             let (end_a, end_b, length) = (
                 gpu::load_read_only(entry),
                 gpu::load_read_only(entry.add(1)),

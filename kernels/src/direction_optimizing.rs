@@ -22,7 +22,8 @@
 //! which are its neighbours only in a symmetric graph: the host runs
 //! directed graphs top-down only.
 
-use crate::abi::{EdgeOffset, ListOwner};
+use crate::abi::EdgeOffset;
+use crate::abi::direction_optimizing;
 use crate::gpu::{self, FULL_WARP};
 use crate::visit::{RowOffset, claim, entry_points_by_row_offset, row, row_neighbours};
 
@@ -40,7 +41,7 @@ use crate::visit::{RowOffset, claim, entry_points_by_row_offset, row, row_neighb
 /// # Launch
 /// Grid `ceil(frontier_size / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE)
 /// (a multiple of 32: every warp is whole), shared memory
-/// [`DIRECTION_TOP_DOWN_SHARED_BYTES`](crate::abi::DIRECTION_TOP_DOWN_SHARED_BYTES).
+/// [`direction_optimizing::TOP_DOWN_SHARED_BYTES`](crate::abi::direction_optimizing::TOP_DOWN_SHARED_BYTES).
 ///
 /// # Thread mapping
 /// Thread `i` owns `frontier[i]`; its block walks the longest lists of its
@@ -61,9 +62,11 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
 ) {
     let block_edges = gpu::dynamic_shared_memory::<u64>();
     // After the edge count: the elected owner and its list.
-    let owner_slot = block_edges.wrapping_add(1).cast::<ListOwner>();
-    // SAFETY: the launch provides DIRECTION_TOP_DOWN_SHARED_BYTES of shared
-    // memory (a `u64` and a `ListOwner`), and every thread of whole warps runs
+    let owner_slot = block_edges
+        .wrapping_add(1)
+        .cast::<direction_optimizing::ListOwner>();
+    // SAFETY: the launch provides direction_optimizing::TOP_DOWN_SHARED_BYTES of shared
+    // memory (a `u64` and a `direction_optimizing::ListOwner`), and every thread of whole warps runs
     // the gathering, as it requires; global accesses follow
     // `global_queue_expand`'s contract.
     unsafe {
@@ -119,7 +122,7 @@ pub unsafe fn append_to_queue(
 #[inline(always)]
 pub unsafe fn expand_top_down<O: RowOffset>(
     (row_offsets, column_indices): (*const O, *const u32),
-    owner_slot: *mut ListOwner,
+    owner_slot: *mut direction_optimizing::ListOwner,
     labels: (*mut u32, *mut u32, *mut u32),
     entry: (u32, (EdgeOffset, EdgeOffset)),
     next_level: u32,
@@ -160,7 +163,7 @@ pub unsafe fn expand_top_down<O: RowOffset>(
 #[inline(always)]
 pub unsafe fn gather_neighbour_lists(
     column_indices: *const u32,
-    owner_slot: *mut ListOwner,
+    owner_slot: *mut direction_optimizing::ListOwner,
     (vertex, (mut first_edge, end_edge)): (u32, (EdgeOffset, EdgeOffset)),
     mut visit: impl FnMut(u32, u32),
 ) {
@@ -181,7 +184,7 @@ pub unsafe fn gather_neighbour_lists(
                 index += step;
             }
         };
-    // SAFETY: `owner_slot` is the caller's shared `ListOwner`. Every thread
+    // SAFETY: `owner_slot` is the caller's shared `direction_optimizing::ListOwner`. Every thread
     // reaches every barrier (loop exits depend only on shared values read
     // after a barrier), and every lane every vote and shuffle.
     unsafe {

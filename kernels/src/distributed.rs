@@ -38,8 +38,9 @@
 //! order, to send from and one to receive into. A GPU's claim counts are
 //! `u64`s, one for each destination rank (its own unused).
 
+use crate::abi::direction_optimizing;
 use crate::abi::distributed::CLAIMS_PER_THREAD;
-use crate::abi::{BLOCK_SIZE, EdgeOffset, ListOwner};
+use crate::abi::{BLOCK_SIZE, EdgeOffset};
 use crate::direction_optimizing::{add_block_sum, bottom_up_level, gather_neighbour_lists};
 use crate::gpu;
 use crate::hub_chunks::chunk_edge;
@@ -198,7 +199,7 @@ unsafe fn visit(
 /// # Launch
 /// Grid `ceil(frontier_size / BLOCK_SIZE)`, block [`BLOCK_SIZE`] (whole
 /// warps), shared memory
-/// [`DIRECTION_TOP_DOWN_SHARED_BYTES`](crate::abi::DIRECTION_TOP_DOWN_SHARED_BYTES).
+/// [`direction_optimizing::TOP_DOWN_SHARED_BYTES`](crate::abi::direction_optimizing::TOP_DOWN_SHARED_BYTES).
 ///
 /// # Thread mapping
 /// Thread `i` owns `frontier[i]`; its block walks the longest lists of
@@ -226,7 +227,9 @@ pub unsafe extern "ptx-kernel" fn distributed_top_down(
     rank: u32,
 ) {
     let block_edges = gpu::dynamic_shared_memory::<u64>();
-    let owner_slot = block_edges.wrapping_add(1).cast::<ListOwner>();
+    let owner_slot = block_edges
+        .wrapping_add(1)
+        .cast::<direction_optimizing::ListOwner>();
     let owned = Owned {
         row_offsets,
         first_vertex,
@@ -277,7 +280,7 @@ pub unsafe extern "ptx-kernel" fn distributed_top_down(
 ///
 /// # Launch
 /// Grid `chunk_count` (or more: the blocks past it return), block
-/// [`HUB_CHUNK_EDGES`](crate::abi::HUB_CHUNK_EDGES), shared memory 8 bytes.
+/// [`hub_chunks::CHUNK_EDGES`](crate::abi::hub_chunks::CHUNK_EDGES), shared memory 8 bytes.
 ///
 /// # Thread mapping
 /// Block `b` takes chunk `b`, thread `t` its edge `t`.

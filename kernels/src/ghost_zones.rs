@@ -19,12 +19,12 @@
 //!
 //! A step, from the frontier at level `L = step * hops`, for each zone on
 //! the step's list (one a block, the rest to the blocks that finish
-//! first; each entry is the zone's record, [`GhostZoneRecord`]: where its
+//! first; each entry is the zone's record, [`ghost_zones::GhostZoneRecord`]: where its
 //! image lies, in the same load as the zone's id):
 //! 1. unless its partition has no unvisited vertex left (then nothing
 //!    follows), copy the zone's *image* into shared memory: its rows, its
 //!    ghosts' ids and its neighbours, which the host laid out as shared
-//!    memory holds them ([`GhostZoneImage`]), so that the copy is one
+//!    memory holds them ([`ghost_zones::GhostZoneImage`]), so that the copy is one
 //!    piece of 16-byte loads, all in flight at once; then gather the
 //!    zone's levels, queueing the vertices at `L`, the frontier;
 //! 2. search the zone `hops` levels, a block barrier each: a vertex in the
@@ -53,19 +53,18 @@
 //! levels it searched, and the steps (grid barriers), so the work repeated
 //! in the ghosts can be measured.
 
-use crate::abi::{
-    GHOST_ZONES_BLOCK_SIZE, GHOST_ZONES_HEADER_WORDS, GhostZoneImage, GhostZoneRecord, UNREACHED,
-};
+use crate::abi::UNREACHED;
+use crate::abi::ghost_zones;
 use crate::gpu::{self, FULL_WARP, Quad};
 
 /// Runs the whole search from `source`, `hops` levels per step.
 ///
 /// # Safety
 /// The zones of [`graph::ghost_zones`](../../bfs/graph/ghost_zones/index.html),
-/// renumbered ids throughout: `zone_records[z]` ([`GhostZoneRecord`])
+/// renumbered ids throughout: `zone_records[z]` ([`ghost_zones::GhostZoneRecord`])
 /// gives zone `z`'s vertices, at most `zone_capacity` (a multiple of 8, at
 /// most 2^16), partition `z`'s ids `z * partition_size ..` first, and its
-/// image ([`GhostZoneImage`]) in `images`; `ghost_of_rows` has `n + 1`
+/// image ([`ghost_zones::GhostZoneImage`]) in `images`; `ghost_of_rows` has `n + 1`
 /// entries indexing `ghost_of`, zone ids. `levels` and `parents` have `n`
 /// entries, all [`UNREACHED`] but the source's (0 and itself);
 /// `unvisited` holds each partition's count of vertices (the source's
@@ -78,9 +77,9 @@ use crate::gpu::{self, FULL_WARP, Quad};
 ///
 /// # Launch
 /// Cooperative, at most the occupancy's blocks, blocks of exactly
-/// [`GHOST_ZONES_BLOCK_SIZE`] threads (its launch bounds,
+/// [`ghost_zones::BLOCK_SIZE`] threads (its launch bounds,
 /// [`LAUNCH_BOUNDS`](crate::abi::LAUNCH_BOUNDS)), shared memory
-/// [`ghost_zones_shared_bytes`](crate::abi::ghost_zones_shared_bytes)`(zone_capacity,
+/// [`ghost_zones::shared_bytes`](crate::abi::ghost_zones::shared_bytes)`(zone_capacity,
 /// image_capacity)`, `image_capacity` a multiple of 4; a zone whose image
 /// has more words is read where it lies, in global memory.
 ///
@@ -164,7 +163,7 @@ pub unsafe extern "ptx-kernel" fn ghost_zone_search(
             };
             let mut entry = gpu::block_index();
             while entry < listed {
-                let record = GhostZoneRecord::from_words(
+                let record = ghost_zones::GhostZoneRecord::from_words(
                     gpu::load_volatile_quad(list.add(entry as usize)).0,
                 );
                 let (edges, levels_run) =
@@ -334,7 +333,7 @@ impl Zones {
     #[inline(always)]
     unsafe fn search(
         &self,
-        record: &GhostZoneRecord,
+        record: &ghost_zones::GhostZoneRecord,
         level: u32,
         labels: (*mut u32, *mut u32),
         listing: &Listing,
@@ -385,7 +384,7 @@ impl Zones {
     #[inline(always)]
     unsafe fn search_image(
         &self,
-        (record, level): (&GhostZoneRecord, u32),
+        (record, level): (&ghost_zones::GhostZoneRecord, u32),
         image: *const u32,
         (levels, parents): (*mut u32, *mut u32),
         listing: &Listing,
@@ -395,7 +394,7 @@ impl Zones {
         let (zone, size) = (record.zone, record.vertices);
         let first = zone * self.partition_size;
         let interior = self.partition_size.min(self.vertex_count - first);
-        let layout = GhostZoneImage::new(size, interior, 0);
+        let layout = ghost_zones::GhostZoneImage::new(size, interior, 0);
         let mut edges_examined = 0u64;
         // SAFETY: indices within the zone's vertices and image, the shared
         // arrays sized for `zone_capacity` vertices, and `n` vertices;
@@ -526,7 +525,7 @@ const QUADS_IN_FLIGHT: usize = 6;
 /// Copies `count` quads from `image` to `to`, the block's threads each
 /// `QUADS_IN_FLIGHT` at once, in flight together: thread `t` copies `t`,
 /// `t + T`, … `t + (QUADS_IN_FLIGHT - 1) T` (`T` =
-/// [`GHOST_ZONES_BLOCK_SIZE`], the launch's block), then the batch
+/// [`ghost_zones::BLOCK_SIZE`], the launch's block), then the batch
 /// `QUADS_IN_FLIGHT T` further.
 ///
 /// # Safety
@@ -534,7 +533,7 @@ const QUADS_IN_FLIGHT: usize = 6;
 /// for them.
 #[inline(always)]
 unsafe fn copy_image((image, count): (*const Quad, u32), to: *mut Quad) {
-    let stride = GHOST_ZONES_BLOCK_SIZE as usize;
+    let stride = ghost_zones::BLOCK_SIZE as usize;
     let mut first = gpu::thread_index();
     // SAFETY: each index is checked against `count`; the offsets from
     // `first` are constants, so that the loads share one address register.
@@ -595,7 +594,7 @@ fn for_each_batch(count: u32, mut stage: impl FnMut(&[Option<u32>; LEVELS_IN_FLI
 }
 
 /// A zone's arrays in the block's shared memory, as
-/// [`ghost_zones_shared_bytes`](crate::abi::ghost_zones_shared_bytes) lays
+/// [`ghost_zones::shared_bytes`](crate::abi::ghost_zones::shared_bytes) lays
 /// them out: the header (the grid barrier's word, three rotating queue
 /// tails, the block's next entry of a step's list), then per vertex a
 /// level, a parent and two queue entries, then the image.
@@ -616,11 +615,11 @@ impl SharedZone {
         let shared = gpu::dynamic_shared_memory::<u32>();
         let capacity = zone_capacity as usize;
         // SAFETY: offsets within the dynamic shared memory the launch gives
-        // (`ghost_zones_shared_bytes(zone_capacity, _)`, the image last, on
+        // (`ghost_zones::shared_bytes(zone_capacity, _)`, the image last, on
         // 16 bytes: the header is 32, the rest 10 bytes a vertex, and
         // `zone_capacity` a multiple of 8).
         unsafe {
-            let state = shared.add(GHOST_ZONES_HEADER_WORDS as usize);
+            let state = shared.add(ghost_zones::HEADER_WORDS as usize);
             let parents = state.add(capacity).cast::<u16>();
             let queues = parents.add(capacity);
             SharedZone {

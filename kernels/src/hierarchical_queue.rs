@@ -13,13 +13,14 @@
 //! w-queues are consolidated into the b-queue, then one `atomicAdd` per block
 //! reserves its range of the global g-queue and the block copies out.
 //!
-//! Shared memory (32-bit words), from [`hierarchical_shared_words`](crate::abi::hierarchical_shared_words):
-//! w-queue tails and offsets ([`MAX_SUB_QUEUES`] each), the b-queue's tail,
-//! total and global start, the w-queues ([`W_QUEUE_CAPACITY`] each), then the
-//! b-queue ([`B_QUEUE_DIRECT_CAPACITY`] spilled entries plus room for every
+//! Shared memory (32-bit words), from [`hierarchical_queue::shared_words`](crate::abi::hierarchical_queue::shared_words):
+//! w-queue tails and offsets ([`hierarchical_queue::MAX_SUB_QUEUES`] each), the b-queue's tail,
+//! total and global start, the w-queues ([`hierarchical_queue::W_QUEUE_CAPACITY`] each), then the
+//! b-queue ([`hierarchical_queue::B_QUEUE_DIRECT_CAPACITY`] spilled entries plus room for every
 //! w-queue).
 
-use crate::abi::{B_QUEUE_DIRECT_CAPACITY, EdgeOffset, MAX_SUB_QUEUES, W_QUEUE_CAPACITY};
+use crate::abi::EdgeOffset;
+use crate::abi::hierarchical_queue;
 use crate::gpu;
 use crate::visit::{claim, neighbours};
 
@@ -27,11 +28,11 @@ use crate::visit::{claim, neighbours};
 ///
 /// # Safety
 /// As [`global_queue_expand`](crate::global_queue::global_queue_expand), and
-/// `1 <= sub_queue_count <= MAX_SUB_QUEUES`.
+/// `1 <= sub_queue_count <= hierarchical_queue::MAX_SUB_QUEUES`.
 ///
 /// # Launch
 /// Grid `ceil(frontier_size / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE),
-/// shared memory `4 * hierarchical_shared_words(sub_queue_count)` bytes.
+/// shared memory `4 * hierarchical_queue::shared_words(sub_queue_count)` bytes.
 ///
 /// # Thread mapping
 /// Thread `i` expands `frontier[i]` into w-queue `threadIdx.x % sub_queue_count`;
@@ -52,14 +53,14 @@ pub unsafe extern "ptx-kernel" fn hierarchical_queue_expand(
     sub_queue_count: u32,
 ) {
     let shared = gpu::dynamic_shared_memory::<u32>();
-    let max = MAX_SUB_QUEUES as usize;
+    let max = hierarchical_queue::MAX_SUB_QUEUES as usize;
     let thread = gpu::thread_index();
     // Never 0 (no division by zero) and never past the shared layout.
-    let sub_queue_count = sub_queue_count.clamp(1, MAX_SUB_QUEUES);
-    // SAFETY: the launch provides `hierarchical_shared_words(sub_queue_count)`
+    let sub_queue_count = sub_queue_count.clamp(1, hierarchical_queue::MAX_SUB_QUEUES);
+    // SAFETY: the launch provides `hierarchical_queue::shared_words(sub_queue_count)`
     // words laid out as the module header says, and every index below stays
-    // inside its region: w-queue slots `< W_QUEUE_CAPACITY`, direct b-queue
-    // slots `< B_QUEUE_DIRECT_CAPACITY`, consolidated ones `< b_total`, which
+    // inside its region: w-queue slots `< hierarchical_queue::W_QUEUE_CAPACITY`, direct b-queue
+    // slots `< hierarchical_queue::B_QUEUE_DIRECT_CAPACITY`, consolidated ones `< b_total`, which
     // that layout leaves room for. Global accesses follow
     // `global_queue_expand`'s contract. Every thread reaches every barrier.
     unsafe {
@@ -69,7 +70,8 @@ pub unsafe extern "ptx-kernel" fn hierarchical_queue_expand(
         let b_queue_total = shared.add(2 * max + 1);
         let b_queue_start = shared.add(2 * max + 2);
         let w_queues = shared.add(2 * max + 3);
-        let b_queue = w_queues.add((sub_queue_count * W_QUEUE_CAPACITY) as usize);
+        let b_queue =
+            w_queues.add((sub_queue_count * hierarchical_queue::W_QUEUE_CAPACITY) as usize);
         if thread < sub_queue_count {
             *w_queue_size.add(thread as usize) = 0;
         }
@@ -87,12 +89,14 @@ pub unsafe extern "ptx-kernel" fn hierarchical_queue_expand(
                     continue;
                 }
                 let w_slot = gpu::atomic_add(w_queue_size.add(my_w_queue as usize), 1);
-                if w_slot < W_QUEUE_CAPACITY {
-                    *w_queues.add((my_w_queue * W_QUEUE_CAPACITY + w_slot) as usize) = neighbour;
+                if w_slot < hierarchical_queue::W_QUEUE_CAPACITY {
+                    *w_queues.add(
+                        (my_w_queue * hierarchical_queue::W_QUEUE_CAPACITY + w_slot) as usize,
+                    ) = neighbour;
                     continue;
                 }
                 let b_slot = gpu::atomic_add(b_queue_size, 1);
-                if b_slot < B_QUEUE_DIRECT_CAPACITY {
+                if b_slot < hierarchical_queue::B_QUEUE_DIRECT_CAPACITY {
                     *b_queue.add(b_slot as usize) = neighbour;
                 } else {
                     let tail = gpu::atomic_add(next_frontier_size, 1);
@@ -105,10 +109,10 @@ pub unsafe extern "ptx-kernel" fn hierarchical_queue_expand(
         // Lay the w-queues out after the b-queue's spilled entries, and
         // reserve the block's range of the g-queue with one atomic.
         if thread == 0 {
-            let mut offset = (*b_queue_size).min(B_QUEUE_DIRECT_CAPACITY);
+            let mut offset = (*b_queue_size).min(hierarchical_queue::B_QUEUE_DIRECT_CAPACITY);
             for w_queue in 0..sub_queue_count as usize {
                 *w_queue_offset.add(w_queue) = offset;
-                offset += (*w_queue_size.add(w_queue)).min(W_QUEUE_CAPACITY);
+                offset += (*w_queue_size.add(w_queue)).min(hierarchical_queue::W_QUEUE_CAPACITY);
             }
             *b_queue_total = offset;
             *b_queue_start = gpu::atomic_add(next_frontier_size, offset);
@@ -116,12 +120,13 @@ pub unsafe extern "ptx-kernel" fn hierarchical_queue_expand(
         gpu::sync_threads();
 
         for w_queue in 0..sub_queue_count {
-            let count = (*w_queue_size.add(w_queue as usize)).min(W_QUEUE_CAPACITY);
+            let count =
+                (*w_queue_size.add(w_queue as usize)).min(hierarchical_queue::W_QUEUE_CAPACITY);
             let offset = *w_queue_offset.add(w_queue as usize);
             let mut slot = thread;
             while slot < count {
                 *b_queue.add((offset + slot) as usize) =
-                    *w_queues.add((w_queue * W_QUEUE_CAPACITY + slot) as usize);
+                    *w_queues.add((w_queue * hierarchical_queue::W_QUEUE_CAPACITY + slot) as usize);
                 slot += gpu::block_size();
             }
         }

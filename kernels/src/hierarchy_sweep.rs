@@ -37,7 +37,9 @@
 //! vertex's level and parent then come from `chain_contracted`'s kernels,
 //! as the distances of the kept vertices are the same.
 
-use crate::abi::{HIERARCHY_SWEEP_HEADER_WORDS, NO_ENTRY, UNREACHED};
+use crate::abi::UNREACHED;
+use crate::abi::chain_contracted;
+use crate::abi::hierarchy_sweep;
 use crate::gpu::{self, WARP_SIZE};
 
 /// Arcs a thread reads at once: their loads in flight together, then their distances.
@@ -83,12 +85,12 @@ impl Hierarchy {
 /// weight of at least 1); a lower arc joins a vertex to one of a lower
 /// level, a higher arc to one of a higher level, or one core vertex (the
 /// last level) to another; no path's length reaches `u32::MAX`. The seeds
-/// are `< kept_count`, the second may be `NO_ENTRY`; `kept_levels` has
+/// are `< kept_count`, the second may be `chain_contracted::NO_ENTRY`; `kept_levels` has
 /// `kept_count` entries; `work` two.
 ///
 /// # Launch
-/// Grid 1, block [`HIERARCHY_SWEEP_BLOCK_SIZE`](crate::abi::HIERARCHY_SWEEP_BLOCK_SIZE);
-/// shared memory `hierarchy_sweep_shared_bytes(kept_count, distances_in_shared)`.
+/// Grid 1, block [`hierarchy_sweep::BLOCK_SIZE`](crate::abi::hierarchy_sweep::BLOCK_SIZE);
+/// shared memory `hierarchy_sweep::shared_bytes(kept_count, distances_in_shared)`.
 ///
 /// # Thread mapping
 /// Thread `t` takes the vertices `t`, `t + blockDim`, … of each level;
@@ -128,7 +130,7 @@ pub unsafe extern "ptx-kernel" fn hierarchy_sweep_search(
     // state space.
     unsafe {
         if distances_in_shared != 0 {
-            let distances = flags.add(HIERARCHY_SWEEP_HEADER_WORDS as usize);
+            let distances = flags.add(hierarchy_sweep::HEADER_WORDS as usize);
             sweep(hierarchy, (flags, distances), kept_count, seeds, work);
             for_each_strided(0..kept_count, |vertex| {
                 *kept_levels.add(vertex) = *distances.add(vertex);
@@ -167,7 +169,7 @@ unsafe fn sweep(
         for_each_strided(0..kept_count, |vertex| {
             *distances.add(vertex) = UNREACHED;
         });
-        if thread < HIERARCHY_SWEEP_HEADER_WORDS {
+        if thread < hierarchy_sweep::HEADER_WORDS {
             *flags.add(thread as usize) = 0;
         }
         if thread == 0 {
@@ -176,7 +178,7 @@ unsafe fn sweep(
         gpu::sync_threads();
         if thread == 0 {
             for (seed, distance) in seeds {
-                if seed != NO_ENTRY {
+                if seed != chain_contracted::NO_ENTRY {
                     let label = distances.add(seed as usize);
                     *label = (*label).min(distance);
                 }

@@ -9,9 +9,9 @@
 //! Kronecker 24 took 11.1 ms so), and so do a few hundred vertices of a
 //! thousand or two edges each, walked by the one or two blocks that hold
 //! them (on Kronecker 22, a level of 294 vertices and 1.4 million edges
-//! took 1.7 ms). Here every list of [`CHUNKED_LIST_EDGES`] (a warp's
+//! took 1.7 ms). Here every list of [`hub_chunks::CHUNKED_LIST_EDGES`] (a warp's
 //! worth) or more, a hub's here, is cut instead into chunks of
-//! [`HUB_CHUNK_EDGES`], one edge per thread of a block, the last chunk
+//! [`hub_chunks::CHUNK_EDGES`], one edge per thread of a block, the last chunk
 //! short, and a second launch gives every chunk a block of its own, as
 //! [`crate::persistent_direction_optimizing`] does for its hubs inside its
 //! one launch, in the spirit of Enterprise's classes of frontier vertices
@@ -29,17 +29,18 @@
 //!
 //! [`gather_neighbour_lists`]: crate::direction_optimizing::gather_neighbour_lists
 
-use crate::abi::{CHUNKED_LIST_EDGES, EdgeOffset, HUB_CHUNK_EDGES, list_chunks};
+use crate::abi::EdgeOffset;
+use crate::abi::hub_chunks;
 use crate::direction_optimizing::{add_block_sum, claim_and_append};
 use crate::gpu;
 use crate::visit::row;
 
-/// Chunks of [`HUB_CHUNK_EDGES`] edges in the list `(first, end)` where
-/// lists of `min_edges` or more are chunked ([`list_chunks`]).
+/// Chunks of [`hub_chunks::CHUNK_EDGES`] edges in the list `(first, end)` where
+/// lists of `min_edges` or more are chunked ([`hub_chunks::list_chunks`]).
 #[inline(always)]
 pub fn chunks_of((first, end): (EdgeOffset, EdgeOffset), min_edges: u32) -> u32 {
     // A degree is below `n`, so it fits 32 bits.
-    list_chunks((end - first) as u32, min_edges)
+    hub_chunks::list_chunks((end - first) as u32, min_edges)
 }
 
 /// Edge `thread` of chunk `index` of the list that starts at
@@ -47,12 +48,12 @@ pub fn chunks_of((first, end): (EdgeOffset, EdgeOffset), min_edges: u32) -> u32 
 /// edges (a star's centre) the last chunks' edges lie past `u32`.
 #[inline(always)]
 pub fn chunk_edge(first_edge: EdgeOffset, index: u32, thread: u32) -> EdgeOffset {
-    first_edge + index as EdgeOffset * HUB_CHUNK_EDGES as EdgeOffset + thread as EdgeOffset
+    first_edge + index as EdgeOffset * hub_chunks::CHUNK_EDGES as EdgeOffset + thread as EdgeOffset
 }
 
 /// Splits the frontier `queue` of `size` vertices: a hub
-/// ([`CHUNKED_LIST_EDGES`] edges or more) goes to `chunks` as (hub, chunk)
-/// pairs, one for every [`HUB_CHUNK_EDGES`] of its edges or fewer at the
+/// ([`hub_chunks::CHUNKED_LIST_EDGES`] edges or more) goes to `chunks` as (hub, chunk)
+/// pairs, one for every [`hub_chunks::CHUNK_EDGES`] of its edges or fewer at the
 /// end, every other vertex to `light_queue`.
 ///
 /// The rows are those of the vertices from `first_vertex` on (0 on one
@@ -62,7 +63,7 @@ pub fn chunk_edge(first_edge: EdgeOffset, index: u32, thread: u32) -> EdgeOffset
 /// `queue` holds `size` vertices, each `first_vertex` or more and with a
 /// row in `row_offsets`;
 /// `light_queue` has room for `size` vertices and `chunks` for every
-/// hub's chunks ([`list_chunks`] at [`CHUNKED_LIST_EDGES`] summed over the
+/// hub's chunks ([`hub_chunks::list_chunks`] at [`hub_chunks::CHUNKED_LIST_EDGES`] summed over the
 /// queue); `light_size` and `chunk_count` are one `u32` each, 0.
 ///
 /// # Launch
@@ -89,7 +90,10 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_split(
     // is this thread's alone, within its array (the contract).
     unsafe {
         let vertex = gpu::load_read_only(queue.add(index as usize));
-        let count = chunks_of(row(row_offsets, vertex - first_vertex), CHUNKED_LIST_EDGES);
+        let count = chunks_of(
+            row(row_offsets, vertex - first_vertex),
+            hub_chunks::CHUNKED_LIST_EDGES,
+        );
         if count == 0 {
             let slot = gpu::coalesced_reserve_one(|total| gpu::atomic_add(light_size, total));
             *light_queue.add(slot as usize) = vertex;
@@ -122,8 +126,8 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_split(
 ///
 /// # Launch
 /// Grid `chunk_count` (or more: the blocks past it return), block
-/// [`HUB_CHUNK_EDGES`] (whole warps), shared memory
-/// [`HUB_CHUNKS_EXPAND_SHARED_BYTES`](crate::abi::HUB_CHUNKS_EXPAND_SHARED_BYTES).
+/// [`hub_chunks::CHUNK_EDGES`] (whole warps), shared memory
+/// [`hub_chunks::EXPAND_SHARED_BYTES`](crate::abi::hub_chunks::EXPAND_SHARED_BYTES).
 ///
 /// # Thread mapping
 /// Block `b` takes chunk `b`, thread `t` its edge `t`.

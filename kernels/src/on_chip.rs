@@ -28,7 +28,7 @@
 //!    level whose flag nobody set.
 //!
 //! Cyclic ownership spreads each level's frontier over the blocks, and
-//! slots go round the bitmap words (`OnChipLayout::word`), so no thread
+//! slots go round the bitmap words (`on_chip::OnChipLayout::word`), so no thread
 //! walks a run of neighbouring vertices one after another: a bitmap word
 //! of consecutive slots would hold several vertices of one frontier, each
 //! costing its thread a round trip.
@@ -36,7 +36,8 @@
 //! (the host maps them back to vertex ids, after the timer, as every
 //! variant's copy back is).
 
-use crate::abi::{CLAIM_BATCH, OnChipLayout, UNREACHED};
+use crate::abi::UNREACHED;
+use crate::abi::on_chip;
 use crate::{cluster, gpu};
 
 /// Runs the whole search in one cluster.
@@ -52,8 +53,8 @@ use crate::{cluster, gpu};
 ///
 /// # Launch
 /// One cluster of `R` blocks (`R ≤ 32`) and no other block, block
-/// [`ON_CHIP_BLOCK_SIZE`](crate::abi::ON_CHIP_BLOCK_SIZE) (whole warps),
-/// shared memory [`OnChipLayout::new`]`(slots, neighbour_capacity).bytes()`.
+/// [`on_chip::BLOCK_SIZE`](crate::abi::on_chip::BLOCK_SIZE) (whole warps),
+/// shared memory [`on_chip::OnChipLayout::new`]`(slots, neighbour_capacity).bytes()`.
 ///
 /// # Thread mapping
 /// Thread `t` of block `r` stages, clears and writes back words and slots
@@ -73,7 +74,7 @@ pub unsafe extern "ptx-kernel" fn on_chip_search(
     let (rank, ranks) = (cluster::rank(), cluster::size().max(1));
     let (thread, threads) = (gpu::thread_index(), gpu::block_size());
     let slots = vertex_count.div_ceil(ranks);
-    let layout = OnChipLayout::new(slots, neighbour_capacity);
+    let layout = on_chip::OnChipLayout::new(slots, neighbour_capacity);
     let shared: *mut u32 = gpu::dynamic_shared_memory();
     let base = cluster::shared_address(shared);
     // SAFETY: every offset below is inside the layout's words, the shared
@@ -145,7 +146,7 @@ pub unsafe extern "ptx-kernel" fn on_chip_search(
                     let vertex = slot * ranks + rank;
                     let begin = *shared.add((layout.rows + slot) as usize);
                     let end = *shared.add((layout.rows + slot + 1) as usize);
-                    for first in (begin..end).step_by(CLAIM_BATCH as usize) {
+                    for first in (begin..end).step_by(on_chip::CLAIM_BATCH as usize) {
                         claimed |= claim_batch(
                             (shared, base, &layout),
                             (rank, ranks),
@@ -192,7 +193,7 @@ struct Claim {
     slot: u32,
 }
 
-/// Claims for `vertex` its neighbours at `first .. first + CLAIM_BATCH`
+/// Claims for `vertex` its neighbours at `first .. first + on_chip::CLAIM_BATCH`
 /// (those below `end`), in their owners' shared memory: `atomicOr`s on
 /// their visited bits, all issued before any is looked at, and for each
 /// that set its bit, the parent and the bit in the frontier bitmap at
@@ -205,14 +206,14 @@ struct Claim {
 /// `end` are vertex ids of the graph.
 #[inline(always)]
 unsafe fn claim_batch(
-    (shared, base, layout): (*const u32, u32, &OnChipLayout),
+    (shared, base, layout): (*const u32, u32, &on_chip::OnChipLayout),
     (rank, ranks): (u32, u32),
     (first, end): (u32, u32),
     (vertex, next): (u32, u32),
 ) -> bool {
     let claim = |offset: u32| -> Claim {
         // SAFETY: inside the layout's neighbours and their padding of
-        // `CLAIM_BATCH - 1` words (the contract); a word past `end` is
+        // `on_chip::CLAIM_BATCH - 1` words (the contract); a word past `end` is
         // read, not used.
         let neighbour = unsafe { *shared.add((layout.neighbours + first + offset) as usize) };
         if first + offset >= end {

@@ -66,7 +66,8 @@
 //! examined (each expansion's out-degree) and the levels searched, so the
 //! work beyond a level-synchronous search's can be measured.
 
-use crate::abi::{EdgeOffset, PARTITIONED_HEADER_WORDS, UNREACHED};
+use crate::abi::partitioned;
+use crate::abi::{EdgeOffset, UNREACHED};
 use crate::gpu;
 
 /// The `pending` bit of a shared state word: expand at its level.
@@ -95,9 +96,9 @@ const UNREACHED_STATE: u32 = !(PENDING | LOWERED);
 /// # Launch
 /// Cooperative, at most the occupancy's blocks (the host uses one per
 /// multiprocessor: blocks wait for each other's work), block
-/// [`PARTITIONED_BLOCK_SIZE`](crate::abi::PARTITIONED_BLOCK_SIZE) (whole
+/// [`partitioned::BLOCK_SIZE`](crate::abi::partitioned::BLOCK_SIZE) (whole
 /// warps), shared memory
-/// [`partitioned_shared_bytes`](crate::abi::partitioned_shared_bytes)`(partition_size,
+/// [`partitioned::shared_bytes`](crate::abi::partitioned::shared_bytes)`(partition_size,
 /// column_capacity)`.
 ///
 /// # Thread mapping
@@ -223,7 +224,7 @@ unsafe fn search_partition(
     let shared = gpu::dynamic_shared_memory::<u32>();
     let (thread, threads) = (gpu::thread_index(), gpu::block_size());
     // SAFETY: the header's words, then the per-vertex arrays, as
-    // `partitioned_shared_bytes` lays them out.
+    // `partitioned::shared_bytes` lays them out.
     let (queue_tails, seed_levels, taken_bits, first_edge_word, outbox_tail, seed_counts) = unsafe {
         (
             shared,
@@ -236,7 +237,7 @@ unsafe fn search_partition(
     };
     // SAFETY: as above.
     let (state, parents, queues, outbox, offsets, shared_columns) = unsafe {
-        let state = shared.add(PARTITIONED_HEADER_WORDS as usize);
+        let state = shared.add(partitioned::HEADER_WORDS as usize);
         let parents = state.add(partition_size as usize);
         let queues = parents.add(partition_size as usize);
         let outbox = queues.add(2 * partition_size as usize);

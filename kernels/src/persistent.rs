@@ -60,8 +60,8 @@ use crate::visit::{expand_in_warp_step, row};
 ///
 /// # Launch
 /// Cooperative, at most the occupancy's blocks (the host uses one per
-/// multiprocessor), block [`PERSISTENT_BLOCK_SIZE`](crate::abi::PERSISTENT_BLOCK_SIZE)
-/// (whole warps), [`PERSISTENT_SHARED_BYTES`](crate::abi::PERSISTENT_SHARED_BYTES)
+/// multiprocessor), block [`persistent::BLOCK_SIZE`](crate::abi::persistent::BLOCK_SIZE)
+/// (whole warps), [`persistent::SHARED_BYTES`](crate::abi::persistent::SHARED_BYTES)
 /// of shared memory.
 ///
 /// # Thread mapping

@@ -17,7 +17,7 @@
 //!   frontier's size; their degrees add up to gapbs's `scout_count`.
 //!   Hubs are the exception: the gather gives a list of a block's size or
 //!   more to the one block that holds its vertex, so a vertex of
-//!   [`HUB_CHUNK_EDGES`] edges or more is queued a second time, as chunks
+//!   [`hub_chunks::CHUNK_EDGES`] edges or more is queued a second time, as chunks
 //!   of that many (one per thread of a block) in a list of (hub,
 //!   chunk) pairs, and the next top-down level deals the chunks out to all
 //!   blocks first. (The source's chunks are numbered, not listed.)
@@ -50,10 +50,10 @@
 //! [`crate::direction_optimizing`]. On return `reached` holds the levels
 //! searched (the last one found nothing).
 
-use crate::abi::{
-    DIRECTION_ALPHA, DIRECTION_BETA, EdgeOffset, HUB_CHUNK_EDGES, ListOwner,
-    PERSISTENT_DIRECTION_COUNTERS,
-};
+use crate::abi::EdgeOffset;
+use crate::abi::direction_optimizing;
+use crate::abi::hub_chunks;
+use crate::abi::persistent_direction_optimizing;
 use crate::direction_optimizing::{add_block_sum, claim_and_append, expand_top_down};
 use crate::gpu::{self, FULL_WARP};
 use crate::hub_chunks::{chunk_edge, chunks_of};
@@ -70,15 +70,15 @@ entry_points_by_row_offset!(
     /// `visited` and each of the three consecutive `bitmaps` of
     /// `ceil(vertex_count / 32)` words (at least one), `visited` holding the
     /// source's bit alone and the bitmaps clear; `counters` of
-    /// `3 * PERSISTENT_DIRECTION_COUNTERS` words set to 0; `hub_chunks` two
+    /// `3 * persistent_direction_optimizing::COUNTERS` words set to 0; `hub_chunks` two
     /// halves of `hub_chunk_capacity` pairs, that capacity at least the chunks
-    /// of every list of [`HUB_CHUNK_EDGES`] or more edges together; `reached` one
+    /// of every list of [`hub_chunks::CHUNK_EDGES`] or more edges together; `reached` one
     /// word.
     ///
     /// # Launch
     /// Cooperative, at most the occupancy's blocks (the host launches that
-    /// many), block [`PERSISTENT_DIRECTION_BLOCK_SIZE`](crate::abi::PERSISTENT_DIRECTION_BLOCK_SIZE)
-    /// (whole warps), [`PERSISTENT_DIRECTION_SHARED_BYTES`](crate::abi::PERSISTENT_DIRECTION_SHARED_BYTES)
+    /// many), block [`persistent_direction_optimizing::BLOCK_SIZE`](crate::abi::persistent_direction_optimizing::BLOCK_SIZE)
+    /// (whole warps), [`persistent_direction_optimizing::SHARED_BYTES`](crate::abi::persistent_direction_optimizing::SHARED_BYTES)
     /// of shared memory.
     ///
     /// # Thread mapping
@@ -138,7 +138,9 @@ unsafe fn search<O: RowOffset>(
     let block_edges = gpu::dynamic_shared_memory::<u64>();
     // After the edge count: the gather's elected owner and its list, then
     // the barrier's count.
-    let owner_slot = block_edges.wrapping_add(1).cast::<ListOwner>();
+    let owner_slot = block_edges
+        .wrapping_add(1)
+        .cast::<direction_optimizing::ListOwner>();
     let barrier_size = owner_slot.wrapping_add(1).cast::<u32>();
     let grid = Grid {
         thread: gpu::global_thread_index(),
@@ -168,11 +170,11 @@ unsafe fn search<O: RowOffset>(
         let mut barrier = 0u32;
         let (mut bottom_up, mut bitmaps_dirty) = (false, false);
         // The source's chunks, if it is a hub, are numbered, not listed.
-        let mut hub_chunk_count = chunks_of((first_edge, end_edge), HUB_CHUNK_EDGES);
+        let mut hub_chunk_count = chunks_of((first_edge, end_edge), hub_chunks::CHUNK_EDGES);
         while size > 0 {
             if !bottom_up
                 && bottom_up_allowed != 0
-                && scout_count > edges_to_check / DIRECTION_ALPHA
+                && scout_count > edges_to_check / direction_optimizing::ALPHA
             {
                 let front = bitmap(level);
                 grid.for_each(size, |index| {
@@ -191,7 +193,7 @@ unsafe fn search<O: RowOffset>(
             // Queues a vertex of the next frontier, and its chunks if it is a hub.
             let append = |vertex: u32, (first, end): (EdgeOffset, EdgeOffset), slot: u32| {
                 *next_frontier.add(slot as usize) = vertex;
-                let chunks = chunks_of((first, end), HUB_CHUNK_EDGES);
+                let chunks = chunks_of((first, end), hub_chunks::CHUNK_EDGES);
                 if chunks > 0 {
                     let listed = gpu::atomic_add_u64(counter.add(2), chunks as u64) as u32;
                     let list = hub_half(level + 1).add(2 * listed as usize);
@@ -272,7 +274,7 @@ unsafe fn search<O: RowOffset>(
                     let entry = if index < size {
                         let vertex = *queue.add((start + index) as usize);
                         let vertex_row = row(row_offsets, vertex);
-                        let is_hub = chunks_of(vertex_row, HUB_CHUNK_EDGES) > 0;
+                        let is_hub = chunks_of(vertex_row, hub_chunks::CHUNK_EDGES) > 0;
                         (vertex, if is_hub { (0, 0) } else { vertex_row })
                     } else {
                         (0, (0, 0))
@@ -288,8 +290,8 @@ unsafe fn search<O: RowOffset>(
             barrier += 1;
             hub_chunk_count = core::ptr::read_volatile(counter.add(2)) as u32;
             if bottom_up {
-                let growing_or_large =
-                    next_size >= size || next_size as u64 > vertex_count as u64 / DIRECTION_BETA;
+                let growing_or_large = next_size >= size
+                    || next_size as u64 > vertex_count as u64 / direction_optimizing::BETA;
                 if !growing_or_large {
                     (bottom_up, bitmaps_dirty, scout_count) = (false, true, 1);
                 }
@@ -312,15 +314,15 @@ unsafe fn search<O: RowOffset>(
 /// which nobody reads again before this barrier has passed.
 ///
 /// # Safety
-/// `counters` has `3 * PERSISTENT_DIRECTION_COUNTERS` words.
+/// `counters` has `3 * persistent_direction_optimizing::COUNTERS` words.
 #[inline(always)]
 unsafe fn counters_of(counters: *mut u64, barrier: u32, thread: u32) -> *mut u64 {
     let set = |barrier: u32| {
-        counters.wrapping_add((PERSISTENT_DIRECTION_COUNTERS * (barrier % 3)) as usize)
+        counters.wrapping_add((persistent_direction_optimizing::COUNTERS * (barrier % 3)) as usize)
     };
     if thread == 0 {
         let stale = set(barrier + 2);
-        for word in 0..PERSISTENT_DIRECTION_COUNTERS as usize {
+        for word in 0..persistent_direction_optimizing::COUNTERS as usize {
             // SAFETY: within the counters (the contract).
             unsafe { core::ptr::write_volatile(stale.add(word), 0) };
         }

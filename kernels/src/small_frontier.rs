@@ -38,7 +38,8 @@
 //! Encodings as in [`crate::global_queue`]; on return `*frontier_level` is
 //! the level of the vertices in `next_frontier` (none when its size is 0).
 
-use crate::abi::{EdgeOffset, SMALL_FRONTIER_HEADER_WORDS};
+use crate::abi::EdgeOffset;
+use crate::abi::small_frontier;
 use crate::gpu::{self, FULL_WARP};
 use crate::visit::{expand_in_warp_step, row};
 
@@ -51,9 +52,9 @@ use crate::visit::{expand_in_warp_step, row};
 /// `visited` bitmap's size; `frontier_level` points to one `u32`.
 ///
 /// # Launch
-/// Grid 1, block [`SMALL_FRONTIER_BLOCK_SIZE`](crate::abi::SMALL_FRONTIER_BLOCK_SIZE)
+/// Grid 1, block [`small_frontier::BLOCK_SIZE`](crate::abi::small_frontier::BLOCK_SIZE)
 /// (whole warps), shared memory
-/// [`small_frontier_shared_bytes`](crate::abi::small_frontier_shared_bytes)`(capacity,
+/// [`small_frontier::shared_bytes`](crate::abi::small_frontier::shared_bytes)`(capacity,
 /// visited_words)`.
 ///
 /// # Thread mapping
@@ -79,7 +80,7 @@ pub unsafe extern "ptx-kernel" fn small_frontier_levels(
     let handoff_size = handoff_size.min(capacity);
     let thread = gpu::thread_index();
     let threads = gpu::block_size();
-    // SAFETY: the launch provides `SMALL_FRONTIER_HEADER_WORDS + 8 *
+    // SAFETY: the launch provides `small_frontier::HEADER_WORDS + 8 *
     // capacity + visited_words` words: three counters, the hand-over start,
     // two queues, the bitmap; shared queue slots stay `< capacity` (the test
     // below) and global accesses follow `global_queue_expand`'s contract.
@@ -89,7 +90,7 @@ pub unsafe extern "ptx-kernel" fn small_frontier_levels(
     unsafe {
         let counters = shared;
         let handoff_start = shared.add(3);
-        let queues = shared.add(SMALL_FRONTIER_HEADER_WORDS as usize);
+        let queues = shared.add(small_frontier::HEADER_WORDS as usize);
         let mut current = SharedQueue::at(queues, capacity);
         let mut next =
             SharedQueue::at(queues.add(SharedQueue::WORDS * capacity as usize), capacity);

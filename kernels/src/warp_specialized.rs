@@ -47,9 +47,8 @@
 //! only when its searcher is quiet and its outbox sent, after the marks
 //! those sends made are counted.
 
-use crate::abi::{
-    EdgeOffset, WARP_SPECIALIZED_CONTROL_WORDS, WARP_SPECIALIZED_TAKE, WarpSpecializedLayout,
-};
+use crate::abi::EdgeOffset;
+use crate::abi::warp_specialized;
 use crate::gpu::{self, FULL_WARP};
 use crate::partitioned::mark_dirty;
 
@@ -93,8 +92,8 @@ const UNREACHED_STATE: u32 = !QUEUED;
 ///
 /// # Launch
 /// Cooperative (blocks wait for each other's messages), one block per
-/// partition, block [`WARP_SPECIALIZED_BLOCK_SIZE`](crate::abi::WARP_SPECIALIZED_BLOCK_SIZE),
-/// shared memory [`WarpSpecializedLayout::new`]`(partition_size, column_capacity).bytes()`.
+/// partition, block [`warp_specialized::BLOCK_SIZE`](crate::abi::warp_specialized::BLOCK_SIZE),
+/// shared memory [`warp_specialized::WarpSpecializedLayout::new`]`(partition_size, column_capacity).bytes()`.
 ///
 /// # Thread mapping
 /// Warp 0 searches, warp 1 carries messages; both stage the partition and
@@ -111,7 +110,7 @@ pub unsafe extern "ptx-kernel" fn warp_specialized_search(
     outstanding: *mut u64,
     counters: *mut u64,
 ) {
-    let layout = WarpSpecializedLayout::new(partition_size, column_capacity);
+    let layout = warp_specialized::WarpSpecializedLayout::new(partition_size, column_capacity);
     let first = gpu::block_index() * partition_size;
     if first >= vertex_count {
         return;
@@ -162,7 +161,7 @@ pub unsafe extern "ptx-kernel" fn warp_specialized_search(
     }
 }
 
-/// The block's shared arrays, as [`WarpSpecializedLayout`] places them.
+/// The block's shared arrays, as [`warp_specialized::WarpSpecializedLayout`] places them.
 #[derive(Clone, Copy)]
 struct Shared {
     control: *mut u32,
@@ -218,7 +217,7 @@ const LEVEL: u32 = 1;
 const PARENT: u32 = 2;
 
 impl Shared {
-    fn of(layout: &WarpSpecializedLayout) -> Shared {
+    fn of(layout: &warp_specialized::WarpSpecializedLayout) -> Shared {
         let words = gpu::dynamic_shared_memory::<u32>();
         // SAFETY: offsets within the block's dynamic shared memory, sized
         // by the launch to `layout.bytes()`.
@@ -368,7 +367,7 @@ impl Partition {
                 );
                 edge += threads;
             }
-            if thread < WARP_SPECIALIZED_CONTROL_WORDS {
+            if thread < warp_specialized::CONTROL_WORDS {
                 *control.add(thread as usize) = 0;
             }
         }
@@ -598,7 +597,7 @@ impl Partition {
                 let mut taken = 0u32;
                 let mut base = 0;
                 while base < words
-                    && delivered.wrapping_sub(self.shared.read(TAKEN)) + WARP_SPECIALIZED_TAKE
+                    && delivered.wrapping_sub(self.shared.read(TAKEN)) + warp_specialized::TAKE
                         <= incoming.capacity
                 {
                     let word = base + lane;

@@ -15,7 +15,7 @@
 //! around: every unvisited vertex looks for a parent in the frontier, a
 //! bitmap, and stops at the first; each member owns whole words of the next
 //! bitmap, so it is written without atomics. gapbs's α/β rule
-//! ([`DIRECTION_ALPHA`], [`DIRECTION_BETA`]) switches between them.
+//! ([`direction_optimizing::ALPHA`], [`direction_optimizing::BETA`]) switches between them.
 //!
 //! Two things make it fast on road networks, whose thousands of levels are
 //! mostly small: a level with fewer than [`SEQUENTIAL_LEVEL_EDGES`] edges
@@ -29,12 +29,11 @@
 //! [`UNREACHED`] for unreached vertices; the source is its own parent.
 //! Directed graphs run top-down only (bottom-up needs the in-edges).
 
+use bfs_kernels::abi::direction_optimizing;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
-
-use bfs_kernels::abi::{DIRECTION_ALPHA, DIRECTION_BETA};
 
 use super::team::Team;
 use crate::{Bfs, Csr, UNREACHED};
@@ -316,7 +315,7 @@ impl ParallelBfs {
         let mut level = 0;
         self.steps.clear();
         while self.frontier.len() > 0 {
-            if bottom_up_allowed && scout_count > edges_to_check / DIRECTION_ALPHA {
+            if bottom_up_allowed && scout_count > edges_to_check / direction_optimizing::ALPHA {
                 self.queue_to_bitmap();
                 let mut awake_count = self.frontier.len() as u64;
                 let mut first_of_phase = true;
@@ -327,7 +326,8 @@ impl ParallelBfs {
                     first_of_phase = false;
                     self.steps.push(Step::BottomUp);
                     std::mem::swap(&mut self.front, &mut self.next);
-                    if !(awake_count >= previous || awake_count > vertex_count / DIRECTION_BETA)
+                    if !(awake_count >= previous
+                        || awake_count > vertex_count / direction_optimizing::BETA)
                         || awake_count == 0
                     {
                         break;

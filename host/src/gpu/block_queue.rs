@@ -2,7 +2,7 @@
 //! global-queue loop, with `block_queue_expand` collecting each block's
 //! discoveries in shared memory first.
 
-use bfs_kernels::abi::{block_queue, block_queue_shared_bytes};
+use bfs_kernels::abi::block_queue;
 
 use super::Gpu;
 use super::queue::SingleKernelQueue;
@@ -14,7 +14,7 @@ pub fn new(gpu: &Gpu, vertex_count: u32) -> Result<SingleKernelQueue<'_>> {
         gpu,
         vertex_count,
         block_queue::EXPAND,
-        block_queue_shared_bytes(),
+        block_queue::shared_bytes(),
     )
 }
 
@@ -25,6 +25,6 @@ pub fn with_plain_loads(gpu: &Gpu, vertex_count: u32) -> Result<SingleKernelQueu
         gpu,
         vertex_count,
         block_queue::EXPAND_PLAIN_LOADS,
-        block_queue_shared_bytes(),
+        block_queue::shared_bytes(),
     )
 }

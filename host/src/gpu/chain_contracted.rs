@@ -6,10 +6,7 @@
 //! `chain_contracted_levels` and `chain_contracted_parents`, a thread per
 //! vertex each. The source's place, looked up on the host, gives the seeds.
 
-use bfs_kernels::abi::{
-    BLOCK_SIZE, CHAIN_CONTRACTED_BLOCK_SIZE, ChainContractedLayout, IN_CHAIN, NO_ENTRY,
-    chain_contracted,
-};
+use bfs_kernels::abi::{BLOCK_SIZE, chain_contracted};
 use cust::function::Function;
 use cust::launch;
 use std::time::Duration;
@@ -95,7 +92,7 @@ impl<'g> ChainLevels<'g> {
 
     /// Launches the levels and parents kernels on the stream, after the
     /// search wrote `kept_levels`, for a search from `source` on
-    /// `source_chain` (chain and position; `NO_ENTRY` when it is kept).
+    /// `source_chain` (chain and position; `chain_contracted::NO_ENTRY` when it is kept).
     pub(super) fn launch(
         &self,
         gpu: &Gpu,
@@ -157,12 +154,15 @@ impl<'g> ChainLevels<'g> {
 }
 
 /// The seeds for a search from `source` over `contraction`'s kept
-/// vertices (kept indices and their distances; the second `NO_ENTRY` when
-/// the source is kept), and the source's chain and position (`NO_ENTRY`
+/// vertices (kept indices and their distances; the second `chain_contracted::NO_ENTRY` when
+/// the source is kept), and the source's chain and position (`chain_contracted::NO_ENTRY`
 /// and 0 when it is kept).
 pub(super) fn seeds(contraction: &ChainContraction, source: u32) -> ([(u32, u32); 2], (u32, u32)) {
     match contraction.place(source) {
-        Place::Kept(kept) => ([(kept, 0), (NO_ENTRY, 0)], (NO_ENTRY, 0)),
+        Place::Kept(kept) => (
+            [(kept, 0), (chain_contracted::NO_ENTRY, 0)],
+            (chain_contracted::NO_ENTRY, 0),
+        ),
         Place::InChain { chain, position } => {
             let ends = contraction.chain(chain);
             (
@@ -179,7 +179,7 @@ pub(super) fn seeds(contraction: &ChainContraction, source: u32) -> ([(u32, u32)
 /// Entries of each queue, and whether the region fits in shared memory,
 /// for `kept_count` kept vertices on `gpu`.
 fn region_shape(gpu: &Gpu, kept_count: u32) -> (u32, bool) {
-    let fixed = ChainContractedLayout::new(kept_count, 0).bytes();
+    let fixed = chain_contracted::ChainContractedLayout::new(kept_count, 0).bytes();
     let room = (gpu.shared_memory_per_block() as u64).saturating_sub(fixed) / 16;
     let wanted = kept_count.max(2);
     let in_shared = room >= wanted.min(FEWEST_SHARED_QUEUE_ENTRIES) as u64;
@@ -206,7 +206,7 @@ impl<'g> ChainContracted<'g> {
         let scratch = if in_shared {
             0
         } else {
-            ChainContractedLayout::new(kept_count, queue_capacity).bytes()
+            chain_contracted::ChainContractedLayout::new(kept_count, queue_capacity).bytes()
         };
         let vertex_count = (contraction.places.len() / 2) as u64;
         contraction.bytes() + ChainLevels::bytes(vertex_count, kept_count) + scratch
@@ -226,7 +226,7 @@ impl<'g> ChainContracted<'g> {
         queue_capacity: Option<u32>,
     ) -> Result<Self> {
         let vertex_count = graph.vertex_count();
-        if vertex_count >= IN_CHAIN {
+        if vertex_count >= chain_contracted::IN_CHAIN {
             return Err(Error::Unsupported(format!(
                 "chain-contracted numbers kept vertices and chains in 31 bits; \
                  {vertex_count} vertices are too many"
@@ -238,7 +238,7 @@ impl<'g> ChainContracted<'g> {
         let queue_capacity = queue_capacity.map_or(fitting_capacity, |capacity| {
             capacity.clamp(2, fitting_capacity)
         });
-        let layout = ChainContractedLayout::new(kept_count, queue_capacity);
+        let layout = chain_contracted::ChainContractedLayout::new(kept_count, queue_capacity);
         let search_kernel = gpu.kernel(chain_contracted::SEARCH)?;
         let scratch = if in_shared {
             // `region_shape` kept the layout within the device's opt-in limit.
@@ -279,7 +279,8 @@ impl GpuBfs for ChainContracted<'_> {
             Some(scratch) => (scratch.as_device_ptr(), 0),
             None => (
                 cust::memory::DevicePointer::null(),
-                ChainContractedLayout::new(kept_count, self.queue_capacity).bytes() as u32,
+                chain_contracted::ChainContractedLayout::new(kept_count, self.queue_capacity)
+                    .bytes() as u32,
             ),
         };
         let search = &self.search_kernel;
@@ -292,7 +293,7 @@ impl GpuBfs for ChainContracted<'_> {
         // `kept_count` entries, `work` two. The kernel's contract, arguments
         // in its parameter order.
         unsafe {
-            launch!(search<<<1, CHAIN_CONTRACTED_BLOCK_SIZE, shared_bytes, stream>>>(
+            launch!(search<<<1, chain_contracted::BLOCK_SIZE, shared_bytes, stream>>>(
                 self.row_offsets.as_device_ptr(),
                 self.arcs.as_device_ptr(),
                 kept_count,

@@ -8,7 +8,7 @@
 //!
 //! [`hub_chunks`]: super::hub_chunks
 
-use bfs_kernels::abi::{BLOCK_SIZE, DIRECTION_BETA, direction_optimizing};
+use bfs_kernels::abi::{BLOCK_SIZE, direction_optimizing};
 use cust::function::Function;
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
@@ -253,8 +253,8 @@ impl GpuBfs for DirectionOptimizing<'_> {
                     awake = self
                         .bottom_up_step(graph, level)
                         .map_err(|error| at_level(error, level))?;
-                    let growing_or_large =
-                        awake >= previous || awake as u64 > vertex_count / DIRECTION_BETA;
+                    let growing_or_large = awake >= previous
+                        || awake as u64 > vertex_count / direction_optimizing::BETA;
                     if awake == 0 || !growing_or_large {
                         frontier_size = self
                             .bitmap_to_queue()

@@ -1,7 +1,7 @@
 //! Host driver of the `ghost-zones` variant: builds the partitions' ghost
 //! zones once (`graph::ghost_zones`), keeps them on the device as images
 //! (each zone's rows, ghosts' ids and neighbours laid out as a block's
-//! shared memory holds them, [`bfs_kernels::abi::GhostZoneImage`]), and runs
+//! shared memory holds them, [`bfs_kernels::abi::ghost_zones::GhostZoneImage`]), and runs
 //! each search as one cooperative launch of `ghost_zone_search`, `hops`
 //! levels per grid barrier. Levels and parents come back in the renumbered
 //! ids and are mapped to the graph's own after the timer stops.
@@ -11,9 +11,7 @@
 //! whose one-hop zones of 32 vertices do not fit (hubs: a zone holds every
 //! neighbour) is refused.
 
-use bfs_kernels::abi::{
-    BLOCK_SIZE, GHOST_ZONES_BLOCK_SIZE, ghost_zones, ghost_zones_shared_bytes, renumbering,
-};
+use bfs_kernels::abi::{BLOCK_SIZE, ghost_zones, renumbering};
 use cust::function::Function;
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer};
@@ -160,19 +158,19 @@ impl<'g> GhostZoneSearch<'g> {
         // starts on 16 bytes; the images that do not fit what is left are
         // read in global memory.
         let zone_capacity = zones.most_zone_vertices.max(1).next_multiple_of(8);
-        let room = shared_limit(gpu) - ghost_zones_shared_bytes(zone_capacity, 0);
+        let room = shared_limit(gpu) - ghost_zones::shared_bytes(zone_capacity, 0);
         let most_image_words = (0..zones.zone_count())
             .map(|zone| 4 * zones.record(zone).quads)
             .max()
             .unwrap_or(0);
         let image_capacity = most_image_words.min((room / 4) & !3);
-        let shared_bytes = ghost_zones_shared_bytes(zone_capacity, image_capacity);
+        let shared_bytes = ghost_zones::shared_bytes(zone_capacity, image_capacity);
         let kernel = gpu.kernel(ghost_zones::SEARCH)?;
         allow_shared_memory(&kernel, shared_bytes, ghost_zones::SEARCH)?;
         let resident = check_cooperative(
             gpu,
             &kernel,
-            GHOST_ZONES_BLOCK_SIZE,
+            ghost_zones::BLOCK_SIZE,
             shared_bytes,
             ghost_zones::SEARCH,
         )?;
@@ -233,8 +231,8 @@ pub fn zone_capacity(gpu: &Gpu) -> u32 {
 /// shared memory: what that holds with their rows (the rest of a zone's
 /// image may stay in global memory), and what 16-bit local indices name.
 pub fn capacity(shared_bytes: u32) -> u32 {
-    let vertex_bytes = ghost_zones_shared_bytes(1, 1) - ghost_zones_shared_bytes(0, 0);
-    let room = shared_bytes.saturating_sub(ghost_zones_shared_bytes(0, 0));
+    let vertex_bytes = ghost_zones::shared_bytes(1, 1) - ghost_zones::shared_bytes(0, 0);
+    let room = shared_bytes.saturating_sub(ghost_zones::shared_bytes(0, 0));
     (room / vertex_bytes).min(MOST_ZONE_VERTICES) & !7
 }
 
@@ -330,8 +328,8 @@ impl GpuBfs for GhostZoneSearch<'_> {
                 &self.kernel,
                 (
                     self.blocks,
-                    GHOST_ZONES_BLOCK_SIZE,
-                    ghost_zones_shared_bytes(self.zone_capacity, self.image_capacity),
+                    ghost_zones::BLOCK_SIZE,
+                    ghost_zones::shared_bytes(self.zone_capacity, self.image_capacity),
                 ),
                 &mut parameters,
                 ghost_zones::SEARCH,
@@ -405,10 +403,9 @@ impl GhostZoneSearch<'_> {
 mod tests {
     use super::*;
     use crate::graph::generate::Spec;
-    use bfs_kernels::abi::{GhostZoneImage, GhostZoneRecord};
 
     /// Each zone's record names it, its vertices and its image, the images
-    /// one after the other, and each image holds, where `GhostZoneImage`
+    /// one after the other, and each image holds, where `ghost_zones::GhostZoneImage`
     /// says, its zone's rows from 0, its ghosts' ids and its neighbours.
     #[test]
     fn images_hold_each_zone_where_the_layout_says() {
@@ -416,7 +413,7 @@ mod tests {
             let graph = spec.parse::<Spec>().unwrap().generate().unwrap();
             let zones = GhostZones::build(&graph, partition_size, hops, u32::MAX).unwrap();
             let laid_out = ZoneImages::of(zones.clone()).unwrap();
-            let records: Vec<GhostZoneRecord> = (0..laid_out.zone_count())
+            let records: Vec<ghost_zones::GhostZoneRecord> = (0..laid_out.zone_count())
                 .map(|zone| laid_out.record(zone))
                 .collect();
             let images = &laid_out.images;
@@ -428,8 +425,11 @@ mod tests {
                 );
                 let rows = &zones.local_rows[start..=end];
                 let columns = &zones.local_columns[rows[0] as usize..rows[end - start] as usize];
-                let layout =
-                    GhostZoneImage::new((end - start) as u32, interior, columns.len() as u32);
+                let layout = ghost_zones::GhostZoneImage::new(
+                    (end - start) as u32,
+                    interior,
+                    columns.len() as u32,
+                );
                 let record = records[zone];
                 assert_eq!(
                     (record.zone, record.vertices, record.quads),

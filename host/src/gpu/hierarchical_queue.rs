@@ -1,10 +1,8 @@
 //! Host driver of the `hierarchical` variant (Kirk & Hwu Fig. 12.11):
 //! w-queues → b-queue → g-queue, with the number of w-queues per block
-//! chosen at launch (default [`SUB_QUEUES`]).
+//! chosen at launch (default [`hierarchical_queue::SUB_QUEUES`]).
 
-use bfs_kernels::abi::{
-    BLOCK_SIZE, MAX_SUB_QUEUES, SUB_QUEUES, hierarchical_queue, hierarchical_shared_words,
-};
+use bfs_kernels::abi::{BLOCK_SIZE, hierarchical_queue};
 use cust::function::Function;
 use cust::launch;
 
@@ -25,14 +23,15 @@ impl<'g> HierarchicalQueue<'g> {
     /// Loads the kernel and allocates the queues for `vertex_count` vertices,
     /// with the default number of w-queues.
     pub fn new(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
-        Self::with_sub_queues(gpu, vertex_count, SUB_QUEUES)
+        Self::with_sub_queues(gpu, vertex_count, hierarchical_queue::SUB_QUEUES)
     }
 
-    /// As [`new`](Self::new), with `sub_queue_count` w-queues per block (1 to [`MAX_SUB_QUEUES`]).
+    /// As [`new`](Self::new), with `sub_queue_count` w-queues per block (1 to [`hierarchical_queue::MAX_SUB_QUEUES`]).
     pub fn with_sub_queues(gpu: &'g Gpu, vertex_count: u32, sub_queue_count: u32) -> Result<Self> {
-        if !(1..=MAX_SUB_QUEUES).contains(&sub_queue_count) {
+        if !(1..=hierarchical_queue::MAX_SUB_QUEUES).contains(&sub_queue_count) {
             return Err(Error::Invalid(format!(
-                "{sub_queue_count} w-queues: need 1 to {MAX_SUB_QUEUES}"
+                "{sub_queue_count} w-queues: need 1 to {}",
+                hierarchical_queue::MAX_SUB_QUEUES
             )));
         }
         Ok(HierarchicalQueue {
@@ -47,7 +46,7 @@ impl<'g> HierarchicalQueue<'g> {
 impl GpuBfs for HierarchicalQueue<'_> {
     fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
         let (gpu, expand, sub_queue_count) = (self.gpu, &self.expand, self.sub_queue_count);
-        let shared_bytes = 4 * hierarchical_shared_words(sub_queue_count);
+        let shared_bytes = 4 * hierarchical_queue::shared_words(sub_queue_count);
         self.queues.run_levels(gpu, source, |queues, frontier_size, level| {
             let stream = gpu.stream();
             // SAFETY: queues and graph are sized for the same `n` (checked

@@ -6,9 +6,8 @@
 //! memory when they fit), then `chain-contracted`'s levels and parents
 //! kernels, a thread per vertex each. The source's place gives the seeds.
 
-use bfs_kernels::abi::{
-    HIERARCHY_SWEEP_BLOCK_SIZE, IN_CHAIN, hierarchy_sweep, hierarchy_sweep_shared_bytes,
-};
+use bfs_kernels::abi::chain_contracted;
+use bfs_kernels::abi::hierarchy_sweep;
 use cust::function::Function;
 use cust::launch;
 use cust::memory::DeviceBuffer;
@@ -45,7 +44,7 @@ pub struct HierarchySweep<'g> {
 
 /// Whether `kept_count` distances fit one block's shared memory on `gpu`.
 fn distances_fit(gpu: &Gpu, kept_count: u32) -> bool {
-    hierarchy_sweep_shared_bytes(kept_count, true) <= gpu.shared_memory_per_block() as u64
+    hierarchy_sweep::shared_bytes(kept_count, true) <= gpu.shared_memory_per_block() as u64
 }
 
 /// Device bytes besides the graph for a hierarchy of `kept_count` vertices,
@@ -97,7 +96,7 @@ impl<'g> HierarchySweep<'g> {
     /// vertices; refuses a graph that keeps more than [`MOST_KEPT_VERTICES`].
     pub fn build(graph: &Csr) -> Result<ContractionHierarchy> {
         let vertex_count = graph.vertex_count();
-        if vertex_count >= IN_CHAIN {
+        if vertex_count >= chain_contracted::IN_CHAIN {
             return Err(Error::Unsupported(format!(
                 "hierarchy-sweep numbers kept vertices and chains in 31 bits; \
                  {vertex_count} vertices are too many"
@@ -126,7 +125,7 @@ impl<'g> HierarchySweep<'g> {
         let kept_count = hierarchy.chains.kept_count();
         let search_kernel = gpu.kernel(hierarchy_sweep::SEARCH)?;
         let distances_in_shared = shared && distances_fit(gpu, kept_count);
-        let shared_bytes = hierarchy_sweep_shared_bytes(kept_count, distances_in_shared);
+        let shared_bytes = hierarchy_sweep::shared_bytes(kept_count, distances_in_shared);
         // `distances_fit` kept the size within the device's opt-in limit.
         allow_shared_memory(&search_kernel, shared_bytes as u32, hierarchy_sweep::SEARCH)?;
         Ok(HierarchySweep {
@@ -164,7 +163,7 @@ impl GpuBfs for HierarchySweep<'_> {
             seeds(&self.hierarchy.chains, source);
         let stream = self.gpu.stream();
         let kept_count = self.hierarchy.chains.kept_count();
-        let shared_bytes = hierarchy_sweep_shared_bytes(kept_count, self.distances_in_shared);
+        let shared_bytes = hierarchy_sweep::shared_bytes(kept_count, self.distances_in_shared);
         let search = &self.search_kernel;
         self.timer.start(self.gpu)?;
         // SAFETY: the hierarchy was built from this graph (`Search::run`
@@ -177,7 +176,7 @@ impl GpuBfs for HierarchySweep<'_> {
         // `kept_levels` holds `kept_count` entries, `work` two. The
         // kernel's contract, arguments in its parameter order.
         unsafe {
-            launch!(search<<<1, HIERARCHY_SWEEP_BLOCK_SIZE, shared_bytes as u32, stream>>>(
+            launch!(search<<<1, hierarchy_sweep::BLOCK_SIZE, shared_bytes as u32, stream>>>(
                 self.level_starts.as_device_ptr(),
                 self.wide_ends.as_device_ptr(),
                 self.hierarchy.level_count(),

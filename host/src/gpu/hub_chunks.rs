@@ -11,10 +11,7 @@
 //! blocks take all of it. The chunk list has room for the chunks of every
 //! vertex the frontier may hold, counted once at set-up.
 
-use bfs_kernels::abi::{
-    BLOCK_SIZE, CHUNKED_LIST_EDGES, DIRECTION_TOP_DOWN_SHARED_BYTES, EdgeOffset, HUB_CHUNK_EDGES,
-    HUB_CHUNKS_EXPAND_SHARED_BYTES, direction_optimizing, hub_chunks, list_chunks,
-};
+use bfs_kernels::abi::{BLOCK_SIZE, EdgeOffset, direction_optimizing, hub_chunks};
 use cust::function::Function;
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, DevicePointer, LockedBuffer};
@@ -131,12 +128,12 @@ impl<'g> ChunkedTopDown<'g> {
             (
                 blocks_for(light_size, BLOCK_SIZE),
                 BLOCK_SIZE,
-                DIRECTION_TOP_DOWN_SHARED_BYTES,
+                direction_optimizing::TOP_DOWN_SHARED_BYTES,
             )
         };
         if level
             .frontier_edges
-            .is_some_and(|edges| edges < HUB_CHUNK_EDGES as u64)
+            .is_some_and(|edges| edges < hub_chunks::CHUNK_EDGES as u64)
         {
             let whole = (level.frontier, level.frontier_size);
             return expand(&self.top_down, whole, gather_shape(level.frontier_size));
@@ -161,7 +158,11 @@ impl<'g> ChunkedTopDown<'g> {
             )?;
         }
         if chunk_count > 0 {
-            let shape = (chunk_count, HUB_CHUNK_EDGES, HUB_CHUNKS_EXPAND_SHARED_BYTES);
+            let shape = (
+                chunk_count,
+                hub_chunks::CHUNK_EDGES,
+                hub_chunks::EXPAND_SHARED_BYTES,
+            );
             expand(
                 &self.expand,
                 (self.chunks.as_device_ptr(), chunk_count),
@@ -233,7 +234,9 @@ impl<'g> ChunkedTopDown<'g> {
 fn chunk_capacity(graph: &Csr, vertices: Range<u32>) -> u64 {
     let chunks = vertices
         .into_par_iter()
-        .map(|vertex| list_chunks(graph.degree(vertex), CHUNKED_LIST_EDGES) as u64)
+        .map(|vertex| {
+            hub_chunks::list_chunks(graph.degree(vertex), hub_chunks::CHUNKED_LIST_EDGES) as u64
+        })
         .sum::<u64>();
     chunks.max(1)
 }

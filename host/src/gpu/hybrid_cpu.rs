@@ -5,7 +5,7 @@
 //! to the device in one batch before the next GPU level, marked there by
 //! `hybrid_cpu_mark`, and the frontier goes with them.
 
-use bfs_kernels::abi::{BLOCK_SIZE, UNREACHED, block_queue, block_queue_shared_bytes, hybrid_cpu};
+use bfs_kernels::abi::{BLOCK_SIZE, UNREACHED, block_queue, hybrid_cpu};
 use cust::function::Function;
 use cust::launch;
 use cust::memory::{CopyDestination, DeviceBuffer};
@@ -127,7 +127,7 @@ impl<'g> HybridCpu<'g> {
         self.queues.launch_expand(
             self.gpu,
             graph,
-            (&self.expand, block_queue_shared_bytes()),
+            (&self.expand, block_queue::shared_bytes()),
             size,
             level,
         )?;

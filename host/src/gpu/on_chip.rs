@@ -12,7 +12,7 @@
 //! portable 8, by opt-in). A graph whose segments do not fit even then is
 //! refused with the bytes it would need.
 
-use bfs_kernels::abi::{ON_CHIP_BLOCK_SIZE, OnChipLayout, on_chip};
+use bfs_kernels::abi::on_chip;
 use cust::function::Function;
 use cust::memory::DeviceBuffer;
 
@@ -51,8 +51,8 @@ impl ClusterShape {
         }
     }
 
-    fn layout(&self) -> OnChipLayout {
-        OnChipLayout::new(self.slots, self.neighbour_capacity)
+    fn layout(&self) -> on_chip::OnChipLayout {
+        on_chip::OnChipLayout::new(self.slots, self.neighbour_capacity)
     }
 
     /// The segments `on_chip_search` stages: `blocks + 1` word offsets,
@@ -120,7 +120,7 @@ impl<'g> OnChip<'g> {
             needed = needed.min(bytes);
             if bytes <= limit as u64 {
                 allow_shared_memory(&kernel, bytes as u32, on_chip::SEARCH)?;
-                let launch = (blocks, ON_CHIP_BLOCK_SIZE, bytes as u32);
+                let launch = (blocks, on_chip::BLOCK_SIZE, bytes as u32);
                 if cluster::max_active_clusters(gpu, &kernel, launch) > 0 {
                     break shape;
                 }
@@ -203,7 +203,7 @@ impl GpuBfs for OnChip<'_> {
             cluster::launch(
                 self.gpu,
                 &self.kernel,
-                (self.shape.blocks, ON_CHIP_BLOCK_SIZE, shared_bytes),
+                (self.shape.blocks, on_chip::BLOCK_SIZE, shared_bytes),
                 &mut parameters,
                 on_chip::SEARCH,
             )?;

@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use bfs_kernels::abi::{PARTITIONED_BLOCK_SIZE, partitioned, partitioned_shared_bytes};
+use bfs_kernels::abi::partitioned;
 use cust::function::Function;
 use cust::memory::{CopyDestination, DeviceBuffer};
 
@@ -89,7 +89,7 @@ impl<'g> Partitioned<'g> {
         let shared_limit = shared_limit(gpu);
         if partition_size == 0
             || !partition_size.is_multiple_of(32)
-            || partitioned_shared_bytes(partition_size, 0) > shared_limit
+            || partitioned::shared_bytes(partition_size, 0) > shared_limit
         {
             return Err(Error::Invalid(format!(
                 "a partition size must be a positive multiple of 32 whose arrays fit {shared_limit} \
@@ -98,14 +98,14 @@ impl<'g> Partitioned<'g> {
         }
         let (renumbering, renumbered, most_columns) = grow_partitions(graph, partition_size)?;
         let column_capacity = most_columns
-            .min(shared_limit.saturating_sub(partitioned_shared_bytes(partition_size, 0)) / 4);
-        let shared_bytes = partitioned_shared_bytes(partition_size, column_capacity);
+            .min(shared_limit.saturating_sub(partitioned::shared_bytes(partition_size, 0)) / 4);
+        let shared_bytes = partitioned::shared_bytes(partition_size, column_capacity);
         let kernel = gpu.kernel(partitioned::SEARCH)?;
         allow_shared_memory(&kernel, shared_bytes, partitioned::SEARCH)?;
         check_cooperative(
             gpu,
             &kernel,
-            PARTITIONED_BLOCK_SIZE,
+            partitioned::BLOCK_SIZE,
             shared_bytes,
             partitioned::SEARCH,
         )?;
@@ -154,7 +154,7 @@ impl GpuBfs for Partitioned<'_> {
             parameter(&mut outstanding),
             parameter(&mut counters),
         ];
-        let shared_bytes = partitioned_shared_bytes(self.partition_size, self.column_capacity);
+        let shared_bytes = partitioned::shared_bytes(self.partition_size, self.column_capacity);
         // SAFETY: the parameters are the addresses of values of
         // `partitioned_search`'s parameters, in its order and types: the
         // renumbered CSR grown into partitions of `partition_size` (a
@@ -167,7 +167,7 @@ impl GpuBfs for Partitioned<'_> {
                 &self.kernel,
                 (
                     self.gpu.multiprocessors(),
-                    PARTITIONED_BLOCK_SIZE,
+                    partitioned::BLOCK_SIZE,
                     shared_bytes,
                 ),
                 &mut parameters,
@@ -329,7 +329,7 @@ fn partition_size(graph: &Csr, gpu: &Gpu) -> u32 {
     let average_degree = graph.edge_count() as f64 / graph.vertex_count().max(1) as f64;
     let fits = |size: u32| {
         let columns = (size as f64 * average_degree * COLUMN_SLACK).ceil() as u32;
-        partitioned_shared_bytes(size, columns) <= shared_limit
+        partitioned::shared_bytes(size, columns) <= shared_limit
     };
     let one_per_block = graph
         .vertex_count()

@@ -3,9 +3,7 @@
 //! launch itself, [`PersistentLevels`], also serves `auto`, which runs the
 //! large-frontier stretches of a road network this way.
 
-use bfs_kernels::abi::{
-    EdgeOffset, PERSISTENT_BLOCK_SIZE, PERSISTENT_SHARED_BYTES, PERSISTENT_STAGED_ROWS, persistent,
-};
+use bfs_kernels::abi::{EdgeOffset, persistent};
 use cust::function::Function;
 use cust::memory::{CopyDestination, DeviceBuffer};
 
@@ -41,8 +39,8 @@ impl<'g> PersistentLevels<'g> {
         check_cooperative(
             gpu,
             &kernel,
-            PERSISTENT_BLOCK_SIZE,
-            PERSISTENT_SHARED_BYTES,
+            persistent::BLOCK_SIZE,
+            persistent::SHARED_BYTES,
             persistent::LEVELS,
         )?;
         let allocation = || "allocating the persistent kernel's buffers".to_string();
@@ -112,8 +110,8 @@ impl<'g> PersistentLevels<'g> {
                 &self.kernel,
                 (
                     gpu.multiprocessors(),
-                    PERSISTENT_BLOCK_SIZE,
-                    PERSISTENT_SHARED_BYTES,
+                    persistent::BLOCK_SIZE,
+                    persistent::SHARED_BYTES,
                 ),
                 &mut parameters,
                 persistent::LEVELS,
@@ -134,9 +132,9 @@ impl<'g> PersistentLevels<'g> {
 
 /// Frontier entries whose rows the kernel stages: `n / 128`, so the
 /// staging (two rows of two offsets, 32 bytes, an entry) takes no more than
-/// `n / 4` bytes, and at most [`PERSISTENT_STAGED_ROWS`].
+/// `n / 4` bytes, and at most [`persistent::STAGED_ROWS`].
 fn staged_capacity(vertex_count: u32) -> u32 {
-    (vertex_count / 128).min(PERSISTENT_STAGED_ROWS)
+    (vertex_count / 128).min(persistent::STAGED_ROWS)
 }
 
 /// The persistent kernel over the frontier queues.

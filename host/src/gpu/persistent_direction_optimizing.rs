@@ -5,10 +5,8 @@
 //! fewer than 2^32 CSR entries is searched over a copy of its row offsets
 //! in 32 bits.
 
-use bfs_kernels::abi::{
-    PERSISTENT_DIRECTION_BLOCK_SIZE, PERSISTENT_DIRECTION_COUNTERS,
-    PERSISTENT_DIRECTION_SHARED_BYTES, hub_chunk_capacity, persistent_direction_optimizing,
-};
+use bfs_kernels::abi::hub_chunks;
+use bfs_kernels::abi::persistent_direction_optimizing;
 use cust::function::Function;
 use cust::memory::{CopyDestination, DeviceBuffer};
 
@@ -41,7 +39,7 @@ pub struct PersistentDirectionOptimizing<'g> {
 }
 
 /// Words of the barriers' counters, before the report.
-const COUNTER_WORDS: usize = 3 * PERSISTENT_DIRECTION_COUNTERS as usize;
+const COUNTER_WORDS: usize = 3 * persistent_direction_optimizing::COUNTERS as usize;
 
 impl<'g> PersistentDirectionOptimizing<'g> {
     /// The narrow row offsets where the graph allows them, the frontier
@@ -52,7 +50,7 @@ impl<'g> PersistentDirectionOptimizing<'g> {
         RowOffsets::for_graph(graph).copy_bytes(vertex_count as u64 + 1)
             + FrontierQueues::workspace_bytes(vertex_count)
             + 3 * 4 * visited_words(vertex_count) as u64
-            + 2 * 8 * hub_chunk_capacity(graph.edge_count())
+            + 2 * 8 * hub_chunks::chunk_capacity(graph.edge_count())
             + 8 * (COUNTER_WORDS as u64 + 1)
     }
 
@@ -77,12 +75,12 @@ impl<'g> PersistentDirectionOptimizing<'g> {
         let blocks_per_multiprocessor = check_cooperative(
             gpu,
             &kernel,
-            PERSISTENT_DIRECTION_BLOCK_SIZE,
-            PERSISTENT_DIRECTION_SHARED_BYTES,
+            persistent_direction_optimizing::BLOCK_SIZE,
+            persistent_direction_optimizing::SHARED_BYTES,
             kernel_name,
         )?;
         let words = visited_words(graph.vertex_count());
-        let hub_chunk_capacity = hub_chunk_capacity(graph.edge_count()) as u32;
+        let hub_chunk_capacity = hub_chunks::chunk_capacity(graph.edge_count()) as u32;
         Ok(PersistentDirectionOptimizing {
             gpu,
             kernel,
@@ -160,8 +158,8 @@ impl GpuBfs for PersistentDirectionOptimizing<'_> {
                 &self.kernel,
                 (
                     self.blocks_per_multiprocessor * gpu.multiprocessors(),
-                    PERSISTENT_DIRECTION_BLOCK_SIZE,
-                    PERSISTENT_DIRECTION_SHARED_BYTES,
+                    persistent_direction_optimizing::BLOCK_SIZE,
+                    persistent_direction_optimizing::SHARED_BYTES,
                 ),
                 &mut parameters,
                 self.kernel_name,

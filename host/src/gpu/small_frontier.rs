@@ -3,10 +3,7 @@
 //! for it takes one multi-block `block_queue_expand` level, then the single
 //! block resumes.
 
-use bfs_kernels::abi::{
-    SMALL_FRONTIER_BLOCK_SIZE, SMALL_FRONTIER_CAPACITY, block_queue, block_queue_shared_bytes,
-    small_frontier, small_frontier_shared_bytes,
-};
+use bfs_kernels::abi::{block_queue, small_frontier};
 use cust::function::Function;
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
@@ -71,7 +68,7 @@ impl<'g> SmallFrontier<'g> {
     /// shared memory, single `block_queue_expand` levels beyond.
     pub fn new(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
         let large = LargeFrontiers::BlockQueueLevel(gpu.kernel(block_queue::EXPAND)?);
-        Self::with(gpu, vertex_count, SMALL_FRONTIER_CAPACITY, large)
+        Self::with(gpu, vertex_count, small_frontier::CAPACITY, large)
     }
 
     /// `auto`'s strategy for road networks: one block for small frontiers,
@@ -97,12 +94,12 @@ impl<'g> SmallFrontier<'g> {
         let capacity = shared_queue_capacity(gpu).min(handoff_size);
         let words = visited_words(vertex_count) as u32;
         let bitmap_fits =
-            small_frontier_shared_bytes(capacity, words) <= gpu.shared_memory_per_block();
+            small_frontier::shared_bytes(capacity, words) <= gpu.shared_memory_per_block();
         let shared_visited_words = if bitmap_fits { words } else { 0 };
         // `shared_queue_capacity` and `bitmap_fits` keep within the opt-in limit.
         allow_shared_memory(
             &levels_kernel,
-            small_frontier_shared_bytes(capacity, shared_visited_words),
+            small_frontier::shared_bytes(capacity, shared_visited_words),
             small_frontier::LEVELS,
         )?;
         Ok(SmallFrontier {
@@ -129,7 +126,7 @@ impl<'g> SmallFrontier<'g> {
         let stream = self.gpu.stream();
         let (kernel, queues) = (&self.levels_kernel, &mut self.queues);
         queues.clear_next_size(self.gpu)?;
-        let shared_bytes = small_frontier_shared_bytes(self.capacity, self.shared_visited_words);
+        let shared_bytes = small_frontier::shared_bytes(self.capacity, self.shared_visited_words);
         // SAFETY: queues and graph sized for the same `n` (checked by
         // `Search::run`) and `frontier_size <= handoff_size <= capacity`,
         // `shared_visited_words` 0 or the bitmap's size, and the shared
@@ -138,7 +135,7 @@ impl<'g> SmallFrontier<'g> {
         // list. The page-locked level is read after `advance` synchronizes
         // the stream.
         unsafe {
-            launch!(kernel<<<1, SMALL_FRONTIER_BLOCK_SIZE, shared_bytes, stream>>>(
+            launch!(kernel<<<1, small_frontier::BLOCK_SIZE, shared_bytes, stream>>>(
                 graph.row_offsets.as_device_ptr(),
                 graph.column_indices.as_device_ptr(),
                 queues.frontier(),
@@ -174,7 +171,7 @@ impl<'g> SmallFrontier<'g> {
         match &mut self.large {
             LargeFrontiers::BlockQueueLevel(kernel) => {
                 self.queues.clear_next_size(self.gpu)?;
-                let kernel = (&*kernel, block_queue_shared_bytes());
+                let kernel = (&*kernel, block_queue::shared_bytes());
                 self.queues
                     .launch_expand(self.gpu, graph, kernel, frontier_size, level)?;
                 let next_size = self.queues.advance(self.gpu)?;
@@ -219,12 +216,12 @@ impl GpuBfs for SmallFrontier<'_> {
 }
 
 /// The most entries of each of `small_frontier_levels`' two shared queues
-/// that fit the device's shared memory per block, up to [`SMALL_FRONTIER_CAPACITY`].
+/// that fit the device's shared memory per block, up to [`small_frontier::CAPACITY`].
 fn shared_queue_capacity(gpu: &Gpu) -> u32 {
     /// Every CUDA device gives a block at least this much.
     const GUARANTEED_SHARED_BYTES: u32 = 48 * 1024;
     let bytes = gpu.shared_memory_per_block().max(GUARANTEED_SHARED_BYTES);
-    let header = small_frontier_shared_bytes(0, 0);
-    let entry = small_frontier_shared_bytes(1, 0) - header;
-    ((bytes - header) / entry).min(SMALL_FRONTIER_CAPACITY)
+    let header = small_frontier::shared_bytes(0, 0);
+    let entry = small_frontier::shared_bytes(1, 0) - header;
+    ((bytes - header) / entry).min(small_frontier::CAPACITY)
 }

@@ -10,7 +10,7 @@
 //! Levels and parents come back in the renumbered ids and are mapped to
 //! the graph's own after the timer stops.
 
-use bfs_kernels::abi::{WARP_SPECIALIZED_BLOCK_SIZE, WarpSpecializedLayout, warp_specialized};
+use bfs_kernels::abi::warp_specialized;
 use cust::function::Function;
 
 use super::partitioned::{PartitionLabels, grow_partitions, shared_limit};
@@ -60,7 +60,7 @@ impl<'g> WarpSpecialized<'g> {
         let partition_size = vertex_count.div_ceil(blocks).next_multiple_of(32).max(32);
         let (renumbering, renumbered, most_columns) = grow_partitions(graph, partition_size)?;
         let partitions = vertex_count.div_ceil(partition_size).max(1);
-        let vertex_bytes = WarpSpecializedLayout::new(partition_size, 0).bytes();
+        let vertex_bytes = warp_specialized::WarpSpecializedLayout::new(partition_size, 0).bytes();
         let shared_limit = shared_limit(gpu) as u64;
         if vertex_bytes > shared_limit {
             return Err(Error::Unsupported(format!(
@@ -71,13 +71,14 @@ impl<'g> WarpSpecialized<'g> {
         }
         // Neighbours that do not fit stay in global memory (the kernel reads them there).
         let column_capacity = most_columns.min(((shared_limit - vertex_bytes) / 4) as u32);
-        let shared_bytes = WarpSpecializedLayout::new(partition_size, column_capacity).bytes();
+        let shared_bytes =
+            warp_specialized::WarpSpecializedLayout::new(partition_size, column_capacity).bytes();
         let shared_bytes = shared_bytes as u32;
         allow_shared_memory(&kernel, shared_bytes, warp_specialized::SEARCH)?;
         let resident = check_cooperative(
             gpu,
             &kernel,
-            WARP_SPECIALIZED_BLOCK_SIZE,
+            warp_specialized::BLOCK_SIZE,
             shared_bytes,
             warp_specialized::SEARCH,
         )?;
@@ -129,7 +130,8 @@ impl GpuBfs for WarpSpecialized<'_> {
         ];
         let blocks = vertex_count.div_ceil(self.partition_size).max(1);
         let shared_bytes =
-            WarpSpecializedLayout::new(self.partition_size, self.column_capacity).bytes() as u32;
+            warp_specialized::WarpSpecializedLayout::new(self.partition_size, self.column_capacity)
+                .bytes() as u32;
         // SAFETY: the parameters are the addresses of values of
         // `warp_specialized_search`'s parameters, in its order and types:
         // the renumbered CSR grown into partitions of `partition_size` (a
@@ -141,7 +143,7 @@ impl GpuBfs for WarpSpecialized<'_> {
             launch_cooperative(
                 self.gpu,
                 &self.kernel,
-                (blocks, WARP_SPECIALIZED_BLOCK_SIZE, shared_bytes),
+                (blocks, warp_specialized::BLOCK_SIZE, shared_bytes),
                 &mut parameters,
                 warp_specialized::SEARCH,
             )?;

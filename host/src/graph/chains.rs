@@ -19,7 +19,7 @@
 //! kept and every arc has weight 1. The encodings are `bfs_kernels::abi`'s,
 //! which the `chain-contracted` variant's kernels read.
 
-use bfs_kernels::abi::{CHAIN_WORDS, IN_CHAIN, NO_ENTRY};
+use bfs_kernels::abi::chain_contracted;
 use rayon::prelude::*;
 
 use crate::graph::{Csr, EdgeOffset};
@@ -32,9 +32,9 @@ pub struct ChainContraction {
     /// of the graph it stands for.
     pub graph: WeightedRows,
     /// Each vertex's place, two words: its kept index and 0, or
-    /// `IN_CHAIN | chain` and its position along the chain.
+    /// `chain_contracted::IN_CHAIN | chain` and its position along the chain.
     pub places: Vec<u32>,
-    /// Each chain, `CHAIN_WORDS` words: its ends (kept indices, at positions
+    /// Each chain, `chain_contracted::CHAIN_WORDS` words: its ends (kept indices, at positions
     /// 0 and the length), its length, and a padding word.
     pub chains: Vec<u32>,
 }
@@ -137,18 +137,19 @@ impl ChainContraction {
         let vertex_count = graph.vertex_count() as usize;
         let inside = |vertex: u32| graph.degree(vertex) == 2;
         let mut kept: Vec<bool> = (0..graph.vertex_count()).map(|v| !inside(v)).collect();
-        let mut places = vec![NO_ENTRY; 2 * vertex_count];
+        let mut places = vec![chain_contracted::NO_ENTRY; 2 * vertex_count];
         // Each chain's ends as vertex ids, and its length.
         let mut chain_ends: Vec<(u32, u32, u32)> = Vec::new();
         let mut walk_from = |start: u32, places: &mut [u32], kept: &[bool]| {
             for &first in graph.neighbours(start) {
-                if kept[first as usize] || places[2 * first as usize] != NO_ENTRY {
+                if kept[first as usize] || places[2 * first as usize] != chain_contracted::NO_ENTRY
+                {
                     continue;
                 }
                 let chain = chain_ends.len() as u32;
                 let (mut previous, mut vertex, mut position) = (start, first, 1);
                 while !kept[vertex as usize] {
-                    places[2 * vertex as usize] = IN_CHAIN | chain;
+                    places[2 * vertex as usize] = chain_contracted::IN_CHAIN | chain;
                     places[2 * vertex as usize + 1] = position;
                     let &[one, other] = graph.neighbours(vertex) else {
                         unreachable!("a vertex inside a chain has two neighbours");
@@ -166,7 +167,7 @@ impl ChainContraction {
         }
         // What is left inside no chain lies on rings: keep one vertex of each.
         for vertex in 0..graph.vertex_count() {
-            if !kept[vertex as usize] && places[2 * vertex as usize] == NO_ENTRY {
+            if !kept[vertex as usize] && places[2 * vertex as usize] == chain_contracted::NO_ENTRY {
                 kept[vertex as usize] = true;
                 walk_from(vertex, &mut places, &kept);
             }
@@ -181,7 +182,8 @@ impl ChainContraction {
             }
         }
         let index = |vertex: u32| places[2 * vertex as usize];
-        let mut chains = Vec::with_capacity(CHAIN_WORDS as usize * chain_ends.len());
+        let mut chains =
+            Vec::with_capacity(chain_contracted::CHAIN_WORDS as usize * chain_ends.len());
         for &(first_end, second_end, length) in &chain_ends {
             chains.extend([index(first_end), index(second_end), length, 0]);
         }
@@ -193,7 +195,7 @@ impl ChainContraction {
                 let (head, weight) = if kept[neighbour as usize] {
                     (neighbour, 1)
                 } else {
-                    let chain = index(neighbour) & !IN_CHAIN;
+                    let chain = index(neighbour) & !chain_contracted::IN_CHAIN;
                     let (first_end, second_end, length) = chain_ends[chain as usize];
                     let position = places[2 * neighbour as usize + 1];
                     if position == 1 && first_end == tail {
@@ -249,14 +251,14 @@ impl ChainContraction {
         let places = self
             .places
             .chunks_exact(2)
-            .flat_map(|place| match place[0] & IN_CHAIN {
+            .flat_map(|place| match place[0] & chain_contracted::IN_CHAIN {
                 0 => [index_of[place[0] as usize], place[1]],
                 _ => [place[0], place[1]],
             })
             .collect();
         let chains = self
             .chains
-            .chunks_exact(CHAIN_WORDS as usize)
+            .chunks_exact(chain_contracted::CHAIN_WORDS as usize)
             .flat_map(|chain| {
                 [
                     index_of[chain[0] as usize],
@@ -298,7 +300,7 @@ impl ChainContraction {
 
     /// Chains contracted.
     pub fn chain_count(&self) -> u32 {
-        self.chains.len() as u32 / CHAIN_WORDS
+        self.chains.len() as u32 / chain_contracted::CHAIN_WORDS
     }
 
     /// Bytes of its four arrays.
@@ -312,11 +314,11 @@ impl ChainContraction {
             self.places[2 * vertex as usize],
             self.places[2 * vertex as usize + 1],
         );
-        if place & IN_CHAIN == 0 {
+        if place & chain_contracted::IN_CHAIN == 0 {
             Place::Kept(place)
         } else {
             Place::InChain {
-                chain: place & !IN_CHAIN,
+                chain: place & !chain_contracted::IN_CHAIN,
                 position,
             }
         }
@@ -324,7 +326,7 @@ impl ChainContraction {
 
     /// Chain `chain`'s ends and length.
     pub fn chain(&self, chain: u32) -> Chain {
-        let entry = &self.chains[(CHAIN_WORDS * chain) as usize..][..3];
+        let entry = &self.chains[(chain_contracted::CHAIN_WORDS * chain) as usize..][..3];
         Chain {
             first_end: entry[0],
             second_end: entry[1],

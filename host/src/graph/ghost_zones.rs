@@ -19,9 +19,9 @@
 //! zones that hold it as a ghost are listed too: those are the zones its
 //! level can reach within `hops` levels.
 
+use bfs_kernels::abi::ghost_zones;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use bfs_kernels::abi::{GhostZoneImage, GhostZoneRecord};
 use rayon::prelude::*;
 
 use crate::graph::reorder::Renumbering;
@@ -269,7 +269,7 @@ impl GhostZones {
 
 /// Ghost zones as `ghost-zones`' kernel reads them: each zone's record and
 /// its *image* (its rows, its ghosts' ids and its neighbours, laid out as a
-/// block's shared memory holds them: [`GhostZoneImage`]), and for each
+/// block's shared memory holds them: [`ghost_zones::GhostZoneImage`]), and for each
 /// vertex the zones that hold it as a ghost. What the device holds, and
 /// what `bfs prepare` stores.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -282,7 +282,7 @@ pub struct ZoneImages {
     pub hops: u32,
     /// Vertices of the largest zone.
     pub most_zone_vertices: u32,
-    /// Each zone's record, four words ([`GhostZoneRecord::words`]).
+    /// Each zone's record, four words ([`ghost_zones::GhostZoneRecord::words`]).
     pub records: Vec<u32>,
     /// The images, one after the other, each on a quad (4 words).
     pub images: Vec<u32>,
@@ -297,7 +297,7 @@ impl ZoneImages {
     /// more than 2^32 quads.
     pub fn of(zones: GhostZones) -> Option<ZoneImages> {
         let interior_sizes = zones.interior_sizes();
-        let layouts: Vec<(GhostZoneImage, u32, u32)> = zones
+        let layouts: Vec<(ghost_zones::GhostZoneImage, u32, u32)> = zones
             .zone_starts
             .par_windows(2)
             .zip(&interior_sizes)
@@ -306,7 +306,7 @@ impl ZoneImages {
                 let edges = zones.local_rows[end] - zones.local_rows[start];
                 let vertices = (end - start) as u32;
                 (
-                    GhostZoneImage::new(vertices, interior, edges),
+                    ghost_zones::GhostZoneImage::new(vertices, interior, edges),
                     vertices,
                     interior,
                 )
@@ -315,7 +315,7 @@ impl ZoneImages {
         let mut records = Vec::with_capacity(4 * layouts.len());
         let mut quads: u64 = 0;
         for (zone, (layout, vertices, _)) in layouts.iter().enumerate() {
-            let record = GhostZoneRecord {
+            let record = ghost_zones::GhostZoneRecord {
                 zone: zone as u32,
                 first_quad: u32::try_from(quads).ok()?,
                 quads: layout.words() / 4,
@@ -374,9 +374,11 @@ impl ZoneImages {
     }
 
     /// Zone `zone`'s record.
-    pub fn record(&self, zone: u32) -> GhostZoneRecord {
+    pub fn record(&self, zone: u32) -> ghost_zones::GhostZoneRecord {
         let at = 4 * zone as usize;
-        GhostZoneRecord::from_words(self.records[at..at + 4].try_into().expect("4 words"))
+        ghost_zones::GhostZoneRecord::from_words(
+            self.records[at..at + 4].try_into().expect("4 words"),
+        )
     }
 
     /// Each partition's own vertices, which a search's first step counts

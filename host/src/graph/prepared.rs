@@ -15,10 +15,10 @@
 //! makes it *unusable*, with a reason, and the run builds what it holds
 //! anew.
 
+use bfs_kernels::abi::chain_contracted;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use bfs_kernels::abi::{CHAIN_WORDS, IN_CHAIN};
 use rayon::prelude::*;
 
 use super::EdgeOffset;
@@ -513,7 +513,7 @@ fn decode_hierarchy(
     let lower = decode_rows(payload, shape, "lower arcs")?;
     let higher = decode_rows(payload, shape, "higher arcs")?;
     let shortcuts = payload.word()?;
-    let chain_count = (chain_words.len() / CHAIN_WORDS as usize) as u32;
+    let chain_count = (chain_words.len() / chain_contracted::CHAIN_WORDS as usize) as u32;
     let contracted_fits = contracted.row_offsets.len() == kept_count as usize + 1
         && contracted
             .row_offsets
@@ -525,19 +525,26 @@ fn decode_hierarchy(
             .arcs
             .par_chunks(2)
             .all(|arc| arc[0] < kept_count && (1..=vertex_count).contains(&arc[1]));
-    let chains_fit = chain_words.len().is_multiple_of(CHAIN_WORDS as usize)
-        && chain_words.par_chunks(CHAIN_WORDS as usize).all(|chain| {
-            chain[0] < kept_count && chain[1] < kept_count && chain[2] <= vertex_count
-        });
+    let chains_fit = chain_words
+        .len()
+        .is_multiple_of(chain_contracted::CHAIN_WORDS as usize)
+        && chain_words
+            .par_chunks(chain_contracted::CHAIN_WORDS as usize)
+            .all(|chain| {
+                chain[0] < kept_count && chain[1] < kept_count && chain[2] <= vertex_count
+            });
     let places_fit = places.len() == 2 * vertex_count as usize
-        && places.par_chunks(2).all(|place| match place[0] & IN_CHAIN {
-            0 => place[0] < kept_count,
-            _ => {
-                let chain = (place[0] & !IN_CHAIN) as usize;
-                chain < chain_count as usize
-                    && place[1] < chain_words[CHAIN_WORDS as usize * chain + 2]
-            }
-        });
+        && places
+            .par_chunks(2)
+            .all(|place| match place[0] & chain_contracted::IN_CHAIN {
+                0 => place[0] < kept_count,
+                _ => {
+                    let chain = (place[0] & !chain_contracted::IN_CHAIN) as usize;
+                    chain < chain_count as usize
+                        && place[1]
+                            < chain_words[chain_contracted::CHAIN_WORDS as usize * chain + 2]
+                }
+            });
     let levels_fit = level_starts.len() >= 2
         && level_starts.first() == Some(&0)
         && level_starts.last() == Some(&kept_count)
@@ -642,7 +649,11 @@ fn decode_zones(payload: &mut Decoder<'_>, vertex_count: u32) -> Result<ZoneImag
         }
         let image = &images[start..start + words];
         let edges = image.get(vertices as usize).copied().unwrap_or(u32::MAX);
-        let layout = bfs_kernels::abi::GhostZoneImage::new(vertices, interior, edges.min(1 << 30));
+        let layout = bfs_kernels::abi::ghost_zones::GhostZoneImage::new(
+            vertices,
+            interior,
+            edges.min(1 << 30),
+        );
         layout.words() as usize == words
             && image[..=vertices as usize]
                 .windows(2)

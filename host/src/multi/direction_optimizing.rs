@@ -27,7 +27,7 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use bfs_kernels::abi::distributed::{STATS_EDGES_WORD, STATS_WORDS};
-use bfs_kernels::abi::{DIRECTION_BETA, EdgeOffset, direction_optimizing, distributed};
+use bfs_kernels::abi::{EdgeOffset, direction_optimizing, distributed};
 use cust::function::Function;
 use cust::memory::{CopyDestination, DeviceBuffer};
 
@@ -356,7 +356,8 @@ impl<'g> Rank<'g> {
                     let previous = frontier.vertices();
                     frontier = self.bottom_up_step(level, &frontier)?;
                     let awake = frontier.vertices();
-                    let growing_or_large = awake >= previous || awake > n / DIRECTION_BETA;
+                    let growing_or_large =
+                        awake >= previous || awake > n / direction_optimizing::BETA;
                     steps.push(self.step(level, started, Direction::BottomUp)?);
                     started = Instant::now();
                     level += 1;

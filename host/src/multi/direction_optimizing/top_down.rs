@@ -3,8 +3,10 @@
 //!
 //! [`claims`]: crate::multi::claims
 
+use bfs_kernels::abi::BLOCK_SIZE;
+use bfs_kernels::abi::direction_optimizing;
 use bfs_kernels::abi::distributed::STATS_EDGES_WORD;
-use bfs_kernels::abi::{BLOCK_SIZE, DIRECTION_TOP_DOWN_SHARED_BYTES, HUB_CHUNK_EDGES};
+use bfs_kernels::abi::hub_chunks;
 use cust::launch;
 use cust::memory::DevicePointer;
 
@@ -30,7 +32,7 @@ impl Rank<'_> {
         // its edges fill no chunk.
         let (light, chunks) = if owned_size == 0 {
             ((queue, 0), (queue, 0))
-        } else if frontier.edges[rank] < HUB_CHUNK_EDGES as u64 {
+        } else if frontier.edges[rank] < hub_chunks::CHUNK_EDGES as u64 {
             ((queue, owned_size), (queue, 0))
         } else {
             let rows = self.rows.as_device_ptr();
@@ -84,12 +86,12 @@ impl Rank<'_> {
                 &self.kernels.top_down,
                 (light, light_size),
                 (blocks_for(light_size, BLOCK_SIZE), BLOCK_SIZE),
-                DIRECTION_TOP_DOWN_SHARED_BYTES,
+                direction_optimizing::TOP_DOWN_SHARED_BYTES,
             ),
             (
                 &self.kernels.expand_hub_chunks,
                 (chunks, chunk_count),
-                (chunk_count, HUB_CHUNK_EDGES),
+                (chunk_count, hub_chunks::CHUNK_EDGES),
                 8,
             ),
         ];

@@ -1,0 +1,26 @@
+//! Kernel entry points of the multi-GPU search's exchange steps (besides
+//! `direction_optimizing`'s, which each GPU runs on its own rows).
+
+/// A top-down level over a GPU's own frontier: labels its own
+/// neighbours, sends the others' to their owners.
+pub const TOP_DOWN: &str = "distributed_top_down";
+/// The same for its hubs' chunks.
+pub const EXPAND_HUB_CHUNKS: &str = "distributed_expand_hub_chunks";
+/// Applies the claims a GPU received.
+pub const APPLY_CLAIMS: &str = "distributed_apply_claims";
+/// A bottom-up level over a GPU's own vertices, summing the found
+/// vertices' degrees.
+pub const BOTTOM_UP: &str = "distributed_bottom_up";
+/// The same over row offsets in 32 bits.
+pub const BOTTOM_UP_NARROW: &str = "distributed_bottom_up_narrow";
+
+/// A GPU's figures of a level, as the GPUs all-gather them: the
+/// vertices it found (a `u32` word, its next queue's size), a word of
+/// padding, and their edges (a `u64`, from word [`STATS_EDGES_WORD`]).
+pub const STATS_WORDS: usize = 4;
+/// Where a level's figures hold the found vertices' edges.
+pub const STATS_EDGES_WORD: usize = 2;
+
+/// Pairs a thread of `distributed_apply_claims` applies, a block's
+/// width apart: their loads and atomics in flight together.
+pub const CLAIMS_PER_THREAD: u32 = 4;

@@ -1,0 +1,20 @@
+//! Kernel entry point of the `hierarchy-sweep` variant (its levels and
+//! parents come from `chain_contracted`'s kernels).
+
+/// Sweeps a contraction hierarchy over the kept vertices up and down,
+/// level by level, in one block.
+pub const SEARCH: &str = "hierarchy_sweep_search";
+
+/// Threads of the single block of `hierarchy_sweep_search`.
+pub const BLOCK_SIZE: u32 = 1024;
+
+/// Words of `hierarchy_sweep_search`'s shared memory before its distances:
+/// three rotating flags, set by a core round that lowered a distance.
+pub const HEADER_WORDS: u32 = 3;
+
+/// Shared memory of `hierarchy_sweep_search`, in bytes: the header, and a
+/// distance per kept vertex when they are kept there.
+pub const fn shared_bytes(kept_count: u32, distances_in_shared: bool) -> u64 {
+    let distances = if distances_in_shared { kept_count } else { 0 };
+    4 * (HEADER_WORDS + distances) as u64
+}

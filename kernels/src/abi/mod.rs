@@ -1,0 +1,84 @@
+//! The kernel↔host contract: kernel names, launch shapes, queue capacities
+//! and data encodings.
+//!
+//! Both the kernels (built for `nvptx64`) and the host driver (built for the
+//! CPU) compile this module, so a name or constant changes in one place.
+
+pub mod block_queue;
+pub mod chain_contracted;
+pub mod direction_optimizing;
+pub mod distributed;
+pub mod ghost_zones;
+pub mod global_queue;
+pub mod hierarchical_queue;
+pub mod hierarchy_sweep;
+pub mod hub_chunks;
+pub mod hybrid_cpu;
+pub mod on_chip;
+pub mod partitioned;
+pub mod persistent;
+pub mod persistent_direction_optimizing;
+pub mod renumbering;
+pub mod small_frontier;
+pub mod two_kernel;
+pub mod vertex_levels;
+pub mod warp_specialized;
+
+/// Distance (and parent) of a vertex the search has not reached (yet, or at all).
+pub const UNREACHED: u32 = u32::MAX;
+
+/// A position in a CSR's edge array (its row offsets, edge counts and
+/// cursors into it): 64 bits, so one GPU holds graphs past 2^32 CSR entries
+/// (Kronecker scale 28 has 8.6 billion). Vertex ids stay `u32`.
+pub type EdgeOffset = u64;
+
+/// Threads per block for the one-thread-per-vertex and per-frontier-entry kernels.
+pub const BLOCK_SIZE: u32 = 256;
+
+/// The kernels whose PTX `host/build.rs` gives a `.maxntid` directive,
+/// with the most threads a block they are launched with: CUDA C's
+/// `__launch_bounds__(threads)`, which Rust cannot spell. ptxas, offline or
+/// in the driver, then fits their registers to that many threads (64 each
+/// at 1,024), spilling if it must; without it, it may take more and the
+/// launch fails for want of registers.
+pub const LAUNCH_BOUNDS: [(&str, u32); 1] = [(ghost_zones::SEARCH, ghost_zones::BLOCK_SIZE)];
+
+/// Every kernel entry point of the sm_90 module (thread-block clusters),
+/// loaded only on devices of compute capability 9.0 or newer.
+pub const SM90_KERNEL_NAMES: &[&str] = &[on_chip::SEARCH];
+
+/// Every kernel entry point of the main module, so a build check can find each one in the PTX.
+pub const KERNEL_NAMES: &[&str] = &[
+    two_kernel::EXPAND,
+    two_kernel::UPDATE,
+    vertex_levels::STEP,
+    global_queue::EXPAND,
+    block_queue::EXPAND,
+    block_queue::EXPAND_PLAIN_LOADS,
+    hierarchical_queue::EXPAND,
+    small_frontier::LEVELS,
+    hybrid_cpu::MARK,
+    direction_optimizing::TOP_DOWN,
+    direction_optimizing::BOTTOM_UP,
+    direction_optimizing::BOTTOM_UP_NARROW,
+    direction_optimizing::QUEUE_TO_BITMAP,
+    direction_optimizing::BITMAP_TO_QUEUE,
+    distributed::TOP_DOWN,
+    distributed::EXPAND_HUB_CHUNKS,
+    distributed::APPLY_CLAIMS,
+    distributed::BOTTOM_UP,
+    distributed::BOTTOM_UP_NARROW,
+    hub_chunks::SPLIT,
+    hub_chunks::EXPAND,
+    persistent::LEVELS,
+    persistent_direction_optimizing::SEARCH,
+    persistent_direction_optimizing::SEARCH_NARROW,
+    partitioned::SEARCH,
+    ghost_zones::SEARCH,
+    renumbering::GATHER,
+    warp_specialized::SEARCH,
+    chain_contracted::SEARCH,
+    chain_contracted::LEVELS,
+    chain_contracted::PARENTS,
+    hierarchy_sweep::SEARCH,
+];
