@@ -4,7 +4,7 @@
 //! when `BFS_REQUIRE_GPU` is set, as the bundle's runner does).
 
 use bfs::gpu::{
-    CLUSTER_KERNELS_PTX, ChainContracted, DirectionOptimizing, GhostZoneSearch, Gpu,
+    CLUSTER_KERNELS_PTX, ChainContracted, DirectionOptimizing, Driver, GhostZones, Gpu,
     HierarchicalQueue, HierarchySweep, KERNELS_PTX, Partitioned, PersistentDirectionOptimizing,
     RowOffsets, Search, Variant,
 };
@@ -118,14 +118,15 @@ fn hierarchical_queues_are_exact_for_every_sub_queue_count() {
     ] {
         let reference = cpu::bfs(&graph, 0);
         for sub_queue_count in [1, 2, 3, 8, 31, abi::hierarchical_queue::MAX_SUB_QUEUES] {
-            let mut search = Search::with(&gpu, &graph, Variant::Hierarchical, |gpu, graph| {
-                Ok(Box::new(HierarchicalQueue::with_sub_queues(
-                    gpu,
-                    graph.vertex_count(),
-                    sub_queue_count,
-                )?))
-            })
-            .unwrap();
+            let mut search =
+                Search::with(&gpu, &graph, Variant::HierarchicalQueue, |gpu, graph| {
+                    Ok(Box::new(HierarchicalQueue::with_sub_queues(
+                        gpu,
+                        graph.vertex_count(),
+                        sub_queue_count,
+                    )?))
+                })
+                .unwrap();
             let run = search.run(0).unwrap();
             let context = format!("{sub_queue_count} w-queues on {name}");
             same_levels(&run.result, &reference)
@@ -165,7 +166,7 @@ fn ghost_zones_are_exact_for_every_shape() {
         for (partition_size, hops) in [(32, 1), (50, 3), (100, 7), (256, 16)] {
             for in_place in [false, true] {
                 let search = Search::with(&gpu, &graph, Variant::GhostZones, |gpu, graph| {
-                    let search = GhostZoneSearch::with_shape(gpu, graph, partition_size, hops)?;
+                    let search = GhostZones::with_shape(gpu, graph, partition_size, hops)?;
                     Ok(Box::new(if in_place {
                         search.reading_images_in_place()
                     } else {
@@ -194,9 +195,7 @@ fn ghost_zones_are_exact_for_every_shape() {
     // The same on 7 blocks: most steps list more zones than blocks, and
     // each block takes the next entry as it finishes one.
     let search = Search::with(&gpu, &grid, Variant::GhostZones, |gpu, graph| {
-        Ok(Box::new(
-            GhostZoneSearch::new(gpu, graph)?.limited_to_blocks(7),
-        ))
+        Ok(Box::new(GhostZones::new(gpu, graph)?.limited_to_blocks(7)))
     })
     .unwrap();
     assert_search_exact(

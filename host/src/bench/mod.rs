@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::gpu::{Gpu, GpuBfs, GpuRun, HierarchicalQueue, Search, Variant, Work, block_queue};
+use crate::gpu::{BlockQueue, Gpu, GpuBfs, GpuRun, HierarchicalQueue, Search, Variant, Work};
 use crate::graph::generate::sources_with_edges;
 use crate::report::Statistics;
 use crate::validate::same_levels;
@@ -236,12 +236,12 @@ pub fn graph(gpu: Option<&Gpu>, name: &str, graph: &Csr, plan: &Plan) -> Result<
         };
         time(
             format!("hierarchical, {count} w-queues"),
-            &mut Search::with(gpu, graph, Variant::Hierarchical, create)?,
+            &mut Search::with(gpu, graph, Variant::HierarchicalQueue, create)?,
         )?;
     }
     if plan.plain_loads {
         let create = |gpu, graph: &Csr| -> Result<Box<dyn GpuBfs + '_>> {
-            Ok(Box::new(block_queue::with_plain_loads(
+            Ok(Box::new(BlockQueue::with_plain_loads(
                 gpu,
                 graph.vertex_count(),
             )?))

@@ -24,12 +24,12 @@
 //! behind each threshold are in `docs/decisions.md`.
 
 use super::direction_optimizing::DirectionOptimizing;
-use super::ghost_zones::GhostZoneSearch;
+use super::ghost_zones::GhostZones;
 use super::hierarchy_sweep::{HierarchySweep, MOST_KEPT_VERTICES};
 use super::persistent::PersistentLevels;
 use super::persistent_direction_optimizing::PersistentDirectionOptimizing;
 use super::small_frontier::SmallFrontier;
-use super::{Gpu, GpuBfs};
+use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun};
 use crate::graph::chains::ChainContraction;
 use crate::graph::prepared::{Preparation, PreparationKind, Preparations};
 use crate::{Csr, Error, Result};
@@ -340,17 +340,17 @@ pub fn workspace_bytes(
         (Strategy::HierarchySweep, Some(Preparation::Hierarchy(hierarchy))) => {
             super::hierarchy_sweep::hierarchy_bytes(graph, hierarchy)
         }
-        (Strategy::HierarchySweep, _) => HierarchySweep::workspace_bytes(graph),
-        (Strategy::GhostZones, _) => GhostZoneSearch::workspace_bytes(graph),
+        (Strategy::HierarchySweep, _) => HierarchySweep::workspace_bytes(gpu, graph),
+        (Strategy::GhostZones, _) => GhostZones::workspace_bytes(gpu, graph),
         (Strategy::ManyLevelsPerLaunch, _) if gpu.cooperative_launch() => {
-            SmallFrontier::workspace_bytes(vertex_count)
+            SmallFrontier::workspace_bytes(gpu, graph)
                 + PersistentLevels::workspace_bytes(vertex_count)
         }
-        (Strategy::ManyLevelsPerLaunch, _) => SmallFrontier::workspace_bytes(vertex_count),
+        (Strategy::ManyLevelsPerLaunch, _) => SmallFrontier::workspace_bytes(gpu, graph),
         (Strategy::DirectionOptimizingInOneLaunch, _) => {
-            PersistentDirectionOptimizing::workspace_bytes(graph)
+            PersistentDirectionOptimizing::workspace_bytes(gpu, graph)
         }
-        (Strategy::DirectionOptimizing, _) => DirectionOptimizing::workspace_bytes(graph),
+        (Strategy::DirectionOptimizing, _) => DirectionOptimizing::workspace_bytes(gpu, graph),
     }
 }
 
@@ -365,8 +365,8 @@ pub fn create<'g>(
     Ok(match (strategy, preparation) {
         (Strategy::GhostZones, preparation) => {
             let search = match preparation {
-                Some(Preparation::GhostZones(zones)) => GhostZoneSearch::from_zones(gpu, zones),
-                _ => GhostZoneSearch::new(gpu, graph),
+                Some(Preparation::GhostZones(zones)) => GhostZones::from_zones(gpu, zones),
+                _ => GhostZones::new(gpu, graph),
             };
             match search {
                 Ok(search) => Box::new(search),
@@ -386,13 +386,39 @@ pub fn create<'g>(
             Box::new(SmallFrontier::with_persistent(gpu, graph.vertex_count())?)
         }
         (Strategy::ManyLevelsPerLaunch, _) => {
-            Box::new(SmallFrontier::new(gpu, graph.vertex_count())?)
+            Box::new(SmallFrontier::new(gpu, graph)?)
         }
         (Strategy::DirectionOptimizingInOneLaunch, _) => {
             Box::new(PersistentDirectionOptimizing::new(gpu, graph)?)
         }
         (Strategy::DirectionOptimizing, _) => Box::new(DirectionOptimizing::new(gpu, graph)?),
     })
+}
+
+/// The `auto` variant's driver: the one its strategy for the graph and
+/// device chose, for many searches ([`strategy_on`]).
+pub struct Auto<'g>(Box<dyn GpuBfs + 'g>);
+
+impl<'g> Driver<'g> for Auto<'g> {
+    /// The chosen strategy's bytes.
+    fn workspace_bytes(gpu: &Gpu, graph: &Csr) -> u64 {
+        workspace_bytes(gpu, graph, strategy_on(gpu, graph), None)
+    }
+
+    /// The chosen strategy's driver.
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        create(gpu, graph, strategy_on(gpu, graph), None).map(Auto)
+    }
+}
+
+impl GpuBfs for Auto<'_> {
+    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+        self.0.run(graph, source)
+    }
+
+    fn device_bytes(&self) -> Option<u64> {
+        self.0.device_bytes()
+    }
 }
 
 /// Builds `kind` for `graph`, its ghost zones holding at most
@@ -405,7 +431,7 @@ pub fn build_preparation(
     Ok(match kind {
         PreparationKind::Hierarchy => Preparation::Hierarchy(HierarchySweep::build(graph)?),
         PreparationKind::GhostZones => {
-            Preparation::GhostZones(GhostZoneSearch::build(graph, zone_capacity)?)
+            Preparation::GhostZones(GhostZones::build(graph, zone_capacity)?)
         }
     })
 }

@@ -4,27 +4,47 @@
 
 use bfs_kernels::abi::block_queue;
 
-use super::Gpu;
-use super::queue::SingleKernelQueue;
-use crate::Result;
+use super::queue::{FrontierQueues, SingleKernelQueue};
+use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun};
+use crate::{Csr, Result};
 
-/// The variant's driver for `vertex_count` vertices.
-pub fn new(gpu: &Gpu, vertex_count: u32) -> Result<SingleKernelQueue<'_>> {
-    SingleKernelQueue::new(
-        gpu,
-        vertex_count,
-        block_queue::EXPAND,
-        block_queue::shared_bytes(),
-    )
+/// The block-queue loop over the frontier queues.
+pub struct BlockQueue<'g>(SingleKernelQueue<'g>);
+
+impl<'g> BlockQueue<'g> {
+    /// The driver of `block_queue_expand_plain_loads`, the same kernel
+    /// without the read-only cache, for benchmarks.
+    pub fn with_plain_loads(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
+        SingleKernelQueue::new(
+            gpu,
+            vertex_count,
+            block_queue::EXPAND_PLAIN_LOADS,
+            block_queue::shared_bytes(),
+        )
+        .map(BlockQueue)
+    }
 }
 
-/// The driver of `block_queue_expand_plain_loads`, the same kernel without
-/// the read-only cache, for benchmarks.
-pub fn with_plain_loads(gpu: &Gpu, vertex_count: u32) -> Result<SingleKernelQueue<'_>> {
-    SingleKernelQueue::new(
-        gpu,
-        vertex_count,
-        block_queue::EXPAND_PLAIN_LOADS,
-        block_queue::shared_bytes(),
-    )
+impl<'g> Driver<'g> for BlockQueue<'g> {
+    /// The frontier queues.
+    fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
+        FrontierQueues::workspace_bytes(graph.vertex_count())
+    }
+
+    /// Loads the kernel and allocates the queues for the graph's vertices.
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        SingleKernelQueue::new(
+            gpu,
+            graph.vertex_count(),
+            block_queue::EXPAND,
+            block_queue::shared_bytes(),
+        )
+        .map(BlockQueue)
+    }
+}
+
+impl GpuBfs for BlockQueue<'_> {
+    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+        self.0.run(graph, source)
+    }
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use cust::memory::{CopyDestination, DeviceBuffer};
 
-use super::{
+use super::{Driver, 
     DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, blocks_for, download,
     upload,
 };
@@ -196,27 +196,6 @@ impl<'g> ChainContracted<'g> {
         region_shape(gpu, kept_count).1
     }
 
-    /// Device bytes besides the graph: the contraction, a level per kept
-    /// vertex, a level and a parent per vertex, the work counters, and the
-    /// scratch region where shared memory is too small for it.
-    pub fn workspace_bytes(gpu: &Gpu, graph: &Csr) -> u64 {
-        let contraction = ChainContraction::of(graph);
-        let kept_count = contraction.kept_count();
-        let (queue_capacity, in_shared) = region_shape(gpu, kept_count);
-        let scratch = if in_shared {
-            0
-        } else {
-            chain_contracted::ChainContractedLayout::new(kept_count, queue_capacity).bytes()
-        };
-        let vertex_count = (contraction.places.len() / 2) as u64;
-        contraction.bytes() + ChainLevels::bytes(vertex_count, kept_count) + scratch
-    }
-
-    /// Contracts `graph`'s chains and uploads the contraction.
-    pub fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
-        Self::with_queue_capacity(gpu, graph, None)
-    }
-
     /// As [`new`](Self::new), with queues of `queue_capacity` entries (at
     /// least 2) instead of as many as fit: a round that queues more scans
     /// the bitmap instead (for tests of that path).
@@ -266,6 +245,29 @@ impl<'g> ChainContracted<'g> {
             contraction,
             timer: Timer::new()?,
         })
+    }
+}
+
+impl<'g> Driver<'g> for ChainContracted<'g> {
+    /// Device bytes besides the graph: the contraction, a level per kept
+    /// vertex, a level and a parent per vertex, the work counters, and the
+    /// scratch region where shared memory is too small for it.
+    fn workspace_bytes(gpu: &Gpu, graph: &Csr) -> u64 {
+        let contraction = ChainContraction::of(graph);
+        let kept_count = contraction.kept_count();
+        let (queue_capacity, in_shared) = region_shape(gpu, kept_count);
+        let scratch = if in_shared {
+            0
+        } else {
+            chain_contracted::ChainContractedLayout::new(kept_count, queue_capacity).bytes()
+        };
+        let vertex_count = (contraction.places.len() / 2) as u64;
+        contraction.bytes() + ChainLevels::bytes(vertex_count, kept_count) + scratch
+    }
+
+    /// Contracts `graph`'s chains and uploads the contraction.
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        Self::with_queue_capacity(gpu, graph, None)
     }
 }
 

@@ -2,11 +2,9 @@
 //! gapbs's `DOBFS`): top-down levels from the frontier queue while the
 //! frontier's edges are few, bottom-up levels over bitmaps while it is large,
 //! switching by the α/β rule with the counts the kernels return. A top-down
-//! level expands its hubs' lists in chunks, a block each ([`hub_chunks`]);
+//! level expands its hubs' lists in chunks, a block each (`hub_chunks`);
 //! a bottom-up level reads its rows in 32 bits where the graph allows
 //! ([`RowOffsets`]). Directed (non-symmetric) graphs run top-down only.
-//!
-//! [`hub_chunks`]: super::hub_chunks
 
 use bfs_kernels::abi::{BLOCK_SIZE, direction_optimizing};
 use cust::function::Function;
@@ -16,7 +14,7 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 use super::hub_chunks::{ChunkedTopDown, TopDownLevel};
 use super::queue::{FrontierQueues, at_level, visited_words};
 use super::row_offsets::RowOffsets;
-use super::{DeviceGraph, Direction, Gpu, GpuBfs, GpuRun, Step, blocks_for};
+use super::{Driver, DeviceGraph, Direction, Gpu, GpuBfs, GpuRun, Step, blocks_for};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 
@@ -58,23 +56,6 @@ pub struct DirectionOptimizing<'g> {
 }
 
 impl<'g> DirectionOptimizing<'g> {
-    /// The frontier queues, the hub chunks' buffers, two bitmaps, the
-    /// counters and the narrow row offsets where the graph takes them.
-    pub fn workspace_bytes(graph: &Csr) -> u64 {
-        let vertex_count = graph.vertex_count();
-        bottom_up_row_offsets(graph).copy_bytes(vertex_count as u64 + 1)
-            + FrontierQueues::workspace_bytes(vertex_count)
-            + ChunkedTopDown::workspace_bytes(graph, 0..vertex_count)
-            + 2 * 4 * visited_words(vertex_count) as u64
-            + 8
-            + 4
-    }
-
-    /// Loads the kernels and allocates the buffers for `graph`, the
-    /// bottom-up level's row offsets narrow where it allows.
-    pub fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
-        Self::with_row_offsets(gpu, graph, bottom_up_row_offsets(graph))
-    }
 
     /// As [`new`](Self::new), the bottom-up level's row offsets
     /// `row_offsets` wide (a test of the wide kernel on a small graph) or
@@ -229,6 +210,26 @@ impl<'g> DirectionOptimizing<'g> {
         }
         .context(|| "converting the frontier bitmap to a queue".into())?;
         self.queues.advance(self.gpu)
+    }
+}
+
+impl<'g> Driver<'g> for DirectionOptimizing<'g> {
+    /// The frontier queues, the hub chunks' buffers, two bitmaps, the
+    /// counters and the narrow row offsets where the graph takes them.
+    fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
+        let vertex_count = graph.vertex_count();
+        bottom_up_row_offsets(graph).copy_bytes(vertex_count as u64 + 1)
+            + FrontierQueues::workspace_bytes(vertex_count)
+            + ChunkedTopDown::workspace_bytes(graph, 0..vertex_count)
+            + 2 * 4 * visited_words(vertex_count) as u64
+            + 8
+            + 4
+    }
+
+    /// Loads the kernels and allocates the buffers for `graph`, the
+    /// bottom-up level's row offsets narrow where it allows.
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        Self::with_row_offsets(gpu, graph, bottom_up_row_offsets(graph))
     }
 }
 

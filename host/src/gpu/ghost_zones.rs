@@ -17,12 +17,12 @@ use cust::launch;
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer};
 
 use super::partitioned::shared_limit;
-use super::{
+use super::{Driver, 
     DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, blocks_for,
-    check_cooperative, copy_to_host, launch_cooperative, parameter, reset_labels, upload,
+    check_cooperative, copy_to_host, launch_cooperative, reset_labels, upload,
 };
 use crate::error::CudaContext;
-use crate::graph::ghost_zones::{GhostZones, GrownPartitions, MOST_ZONE_VERTICES, ZoneImages};
+use crate::graph::ghost_zones::{self as zones, GrownPartitions, MOST_ZONE_VERTICES, ZoneImages};
 use crate::{Bfs, Csr, Error, Result};
 
 /// Vertices per partition to try, in order: the first is what the grids
@@ -41,7 +41,7 @@ pub const PARTITION_SIZES: [u32; 4] = [2048, 512, 128, 32];
 pub const HOPS: [u32; 3] = [16, 4, 1];
 
 /// The zones and the search's arrays on the device.
-pub struct GhostZoneSearch<'g> {
+pub struct GhostZones<'g> {
     gpu: &'g Gpu,
     kernel: Function<'g>,
     gather: Function<'g>,
@@ -75,21 +75,7 @@ struct DeviceZones {
     own_parents: DeviceBuffer<u32>,
 }
 
-impl<'g> GhostZoneSearch<'g> {
-    /// A bound on the device bytes besides the graph, before the zones
-    /// are built: the zones at four times the graph's vertices and edges
-    /// (on the grids they hold three times), and per vertex a level, a
-    /// parent and its ghost lists, its ids both ways and its level and
-    /// parent in its own ids.
-    pub fn workspace_bytes(graph: &Csr) -> u64 {
-        let (vertices, edges) = (graph.vertex_count() as u64, graph.edge_count());
-        4 * (8 * vertices + 2 * edges) + 32 * vertices
-    }
-
-    /// Builds the zones of the default shape for `graph` and uploads them.
-    pub fn new(gpu: &'g Gpu, graph: &Csr) -> Result<Self> {
-        Self::from_zones(gpu, Self::build(graph, zone_capacity(gpu))?)
-    }
+impl<'g> GhostZones<'g> {
 
     /// The zones of the first shape of [`PARTITION_SIZES`] and [`HOPS`]
     /// whose zones hold at most `capacity` vertices ([`capacity`] of a
@@ -117,7 +103,7 @@ impl<'g> GhostZoneSearch<'g> {
     pub fn with_shape(gpu: &'g Gpu, graph: &Csr, partition_size: u32, hops: u32) -> Result<Self> {
         let capacity = zone_capacity(gpu);
         let zones =
-            GhostZones::build(graph, partition_size, hops.max(1), capacity).ok_or_else(|| {
+            zones::GhostZones::build(graph, partition_size, hops.max(1), capacity).ok_or_else(|| {
                 Error::Invalid(format!(
                     "ghost-zones: partitions of {partition_size} with zones {hops} hops deep \
                      pass the {capacity} vertices a block's shared memory holds"
@@ -196,7 +182,7 @@ impl<'g> GhostZoneSearch<'g> {
             own_levels: DeviceBuffer::zeroed(vertex_count.max(1)).context(allocation)?,
             own_parents: DeviceBuffer::zeroed(vertex_count.max(1)).context(allocation)?,
         };
-        Ok(GhostZoneSearch {
+        Ok(GhostZones {
             gpu,
             kernel,
             gather: gpu.kernel(renumbering::GATHER)?,
@@ -237,13 +223,30 @@ pub fn capacity(shared_bytes: u32) -> u32 {
 }
 
 /// `zones` laid out as images, or the error of zones too large for them.
-fn images_of(zones: GhostZones) -> Result<ZoneImages> {
+fn images_of(zones: zones::GhostZones) -> Result<ZoneImages> {
     ZoneImages::of(zones).ok_or_else(|| {
         Error::Unsupported("ghost-zones: the zones' images take more than 2^32 quads".to_string())
     })
 }
 
-impl GpuBfs for GhostZoneSearch<'_> {
+impl<'g> Driver<'g> for GhostZones<'g> {
+    /// A bound on the device bytes besides the graph, before the zones
+    /// are built: the zones at four times the graph's vertices and edges
+    /// (on the grids they hold three times), and per vertex a level, a
+    /// parent and its ghost lists, its ids both ways and its level and
+    /// parent in its own ids.
+    fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
+        let (vertices, edges) = (graph.vertex_count() as u64, graph.edge_count());
+        4 * (8 * vertices + 2 * edges) + 32 * vertices
+    }
+
+    /// Builds the zones of the default shape for `graph` and uploads them.
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        Self::from_zones(gpu, Self::build(graph, zone_capacity(gpu))?)
+    }
+}
+
+impl GpuBfs for GhostZones<'_> {
     fn run(&mut self, _graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
         let renumbered_source = self.zones.renumbering.new_ids[source as usize];
         let stream = self.gpu.stream();
@@ -272,49 +275,9 @@ impl GpuBfs for GhostZoneSearch<'_> {
                 .context(context)?;
             device.counters.set_zero_async(stream).context(context)?;
         }
-        let mut zone_records = device.zone_records.as_device_ptr();
-        let mut images = device.images.as_device_ptr();
-        let mut ghost_of_rows = device.ghost_of_rows.as_device_ptr();
-        let mut ghost_of = device.ghost_of.as_device_ptr();
-        let mut vertex_count = self.zones.renumbering.old_ids.len() as u32;
-        let mut partition_size = self.zones.partition_size;
-        let mut zone_count = self.zones.zone_count();
-        let mut hops = self.zones.hops;
-        let mut zone_capacity = self.zone_capacity;
-        let mut image_capacity = self.image_capacity;
-        let mut source_parameter = renumbered_source;
-        let mut levels = device.levels.as_device_ptr();
-        let mut parents = device.parents.as_device_ptr();
-        let mut unvisited = device.unvisited.as_device_ptr();
-        let mut queued_at = device.queued_at.as_device_ptr();
-        let mut zone_lists = device.zone_lists.as_device_ptr();
-        let mut step_words = device.step_words.as_device_ptr();
-        let mut next_entries = device.next_entries.as_device_ptr();
-        let mut counters = device.counters.as_device_ptr();
-        let mut parameters = [
-            parameter(&mut zone_records),
-            parameter(&mut images),
-            parameter(&mut ghost_of_rows),
-            parameter(&mut ghost_of),
-            parameter(&mut vertex_count),
-            parameter(&mut partition_size),
-            parameter(&mut zone_count),
-            parameter(&mut hops),
-            parameter(&mut zone_capacity),
-            parameter(&mut image_capacity),
-            parameter(&mut source_parameter),
-            parameter(&mut levels),
-            parameter(&mut parents),
-            parameter(&mut unvisited),
-            parameter(&mut queued_at),
-            parameter(&mut zone_lists),
-            parameter(&mut step_words),
-            parameter(&mut next_entries),
-            parameter(&mut counters),
-        ];
         // SAFETY: the parameters are the addresses of values of
         // `ghost_zone_search`'s parameters, in its order and types: the
-        // zones as `GhostZones::build` made them (at most `zone_capacity`
+        // zones as `zones::GhostZones::build` made them (at most `zone_capacity`
         // vertices each) and their images as `zone_images` laid them out
         // (a device allocation, on 256 bytes; each image on a quad,
         // `image_capacity` a multiple of 4), the labels reset from the
@@ -323,7 +286,7 @@ impl GpuBfs for GhostZoneSearch<'_> {
         // the launch shape with this shared memory and `blocks` is within
         // its occupancy.
         unsafe {
-            launch_cooperative(
+            launch_cooperative!(
                 self.gpu,
                 &self.kernel,
                 (
@@ -331,8 +294,28 @@ impl GpuBfs for GhostZoneSearch<'_> {
                     ghost_zones::BLOCK_SIZE,
                     ghost_zones::shared_bytes(self.zone_capacity, self.image_capacity),
                 ),
-                &mut parameters,
                 ghost_zones::SEARCH,
+                [
+                    device.zone_records.as_device_ptr(),
+                    device.images.as_device_ptr(),
+                    device.ghost_of_rows.as_device_ptr(),
+                    device.ghost_of.as_device_ptr(),
+                    self.zones.renumbering.old_ids.len() as u32,
+                    self.zones.partition_size,
+                    self.zones.zone_count(),
+                    self.zones.hops,
+                    self.zone_capacity,
+                    self.image_capacity,
+                    renumbered_source,
+                    device.levels.as_device_ptr(),
+                    device.parents.as_device_ptr(),
+                    device.unvisited.as_device_ptr(),
+                    device.queued_at.as_device_ptr(),
+                    device.zone_lists.as_device_ptr(),
+                    device.step_words.as_device_ptr(),
+                    device.next_entries.as_device_ptr(),
+                    device.counters.as_device_ptr(),
+                ]
             )?;
         }
         let elapsed = self.timer.stop(self.gpu)?;
@@ -358,7 +341,7 @@ impl GpuBfs for GhostZoneSearch<'_> {
     }
 }
 
-impl GhostZoneSearch<'_> {
+impl GhostZones<'_> {
     /// Levels and parents in the graph's own ids: gathered from the
     /// renumbered ones on the device, then copied back.
     fn result(&self, source: u32) -> Result<Bfs> {
@@ -411,7 +394,7 @@ mod tests {
     fn images_hold_each_zone_where_the_layout_says() {
         for (spec, partition_size, hops) in [("grid:40x40:0.1", 50, 3), ("kron:9:8", 32, 1)] {
             let graph = spec.parse::<Spec>().unwrap().generate().unwrap();
-            let zones = GhostZones::build(&graph, partition_size, hops, u32::MAX).unwrap();
+            let zones = zones::GhostZones::build(&graph, partition_size, hops, u32::MAX).unwrap();
             let laid_out = ZoneImages::of(zones.clone()).unwrap();
             let records: Vec<ghost_zones::GhostZoneRecord> = (0..laid_out.zone_count())
                 .map(|zone| laid_out.record(zone))

@@ -4,11 +4,27 @@
 
 use bfs_kernels::abi::global_queue;
 
-use super::Gpu;
-use super::queue::SingleKernelQueue;
-use crate::Result;
+use super::queue::{FrontierQueues, SingleKernelQueue};
+use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun};
+use crate::{Csr, Result};
 
-/// The variant's driver for `vertex_count` vertices.
-pub fn new(gpu: &Gpu, vertex_count: u32) -> Result<SingleKernelQueue<'_>> {
-    SingleKernelQueue::new(gpu, vertex_count, global_queue::EXPAND, 0)
+/// The global-queue loop over the frontier queues.
+pub struct GlobalQueue<'g>(SingleKernelQueue<'g>);
+
+impl<'g> Driver<'g> for GlobalQueue<'g> {
+    /// The frontier queues.
+    fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
+        FrontierQueues::workspace_bytes(graph.vertex_count())
+    }
+
+    /// Loads the kernel and allocates the queues for the graph's vertices.
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        SingleKernelQueue::new(gpu, graph.vertex_count(), global_queue::EXPAND, 0).map(GlobalQueue)
+    }
+}
+
+impl GpuBfs for GlobalQueue<'_> {
+    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+        self.0.run(graph, source)
+    }
 }

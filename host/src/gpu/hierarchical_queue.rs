@@ -7,9 +7,9 @@ use cust::function::Function;
 use cust::launch;
 
 use super::queue::FrontierQueues;
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, blocks_for};
+use super::{Driver, DeviceGraph, Gpu, GpuBfs, GpuRun, blocks_for};
 use crate::error::CudaContext;
-use crate::{Error, Result};
+use crate::{Csr, Error, Result};
 
 /// The expand kernel, its w-queue count, and the frontier queues.
 pub struct HierarchicalQueue<'g> {
@@ -20,11 +20,6 @@ pub struct HierarchicalQueue<'g> {
 }
 
 impl<'g> HierarchicalQueue<'g> {
-    /// Loads the kernel and allocates the queues for `vertex_count` vertices,
-    /// with the default number of w-queues.
-    pub fn new(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
-        Self::with_sub_queues(gpu, vertex_count, hierarchical_queue::SUB_QUEUES)
-    }
 
     /// As [`new`](Self::new), with `sub_queue_count` w-queues per block (1 to [`hierarchical_queue::MAX_SUB_QUEUES`]).
     pub fn with_sub_queues(gpu: &'g Gpu, vertex_count: u32, sub_queue_count: u32) -> Result<Self> {
@@ -40,6 +35,19 @@ impl<'g> HierarchicalQueue<'g> {
             sub_queue_count,
             queues: FrontierQueues::new(vertex_count)?,
         })
+    }
+}
+
+impl<'g> Driver<'g> for HierarchicalQueue<'g> {
+    /// The frontier queues.
+    fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
+        FrontierQueues::workspace_bytes(graph.vertex_count())
+    }
+
+    /// Loads the kernel and allocates the queues for the graph's vertices,
+    /// with the default number of w-queues.
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        Self::with_sub_queues(gpu, graph.vertex_count(), hierarchical_queue::SUB_QUEUES)
     }
 }
 

@@ -13,7 +13,7 @@ use cust::launch;
 use cust::memory::DeviceBuffer;
 
 use super::chain_contracted::{ChainLevels, seeds, upload_row_offsets};
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, upload};
+use super::{Driver, DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, upload};
 use crate::error::CudaContext;
 use crate::graph::chains::ChainContraction;
 use crate::graph::hierarchy::ContractionHierarchy;
@@ -67,24 +67,6 @@ fn bytes(
 }
 
 impl<'g> HierarchySweep<'g> {
-    /// Device bytes besides the graph, at the most: the hierarchy's arcs
-    /// and levels at their bounds (the driver reports what it allocated).
-    pub fn workspace_bytes(graph: &Csr) -> u64 {
-        let contraction = ChainContraction::of(graph);
-        let kept_count = contraction.kept_count();
-        bytes(
-            graph.vertex_count(),
-            contraction.chain_count(),
-            kept_count,
-            kept_count + 1,
-            ContractionHierarchy::most_arcs(graph, &contraction),
-        )
-    }
-
-    /// Contracts `graph`'s chains, builds the hierarchy and uploads it.
-    pub fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
-        Self::with_shared_distances(gpu, graph, true)
-    }
 
     /// As [`new`](Self::new); the distances stay in global memory unless
     /// `shared` allows shared memory (and they fit), for tests of both placements.
@@ -155,6 +137,27 @@ pub fn hierarchy_bytes(graph: &Csr, hierarchy: &ContractionHierarchy) -> u64 {
         hierarchy.level_count(),
         hierarchy.lower.arc_count() + hierarchy.higher.arc_count(),
     )
+}
+
+impl<'g> Driver<'g> for HierarchySweep<'g> {
+    /// Device bytes besides the graph, at the most: the hierarchy's arcs
+    /// and levels at their bounds (the driver reports what it allocated).
+    fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
+        let contraction = ChainContraction::of(graph);
+        let kept_count = contraction.kept_count();
+        bytes(
+            graph.vertex_count(),
+            contraction.chain_count(),
+            kept_count,
+            kept_count + 1,
+            ContractionHierarchy::most_arcs(graph, &contraction),
+        )
+    }
+
+    /// Contracts `graph`'s chains, builds the hierarchy and uploads it.
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        Self::with_shared_distances(gpu, graph, true)
+    }
 }
 
 impl GpuBfs for HierarchySweep<'_> {

@@ -11,7 +11,7 @@ use cust::launch;
 use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::queue::{FrontierQueues, at_level};
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, blocks_for};
+use super::{Driver, DeviceGraph, Gpu, GpuBfs, GpuRun, Step, blocks_for};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 
@@ -38,20 +38,6 @@ pub struct HybridCpu<'g> {
 }
 
 impl<'g> HybridCpu<'g> {
-    /// Loads the kernels and allocates the queues for `graph`.
-    pub fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
-        Ok(HybridCpu {
-            gpu,
-            graph,
-            expand: gpu.kernel(block_queue::EXPAND)?,
-            mark: gpu.kernel(hybrid_cpu::MARK)?,
-            queues: FrontierQueues::new(graph.vertex_count())?,
-            levels: vec![UNREACHED; graph.vertex_count() as usize],
-            discoveries: Vec::new(),
-            discoveries_on_device: None,
-            frontiers: (Vec::new(), Vec::new()),
-        })
-    }
 
     /// One level on the CPU: the textbook loop over the host's frontier.
     fn cpu_level(&mut self, frontier: &[u32], level: u32, next_frontier: &mut Vec<u32>) {
@@ -137,6 +123,29 @@ impl<'g> HybridCpu<'g> {
             self.levels[vertex as usize] = level + 1;
         }
         Ok(())
+    }
+}
+
+impl<'g> Driver<'g> for HybridCpu<'g> {
+    /// The frontier queues, and the CPU's discoveries staged for the
+    /// device: at most 3 words a vertex.
+    fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
+        FrontierQueues::workspace_bytes(graph.vertex_count()) + 12 * graph.vertex_count() as u64
+    }
+
+    /// Loads the kernels and allocates the queues for `graph`.
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        Ok(HybridCpu {
+            gpu,
+            graph,
+            expand: gpu.kernel(block_queue::EXPAND)?,
+            mark: gpu.kernel(hybrid_cpu::MARK)?,
+            queues: FrontierQueues::new(graph.vertex_count())?,
+            levels: vec![UNREACHED; graph.vertex_count() as usize],
+            discoveries: Vec::new(),
+            discoveries_on_device: None,
+            frontiers: (Vec::new(), Vec::new()),
+        })
     }
 }
 

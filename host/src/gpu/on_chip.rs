@@ -16,7 +16,7 @@ use bfs_kernels::abi::on_chip;
 use cust::function::Function;
 use cust::memory::DeviceBuffer;
 
-use super::{
+use super::{Driver, 
     DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, cluster, copy_to_host, parameter,
 };
 use crate::error::CudaContext;
@@ -97,10 +97,33 @@ pub struct OnChip<'g> {
 }
 
 impl<'g> OnChip<'g> {
+
+    /// Levels and parents in vertex order, from the slot-ordered buffers.
+    fn result(&self, source: u32, vertex_count: u32) -> Result<Bfs> {
+        let context = || "copying the result back".to_string();
+        let levels = copy_to_host(&self.levels).context(context)?;
+        let parents = copy_to_host(&self.parents).context(context)?;
+        let ClusterShape { blocks, slots, .. } = self.shape;
+        let slot_of = |vertex: u32| ((vertex % blocks) * slots + vertex / blocks) as usize;
+        Ok(Bfs {
+            source,
+            levels: (0..vertex_count)
+                .map(|vertex| levels[slot_of(vertex)])
+                .collect(),
+            parents: Some(
+                (0..vertex_count)
+                    .map(|vertex| parents[slot_of(vertex)])
+                    .collect(),
+            ),
+        })
+    }
+}
+
+impl<'g> Driver<'g> for OnChip<'g> {
     /// Device bytes besides the graph, for the largest cluster: the
     /// segments (the CSR again, with a row offset per slot and per block)
     /// and a level and a parent per slot.
-    pub fn workspace_bytes(graph: &Csr) -> u64 {
+    fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
         let blocks = cluster::MOST_BLOCKS as u64;
         let slots = (graph.vertex_count() as u64).div_ceil(blocks);
         4 * (blocks + 1 + blocks * (slots + 1) + graph.edge_count()) + 8 * blocks * slots
@@ -108,7 +131,7 @@ impl<'g> OnChip<'g> {
 
     /// Lays `graph` out for the largest cluster `gpu` runs it in, and
     /// uploads it.
-    pub fn new(gpu: &'g Gpu, graph: &Csr) -> Result<Self> {
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
         let kernel = gpu.cluster_kernel(on_chip::SEARCH, "on-chip")?;
         cluster::allow_large_clusters(&kernel, on_chip::SEARCH)?;
         let limit = gpu.shared_memory_per_block();
@@ -152,26 +175,6 @@ impl<'g> OnChip<'g> {
             levels: DeviceBuffer::zeroed(slot_count).context(allocation)?,
             parents: DeviceBuffer::zeroed(slot_count).context(allocation)?,
             timer: Timer::new()?,
-        })
-    }
-
-    /// Levels and parents in vertex order, from the slot-ordered buffers.
-    fn result(&self, source: u32, vertex_count: u32) -> Result<Bfs> {
-        let context = || "copying the result back".to_string();
-        let levels = copy_to_host(&self.levels).context(context)?;
-        let parents = copy_to_host(&self.parents).context(context)?;
-        let ClusterShape { blocks, slots, .. } = self.shape;
-        let slot_of = |vertex: u32| ((vertex % blocks) * slots + vertex / blocks) as usize;
-        Ok(Bfs {
-            source,
-            levels: (0..vertex_count)
-                .map(|vertex| levels[slot_of(vertex)])
-                .collect(),
-            parents: Some(
-                (0..vertex_count)
-                    .map(|vertex| parents[slot_of(vertex)])
-                    .collect(),
-            ),
         })
     }
 }

@@ -19,10 +19,9 @@ use cust::function::Function;
 use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::queue::visited_words;
-use super::{
+use super::{Driver, 
     DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, check_cooperative,
-    copy_to_host, launch_cooperative, parameter,
-};
+    copy_to_host, launch_cooperative, };
 use crate::error::CudaContext;
 use crate::graph::reorder::Renumbering;
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
@@ -63,17 +62,6 @@ pub struct Partitioned<'g> {
 }
 
 impl<'g> Partitioned<'g> {
-    /// Device bytes besides the graph: its renumbered copy and the labels
-    /// (`PartitionLabels::bytes`).
-    pub fn workspace_bytes(graph: &Csr) -> u64 {
-        DeviceGraph::bytes(graph) + PartitionLabels::bytes(graph.vertex_count())
-    }
-
-    /// Renumbers `graph`, uploads it and allocates the search's buffers,
-    /// with partitions sized to `gpu`.
-    pub fn new(gpu: &'g Gpu, graph: &Csr) -> Result<Self> {
-        Self::with_partition_size(gpu, graph, partition_size(graph, gpu))
-    }
 
     /// As [`new`](Self::new), with partitions of `partition_size` vertices
     /// (a positive multiple of 32 that fits the block's shared memory):
@@ -127,33 +115,25 @@ impl<'g> Partitioned<'g> {
     }
 }
 
+impl<'g> Driver<'g> for Partitioned<'g> {
+    /// Device bytes besides the graph: its renumbered copy and the labels
+    /// (`PartitionLabels::bytes`).
+    fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
+        DeviceGraph::bytes(graph) + PartitionLabels::bytes(graph.vertex_count())
+    }
+
+    /// Renumbers `graph`, uploads it and allocates the search's buffers,
+    /// with partitions sized to `gpu`.
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        Self::with_partition_size(gpu, graph, partition_size(graph, gpu))
+    }
+}
+
 impl GpuBfs for Partitioned<'_> {
     fn run(&mut self, _graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
         self.timer.start(self.gpu)?;
         self.labels
             .reset(self.gpu, self.renumbering.new_ids[source as usize])?;
-        let mut row_offsets = self.graph.row_offsets.as_device_ptr();
-        let mut column_indices = self.graph.column_indices.as_device_ptr();
-        let mut vertex_count = self.graph.vertex_count;
-        let mut partition_size = self.partition_size;
-        let mut column_capacity = self.column_capacity;
-        let mut level_window = self.level_window;
-        let mut labels = self.labels.labels.as_device_ptr();
-        let mut dirty = self.labels.dirty.as_device_ptr();
-        let mut outstanding = self.labels.outstanding.as_device_ptr();
-        let mut counters = self.labels.counters.as_device_ptr();
-        let mut parameters = [
-            parameter(&mut row_offsets),
-            parameter(&mut column_indices),
-            parameter(&mut vertex_count),
-            parameter(&mut partition_size),
-            parameter(&mut column_capacity),
-            parameter(&mut level_window),
-            parameter(&mut labels),
-            parameter(&mut dirty),
-            parameter(&mut outstanding),
-            parameter(&mut counters),
-        ];
         let shared_bytes = partitioned::shared_bytes(self.partition_size, self.column_capacity);
         // SAFETY: the parameters are the addresses of values of
         // `partitioned_search`'s parameters, in its order and types: the
@@ -162,16 +142,23 @@ impl GpuBfs for Partitioned<'_> {
         // outstanding count for its `n` vertices reset by `reset`; `new`
         // checked the launch shape with this shared memory.
         unsafe {
-            launch_cooperative(
+            launch_cooperative!(
                 self.gpu,
                 &self.kernel,
-                (
-                    self.gpu.multiprocessors(),
-                    partitioned::BLOCK_SIZE,
-                    shared_bytes,
-                ),
-                &mut parameters,
+                (self.gpu.multiprocessors(), partitioned::BLOCK_SIZE, shared_bytes),
                 partitioned::SEARCH,
+                [
+                    self.graph.row_offsets.as_device_ptr(),
+                    self.graph.column_indices.as_device_ptr(),
+                    self.graph.vertex_count,
+                    self.partition_size,
+                    self.column_capacity,
+                    self.level_window,
+                    self.labels.labels.as_device_ptr(),
+                    self.labels.dirty.as_device_ptr(),
+                    self.labels.outstanding.as_device_ptr(),
+                    self.labels.counters.as_device_ptr(),
+                ]
             )?;
         }
         let elapsed = self.timer.stop(self.gpu)?;

@@ -9,9 +9,9 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::queue::FrontierQueues;
 use super::{
-    DeviceGraph, Gpu, GpuBfs, GpuRun, Step, check_cooperative, launch_cooperative, parameter,
-};
-use crate::Result;
+    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, check_cooperative, launch_cooperative,
+    };
+use crate::{Csr, Result};
 use crate::error::CudaContext;
 
 /// The persistent kernel, its grid size, its barrier words, the rows it
@@ -70,51 +70,33 @@ impl<'g> PersistentLevels<'g> {
         // SAFETY: a memset on the stream, ordered before the launch below.
         unsafe { self.level_words.set_zero_async(stream) }
             .context(|| "starting the persistent kernel".into())?;
-        let mut row_offsets = graph.row_offsets.as_device_ptr();
-        let mut column_indices = graph.column_indices.as_device_ptr();
-        let mut queue = queues.queue.as_device_ptr();
-        let mut frontier_start = queues.frontier_start();
-        let mut frontier_size = queues.frontier_size();
-        let mut staged_rows = self.staged_rows.as_device_ptr();
-        let mut staged_capacity = self.staged_capacity;
-        let mut level_words = self.level_words.as_device_ptr();
-        let mut visited = queues.visited.as_device_ptr();
-        let mut levels = queues.levels.as_device_ptr();
-        let mut parents = queues.parents.as_device_ptr();
-        let mut reached = self.reached.as_device_ptr();
-        let (mut first_level, mut handoff_size) = (first_level, handoff_size);
-        let mut parameters = [
-            parameter(&mut row_offsets),
-            parameter(&mut column_indices),
-            parameter(&mut queue),
-            parameter(&mut frontier_start),
-            parameter(&mut frontier_size),
-            parameter(&mut staged_rows),
-            parameter(&mut staged_capacity),
-            parameter(&mut level_words),
-            parameter(&mut visited),
-            parameter(&mut levels),
-            parameter(&mut parents),
-            parameter(&mut reached),
-            parameter(&mut first_level),
-            parameter(&mut handoff_size),
-        ];
         // SAFETY: the parameters are the addresses of values of
         // `persistent_levels`' parameters, in its order and types, all sized
         // for the graph's `n` (checked by `Search::run`) and initialised as
         // its contract says (the frontier in the queue at `frontier_start`,
         // the barrier words 0); `new` checked the launch shape.
         unsafe {
-            launch_cooperative(
+            launch_cooperative!(
                 gpu,
                 &self.kernel,
-                (
-                    gpu.multiprocessors(),
-                    persistent::BLOCK_SIZE,
-                    persistent::SHARED_BYTES,
-                ),
-                &mut parameters,
+                (gpu.multiprocessors(), persistent::BLOCK_SIZE, persistent::SHARED_BYTES),
                 persistent::LEVELS,
+                [
+                    graph.row_offsets.as_device_ptr(),
+                    graph.column_indices.as_device_ptr(),
+                    queues.queue.as_device_ptr(),
+                    queues.frontier_start(),
+                    queues.frontier_size(),
+                    self.staged_rows.as_device_ptr(),
+                    self.staged_capacity,
+                    self.level_words.as_device_ptr(),
+                    queues.visited.as_device_ptr(),
+                    queues.levels.as_device_ptr(),
+                    queues.parents.as_device_ptr(),
+                    self.reached.as_device_ptr(),
+                    first_level,
+                    handoff_size,
+                ]
             )?;
         }
         stream
@@ -144,19 +126,19 @@ pub struct Persistent<'g> {
     queues: FrontierQueues,
 }
 
-impl<'g> Persistent<'g> {
+impl<'g> Driver<'g> for Persistent<'g> {
     /// The frontier queues and the counters.
-    pub fn workspace_bytes(vertex_count: u32) -> u64 {
-        FrontierQueues::workspace_bytes(vertex_count)
-            + PersistentLevels::workspace_bytes(vertex_count)
+    fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
+        FrontierQueues::workspace_bytes(graph.vertex_count())
+            + PersistentLevels::workspace_bytes(graph.vertex_count())
     }
 
-    /// Loads the kernel and allocates the buffers for `vertex_count` vertices.
-    pub fn new(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
+    /// Loads the kernel and allocates the buffers for the graph's vertices.
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
         Ok(Persistent {
             gpu,
-            levels: PersistentLevels::new(gpu, vertex_count)?,
-            queues: FrontierQueues::new(vertex_count)?,
+            levels: PersistentLevels::new(gpu, graph.vertex_count())?,
+            queues: FrontierQueues::new(graph.vertex_count())?,
         })
     }
 }

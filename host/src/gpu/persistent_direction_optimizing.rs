@@ -12,8 +12,8 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::queue::{FrontierQueues, visited_words};
 use super::row_offsets::RowOffsets;
-use super::{
-    DeviceGraph, Gpu, GpuBfs, GpuRun, Step, check_cooperative, launch_cooperative, parameter,
+use super::{Driver, 
+    DeviceGraph, Gpu, GpuBfs, GpuRun, Step, check_cooperative, cooperative_launch, parameter,
 };
 use crate::error::CudaContext;
 use crate::{Csr, Result};
@@ -42,24 +42,6 @@ pub struct PersistentDirectionOptimizing<'g> {
 const COUNTER_WORDS: usize = 3 * persistent_direction_optimizing::COUNTERS as usize;
 
 impl<'g> PersistentDirectionOptimizing<'g> {
-    /// The narrow row offsets where the graph allows them, the frontier
-    /// queues, three bitmaps, the hubs' chunks, the counters and the
-    /// reached level.
-    pub fn workspace_bytes(graph: &Csr) -> u64 {
-        let vertex_count = graph.vertex_count();
-        RowOffsets::for_graph(graph).copy_bytes(vertex_count as u64 + 1)
-            + FrontierQueues::workspace_bytes(vertex_count)
-            + 3 * 4 * visited_words(vertex_count) as u64
-            + 2 * 8 * hub_chunks::chunk_capacity(graph.edge_count())
-            + 8 * (COUNTER_WORDS as u64 + 1)
-    }
-
-    /// Loads the kernel, sizes its grid to the blocks that stay resident,
-    /// and allocates the buffers for `graph`, its row offsets narrow where
-    /// it allows.
-    pub fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
-        Self::with_row_offsets(gpu, graph, RowOffsets::for_graph(graph))
-    }
 
     /// As [`new`](Self::new), the row offsets `row_offsets` wide (a test
     /// of the wide kernel on a small graph) or narrow.
@@ -95,6 +77,27 @@ impl<'g> PersistentDirectionOptimizing<'g> {
             hub_chunk_capacity,
             counters: DeviceBuffer::zeroed(COUNTER_WORDS + 1).context(allocation)?,
         })
+    }
+}
+
+impl<'g> Driver<'g> for PersistentDirectionOptimizing<'g> {
+    /// The narrow row offsets where the graph allows them, the frontier
+    /// queues, three bitmaps, the hubs' chunks, the counters and the
+    /// reached level.
+    fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
+        let vertex_count = graph.vertex_count();
+        RowOffsets::for_graph(graph).copy_bytes(vertex_count as u64 + 1)
+            + FrontierQueues::workspace_bytes(vertex_count)
+            + 3 * 4 * visited_words(vertex_count) as u64
+            + 2 * 8 * hub_chunks::chunk_capacity(graph.edge_count())
+            + 8 * (COUNTER_WORDS as u64 + 1)
+    }
+
+    /// Loads the kernel, sizes its grid to the blocks that stay resident,
+    /// and allocates the buffers for `graph`, its row offsets narrow where
+    /// it allows.
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        Self::with_row_offsets(gpu, graph, RowOffsets::for_graph(graph))
     }
 }
 
@@ -153,7 +156,7 @@ impl GpuBfs for PersistentDirectionOptimizing<'_> {
         // only on a symmetric graph; `new` found this many blocks of this
         // shape resident on a multiprocessor.
         unsafe {
-            launch_cooperative(
+            cooperative_launch(
                 gpu,
                 &self.kernel,
                 (

@@ -10,8 +10,8 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::persistent::PersistentLevels;
 use super::queue::{FrontierQueues, at_level, visited_words};
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, allow_shared_memory};
-use crate::Result;
+use super::{Driver, DeviceGraph, Gpu, GpuBfs, GpuRun, Step, allow_shared_memory};
+use crate::{Csr, Result};
 use crate::error::CudaContext;
 
 /// How frontiers too large for one block are expanded.
@@ -58,18 +58,6 @@ pub const ONE_BLOCK_UP_TO: u32 = 1024;
 pub const PERSISTENT_DOWN_TO: u32 = 512;
 
 impl<'g> SmallFrontier<'g> {
-    /// Device bytes for `n` vertices: the frontier queues and the level
-    /// reached (without the persistent kernel's, under `auto`).
-    pub fn workspace_bytes(vertex_count: u32) -> u64 {
-        FrontierQueues::workspace_bytes(vertex_count) + 4
-    }
-
-    /// The `small-frontier` variant: one block while the frontier fits in
-    /// shared memory, single `block_queue_expand` levels beyond.
-    pub fn new(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
-        let large = LargeFrontiers::BlockQueueLevel(gpu.kernel(block_queue::EXPAND)?);
-        Self::with(gpu, vertex_count, small_frontier::CAPACITY, large)
-    }
 
     /// `auto`'s strategy for road networks: one block for small frontiers,
     /// the persistent grid (many levels per launch too) for large ones.
@@ -186,6 +174,23 @@ impl<'g> SmallFrontier<'g> {
                 Ok((next_size, next_level))
             }
         }
+    }
+}
+
+impl<'g> Driver<'g> for SmallFrontier<'g> {
+    /// Device bytes for `n` vertices: the frontier queues and the level
+    /// reached (without the persistent kernel's, under `auto`).
+    fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
+        let vertex_count = graph.vertex_count();
+        FrontierQueues::workspace_bytes(vertex_count) + 4
+    }
+
+    /// The `small-frontier` variant: one block while the frontier fits in
+    /// shared memory, single `block_queue_expand` levels beyond.
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        let vertex_count = graph.vertex_count();
+        let large = LargeFrontiers::BlockQueueLevel(gpu.kernel(block_queue::EXPAND)?);
+        Self::with(gpu, vertex_count, small_frontier::CAPACITY, large)
     }
 }
 

@@ -6,8 +6,8 @@ use cust::function::Function;
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download};
-use crate::Result;
+use super::{Driver, DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download};
+use crate::{Csr, Result};
 use crate::error::CudaContext;
 
 /// The expand/update kernels and their per-vertex masks, sized for one graph.
@@ -26,28 +26,6 @@ pub struct TwoKernel<'g> {
 }
 
 impl<'g> TwoKernel<'g> {
-    /// Three byte masks and a level per vertex, and the `over` flag.
-    pub fn workspace_bytes(vertex_count: u32) -> u64 {
-        7 * vertex_count as u64 + 4
-    }
-
-    /// Loads the kernels and allocates the buffers for `vertex_count` vertices.
-    pub fn new(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
-        let count = vertex_count as usize;
-        let allocation = || "allocating two-kernel buffers".to_string();
-        Ok(TwoKernel {
-            gpu,
-            expand: gpu.kernel(two_kernel::EXPAND)?,
-            update: gpu.kernel(two_kernel::UPDATE)?,
-            frontier: DeviceBuffer::zeroed(count).context(allocation)?,
-            updating: DeviceBuffer::zeroed(count).context(allocation)?,
-            visited: DeviceBuffer::zeroed(count).context(allocation)?,
-            levels: DeviceBuffer::zeroed(count).context(allocation)?,
-            over: DeviceBuffer::zeroed(1).context(allocation)?,
-            over_on_host: LockedBuffer::new(&0, 1).context(allocation)?,
-            timer: Timer::new()?,
-        })
-    }
 
     /// Clears the masks and levels, then puts `source` alone in the frontier.
     fn initialise(&mut self, source: u32) -> Result<()> {
@@ -77,6 +55,33 @@ impl<'g> TwoKernel<'g> {
                 .context(context)?;
         }
         Ok(())
+    }
+}
+
+impl<'g> Driver<'g> for TwoKernel<'g> {
+    /// Three byte masks and a level per vertex, and the `over` flag.
+    fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
+        let vertex_count = graph.vertex_count();
+        7 * vertex_count as u64 + 4
+    }
+
+    /// Loads the kernels and allocates the buffers for `vertex_count` vertices.
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        let vertex_count = graph.vertex_count();
+        let count = vertex_count as usize;
+        let allocation = || "allocating two-kernel buffers".to_string();
+        Ok(TwoKernel {
+            gpu,
+            expand: gpu.kernel(two_kernel::EXPAND)?,
+            update: gpu.kernel(two_kernel::UPDATE)?,
+            frontier: DeviceBuffer::zeroed(count).context(allocation)?,
+            updating: DeviceBuffer::zeroed(count).context(allocation)?,
+            visited: DeviceBuffer::zeroed(count).context(allocation)?,
+            levels: DeviceBuffer::zeroed(count).context(allocation)?,
+            over: DeviceBuffer::zeroed(1).context(allocation)?,
+            over_on_host: LockedBuffer::new(&0, 1).context(allocation)?,
+            timer: Timer::new()?,
+        })
     }
 }
 

@@ -7,8 +7,8 @@ use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::queue::at_level;
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download, reset_labels};
-use crate::Result;
+use super::{Driver, DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download, reset_labels};
+use crate::{Csr, Result};
 use crate::error::CudaContext;
 
 /// The step kernel, levels, parents and the `discovered` flag.
@@ -22,14 +22,16 @@ pub struct VertexLevels<'g> {
     timer: Timer,
 }
 
-impl<'g> VertexLevels<'g> {
+impl<'g> Driver<'g> for VertexLevels<'g> {
     /// A level and a parent per vertex, and the flag.
-    pub fn workspace_bytes(vertex_count: u32) -> u64 {
+    fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
+        let vertex_count = graph.vertex_count();
         8 * vertex_count as u64 + 4
     }
 
     /// Loads the kernel and allocates the buffers for `vertex_count` vertices.
-    pub fn new(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
+        let vertex_count = graph.vertex_count();
         let count = vertex_count as usize;
         let allocation = || "allocating vertex-levels buffers".to_string();
         Ok(VertexLevels {

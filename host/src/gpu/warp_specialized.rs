@@ -14,10 +14,9 @@ use bfs_kernels::abi::warp_specialized;
 use cust::function::Function;
 
 use super::partitioned::{PartitionLabels, grow_partitions, shared_limit};
-use super::{
+use super::{Driver, 
     DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, check_cooperative,
-    launch_cooperative, parameter,
-};
+    launch_cooperative, };
 use crate::graph::reorder::Renumbering;
 use crate::{Csr, Error, Result};
 
@@ -40,15 +39,15 @@ pub struct WarpSpecialized<'g> {
     timer: Timer,
 }
 
-impl<'g> WarpSpecialized<'g> {
+impl<'g> Driver<'g> for WarpSpecialized<'g> {
     /// Device bytes besides the graph: its renumbered copy and the labels.
-    pub fn workspace_bytes(graph: &Csr) -> u64 {
+    fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
         DeviceGraph::bytes(graph) + PartitionLabels::bytes(graph.vertex_count())
     }
 
     /// Renumbers `graph` into partitions sized to `gpu` and uploads it, or
     /// says why the partitions cannot stay in shared memory.
-    pub fn new(gpu: &'g Gpu, graph: &Csr) -> Result<Self> {
+    fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
         let vertex_count = graph.vertex_count();
         if vertex_count >= 1 << 31 {
             return Err(Error::Unsupported(format!(
@@ -108,26 +107,7 @@ impl GpuBfs for WarpSpecialized<'_> {
         self.timer.start(self.gpu)?;
         self.labels
             .reset(self.gpu, self.renumbering.new_ids[source as usize])?;
-        let mut row_offsets = self.graph.row_offsets.as_device_ptr();
-        let mut column_indices = self.graph.column_indices.as_device_ptr();
-        let mut vertex_count = self.graph.vertex_count;
-        let mut partition_size = self.partition_size;
-        let mut column_capacity = self.column_capacity;
-        let mut labels = self.labels.labels.as_device_ptr();
-        let mut dirty = self.labels.dirty.as_device_ptr();
-        let mut outstanding = self.labels.outstanding.as_device_ptr();
-        let mut counters = self.labels.counters.as_device_ptr();
-        let mut parameters = [
-            parameter(&mut row_offsets),
-            parameter(&mut column_indices),
-            parameter(&mut vertex_count),
-            parameter(&mut partition_size),
-            parameter(&mut column_capacity),
-            parameter(&mut labels),
-            parameter(&mut dirty),
-            parameter(&mut outstanding),
-            parameter(&mut counters),
-        ];
+        let vertex_count = self.graph.vertex_count;
         let blocks = vertex_count.div_ceil(self.partition_size).max(1);
         let shared_bytes =
             warp_specialized::WarpSpecializedLayout::new(self.partition_size, self.column_capacity)
@@ -140,12 +120,22 @@ impl GpuBfs for WarpSpecialized<'_> {
         // `reset`; one block per partition, all resident (`new` checked
         // the occupancy with this shared memory).
         unsafe {
-            launch_cooperative(
+            launch_cooperative!(
                 self.gpu,
                 &self.kernel,
                 (blocks, warp_specialized::BLOCK_SIZE, shared_bytes),
-                &mut parameters,
                 warp_specialized::SEARCH,
+                [
+                    self.graph.row_offsets.as_device_ptr(),
+                    self.graph.column_indices.as_device_ptr(),
+                    self.graph.vertex_count,
+                    self.partition_size,
+                    self.column_capacity,
+                    self.labels.labels.as_device_ptr(),
+                    self.labels.dirty.as_device_ptr(),
+                    self.labels.outstanding.as_device_ptr(),
+                    self.labels.counters.as_device_ptr(),
+                ]
             )?;
         }
         let elapsed = self.timer.stop(self.gpu)?;

@@ -1,0 +1,102 @@
+//! Device memory of a search: the graph in CSR form, uploads, the labels'
+//! reset before a search and their copy back to the host.
+
+use cust::error::CudaResult;
+use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
+use rayon::prelude::*;
+
+use super::Gpu;
+use crate::error::CudaContext;
+use crate::graph::EdgeOffset;
+use crate::{Bfs, Csr, Result, UNREACHED};
+
+/// A graph resident in device memory, in CSR form.
+pub struct DeviceGraph {
+    pub(super) row_offsets: DeviceBuffer<EdgeOffset>,
+    pub(super) column_indices: DeviceBuffer<u32>,
+    pub(super) vertex_count: u32,
+}
+
+impl DeviceGraph {
+    /// Bytes the CSR occupies on the device: `8 (n + 1) + 4 m`.
+    pub fn bytes(graph: &Csr) -> u64 {
+        size_of::<EdgeOffset>() as u64 * (graph.vertex_count() as u64 + 1) + 4 * graph.edge_count()
+    }
+
+    pub(super) fn upload(graph: &Csr) -> Result<DeviceGraph> {
+        Ok(DeviceGraph {
+            row_offsets: upload(graph.row_offsets())?,
+            column_indices: upload(graph.column_indices())?,
+            vertex_count: graph.vertex_count(),
+        })
+    }
+}
+
+/// Copies `values` to a new device buffer. An empty array still gets a
+/// 1-element buffer: kernels take a valid pointer, and cust rejects
+/// zero-sized allocations.
+pub(crate) fn upload<T: DeviceCopy + Default>(values: &[T]) -> Result<DeviceBuffer<T>> {
+    let empty = [T::default()];
+    let values = if values.is_empty() {
+        &empty[..]
+    } else {
+        values
+    };
+    DeviceBuffer::from_slice(values).context(|| "uploading the graph".into())
+}
+
+/// Queues the reset of a search's labels from `source` on `gpu`'s stream:
+/// every vertex unreached, except the source, at level 0 and its own parent.
+pub(super) fn reset_labels(
+    gpu: &Gpu,
+    levels: &mut DeviceBuffer<u32>,
+    parents: &mut DeviceBuffer<u32>,
+    source: u32,
+) -> Result<()> {
+    let (stream, at) = (gpu.stream(), source as usize..=source as usize);
+    let context = || "initialising the search".to_string();
+    // SAFETY: memsets ordered on the one stream before any kernel that reads
+    // these buffers; the host does not touch them meanwhile.
+    unsafe {
+        levels.set_32_async(UNREACHED, stream).context(context)?;
+        parents.set_32_async(UNREACHED, stream).context(context)?;
+        levels
+            .index(at.clone())
+            .set_32_async(0, stream)
+            .context(context)?;
+        parents
+            .index(at)
+            .set_32_async(source, stream)
+            .context(context)
+    }
+}
+
+/// Copies a finished search's per-vertex arrays back to the host.
+pub(super) fn download(
+    source: u32,
+    levels: &DeviceBuffer<u32>,
+    parents: Option<&DeviceBuffer<u32>>,
+) -> Result<Bfs> {
+    let context = || "copying the result back".to_string();
+    let copy = |buffer: &DeviceBuffer<u32>| copy_to_host(buffer).context(context);
+    Ok(Bfs {
+        source,
+        levels: copy(levels)?,
+        parents: parents.map(copy).transpose()?,
+    })
+}
+
+/// `buffer`'s values in a new vector, whose pages are first touched on
+/// every core: a copy into untouched memory faults its pages in on the
+/// driver's one thread. On one H100's host, a Kronecker 26 search's
+/// levels (268 MB): 212–220 ms that way, 38–51 ms touched first.
+pub(crate) fn copy_to_host<T: DeviceCopy + Default + Send>(
+    buffer: &DeviceSlice<T>,
+) -> CudaResult<Vec<T>> {
+    let mut values: Vec<T> = (0..buffer.len())
+        .into_par_iter()
+        .map(|_| T::default())
+        .collect();
+    buffer.copy_to(&mut values[..])?;
+    Ok(values)
+}
