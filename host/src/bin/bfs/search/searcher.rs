@@ -113,8 +113,8 @@ pub(super) fn choose<'g>(
 
 impl Searcher<'_> {
     /// Searches from each of `sources` in turn, handing each outcome to
-    /// `on_outcome` as it comes (one result in memory at a time: a
-    /// Kronecker 28 search's levels and parents take 2 GB).
+    /// `on_outcome` as it comes, so that a large graph's many searches
+    /// hold one result in memory at a time.
     pub(super) fn for_each(
         &mut self,
         graph: &Csr,
