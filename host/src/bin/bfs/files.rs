@@ -207,6 +207,7 @@ fn write_prepared(graph: &Csr, preparations: &[Preparation], path: &Path) -> bfs
     })
 }
 
+/// The Matrix Market entry order `--order` names (`seed` shuffles).
 fn entry_order(order: Order, seed: u64) -> EntryOrder {
     match order {
         Order::RowMajor => EntryOrder::RowMajor,
@@ -215,6 +216,8 @@ fn entry_order(order: Order, seed: u64) -> EntryOrder {
     }
 }
 
+/// Writes `graph` to `path` in `order`, and prints what was written and
+/// the time since `started`.
 fn save(graph: &Csr, path: &Path, order: EntryOrder, started: Instant) -> anyhow::Result<()> {
     if order != EntryOrder::RowMajor
         && path

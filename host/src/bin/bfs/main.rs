@@ -23,6 +23,7 @@ struct Cli {
     search: SearchArgs,
 }
 
+/// The subcommands, beside the search itself.
 #[derive(Subcommand)]
 enum Command {
     /// Time every variant over many sources per graph (each result checked
@@ -140,6 +141,7 @@ impl GpuCount {
     }
 }
 
+/// Parses `--gpus`: a positive count, or `all`.
 fn parse_gpus(text: &str) -> Result<GpuCount, String> {
     match text {
         "all" => Ok(GpuCount::All),
@@ -152,6 +154,7 @@ fn parse_gpus(text: &str) -> Result<GpuCount, String> {
     }
 }
 
+/// `--device`: where the search runs.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum DeviceChoice {
     Auto,
@@ -160,6 +163,7 @@ enum DeviceChoice {
     CpuReference,
 }
 
+/// `--reader`: which Matrix Market reader loads the graph.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum ReaderChoice {
     Fast,
@@ -175,6 +179,8 @@ impl From<ReaderChoice> for bfs::graph::Reader {
     }
 }
 
+/// Parses the options, runs the search or the subcommand, and turns an
+/// error into one line and an exit code.
 fn main() -> ExitCode {
     // A rank takes only an NCCL id file written after it started.
     let started = std::time::SystemTime::now();

@@ -1,0 +1,83 @@
+//! Opening the GPU on its own thread while the graph loads, and joining
+//! that thread once the search needs the device.
+
+use std::path::Path;
+use std::thread::JoinHandle;
+
+use anyhow::Context;
+use bfs::Error;
+use bfs::gpu::Gpu;
+
+use crate::{DeviceChoice, SearchArgs};
+
+/// The device being opened on its own thread while the graph loads.
+pub(super) struct DeviceOpening {
+    thread: Option<JoinHandle<bfs::Result<Gpu>>>,
+}
+
+/// A run that ends early (a bad source, say) waits for the device it was
+/// opening, so that the process never exits while a thread is inside the
+/// driver's initialisation.
+impl Drop for DeviceOpening {
+    fn drop(&mut self) {
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl DeviceOpening {
+    /// Starts opening the device, unless the options ask for the CPU.
+    pub(super) fn start(arguments: &SearchArgs) -> Option<DeviceOpening> {
+        if matches!(
+            arguments.device,
+            DeviceChoice::Cpu | DeviceChoice::CpuReference
+        ) {
+            return None;
+        }
+        let ptx = arguments.ptx.clone();
+        let thread = std::thread::spawn(move || open_gpu(ptx.as_deref()));
+        Some(DeviceOpening {
+            thread: Some(thread),
+        })
+    }
+
+    /// The opened device, made current on this thread; or, where `device`
+    /// is `auto` and there is none, `None` and why (after a note).
+    pub(super) fn finish(
+        mut self,
+        device: DeviceChoice,
+    ) -> anyhow::Result<(Option<Gpu>, Option<String>)> {
+        let opened = self
+            .thread
+            .take()
+            .context("the GPU's opening was joined already")?
+            .join()
+            .map_err(|_| anyhow::anyhow!("the thread opening the GPU panicked"))?;
+        match opened {
+            Ok(gpu) => {
+                gpu.make_current()?;
+                Ok((Some(gpu), None))
+            }
+            Err(Error::NoDevice(reason)) if device == DeviceChoice::Auto => {
+                eprintln!("note: no CUDA device ({reason}); running on the CPU instead");
+                Ok((None, Some(format!("no CUDA device ({reason})"))))
+            }
+            Err(error) => Err(error.into()),
+        }
+    }
+}
+
+/// Opens the GPU with the embedded kernels, or those of the PTX file `ptx`.
+fn open_gpu(ptx: Option<&Path>) -> bfs::Result<Gpu> {
+    match ptx {
+        None => Gpu::open(),
+        Some(path) => {
+            let ptx = std::fs::read_to_string(path).map_err(|error| Error::Io {
+                path: path.to_path_buf(),
+                error,
+            })?;
+            Gpu::with_ptx(&ptx)
+        }
+    }
+}

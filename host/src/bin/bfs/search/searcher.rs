@@ -1,0 +1,219 @@
+//! Where a run's searches go (one GPU, several through NCCL, the parallel
+//! CPU engine or the single-thread reference), and searching there from
+//! each source in turn.
+
+use std::time::{Duration, Instant};
+
+use anyhow::bail;
+use bfs::gpu::{Gpu, Search, Step, Variant, Work};
+use bfs::multi::Ranks;
+use bfs::phases::Phases;
+use bfs::{Bfs, Csr, cpu};
+
+use super::load::LoadedGraph;
+use super::multi_gpu;
+use super::plan::{self, SearchContext};
+use super::sources::Searches;
+use crate::{DeviceChoice, SearchArgs};
+
+/// Where the searches run.
+pub(super) enum Searcher<'g> {
+    /// The parallel CPU engine.
+    Cpu {
+        engine: cpu::ParallelBfs,
+        /// Why the CPU: no GPU, or the options.
+        why: String,
+        /// Whether `--threads` set its threads (else the graph's size did).
+        threads_asked: bool,
+    },
+    /// The single-thread reference.
+    CpuReference,
+    /// One GPU, with the variant or strategy the plan took.
+    Gpu {
+        gpu: &'g Gpu,
+        variant: Variant,
+        search: Search<'g>,
+        /// The device, the strategy and why, in words.
+        plan: String,
+    },
+    /// Several GPUs through NCCL; the ranks stay joined from one source
+    /// to the next.
+    MultiGpu {
+        ranks: Ranks,
+        join_timeout: Duration,
+        /// The GPUs, once a search has named them.
+        device: String,
+    },
+}
+
+/// One search's result and how it ran.
+pub(super) struct Outcome {
+    pub(super) result: Bfs,
+    /// The search's time, as the device or the CPU engine timed it.
+    pub(super) elapsed: Duration,
+    /// Its steps (launches, exchanges), for `--trace`.
+    pub(super) steps: Vec<Step>,
+    /// What the GPU did for it, where the variant counts that.
+    pub(super) work: Option<Work>,
+    /// Host time to copy its result back, after the device finished.
+    pub(super) download: Duration,
+}
+
+/// The searcher for this run: over GPUs where `ranks` asks, on `gpu` where
+/// it opened, else on the CPU (where the options did not ask for the CPU,
+/// `no_gpu` says why it runs there).
+pub(super) fn choose<'g>(
+    arguments: &SearchArgs,
+    loaded: &'g LoadedGraph,
+    gpu: Option<&'g Gpu>,
+    no_gpu: Option<String>,
+    ranks: Option<Ranks>,
+    searches: &Searches,
+    phases: &mut Phases,
+) -> anyhow::Result<Searcher<'g>> {
+    let graph = &loaded.graph;
+    Ok(match (gpu, ranks) {
+        (_, Some(ranks)) => Searcher::MultiGpu {
+            ranks,
+            join_timeout: Duration::from_secs_f64(arguments.join_timeout.max(0.0)),
+            device: String::new(),
+        },
+        (Some(gpu), None) => {
+            let wants_parents = arguments.parents.is_some() || searches.target.is_some();
+            if wants_parents && !arguments.variant.records_parents() {
+                bail!(
+                    "variant {} records no parents; --parents and --target need another",
+                    arguments.variant
+                );
+            }
+            let context = SearchContext {
+                graph_name: loaded.source.name(),
+                prepared: &loaded.prepared,
+                searches: searches.sources.len(),
+            };
+            plan::gpu_searcher(gpu, graph, arguments, &context, phases)?
+        }
+        (None, None) if arguments.device == DeviceChoice::CpuReference => Searcher::CpuReference,
+        (None, None) => {
+            let threads = arguments
+                .threads
+                .map_or_else(|| cpu::threads_for(graph), |threads| threads as usize);
+            let engine = cpu::ParallelBfs::new(threads)?;
+            // The one-time pass that decides whether bottom-up levels are
+            // possible belongs to loading, not to the first search.
+            graph.is_symmetric();
+            Searcher::Cpu {
+                engine,
+                why: no_gpu.unwrap_or_else(|| "--device cpu".into()),
+                threads_asked: arguments.threads.is_some(),
+            }
+        }
+    })
+}
+
+impl Searcher<'_> {
+    /// Searches from each of `sources` in turn, handing each outcome to
+    /// `on_outcome` as it comes, so that a large graph's many searches
+    /// hold one result in memory at a time.
+    pub(super) fn for_each(
+        &mut self,
+        graph: &Csr,
+        sources: &[u32],
+        on_outcome: &mut dyn FnMut(Outcome) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        if let Searcher::MultiGpu {
+            ranks,
+            join_timeout,
+            device,
+        } = self
+        {
+            return multi_gpu::search(graph, ranks, sources, *join_timeout, device, on_outcome);
+        }
+        for &source in sources {
+            let outcome = match self {
+                Searcher::Gpu { search, .. } => {
+                    let run = search.run(source)?;
+                    Outcome {
+                        result: run.result,
+                        elapsed: run.elapsed,
+                        steps: run.steps,
+                        work: run.work,
+                        download: run.download,
+                    }
+                }
+                _ => {
+                    let started = Instant::now();
+                    let result = match self {
+                        Searcher::Cpu { engine, .. } => engine.search(graph, source),
+                        _ => cpu::bfs(graph, source),
+                    };
+                    Outcome {
+                        result,
+                        elapsed: started.elapsed(),
+                        steps: Vec::new(),
+                        work: None,
+                        download: Duration::ZERO,
+                    }
+                }
+            };
+            on_outcome(outcome)?;
+        }
+        Ok(())
+    }
+
+    /// The device, the strategy and why, in one line.
+    pub(super) fn plan_line(&self, graph: &Csr) -> String {
+        match self {
+            Searcher::Cpu {
+                engine,
+                why,
+                threads_asked,
+            } => {
+                let threads = match threads_asked {
+                    true => "asked for".to_string(),
+                    false => format!("for {} CSR entries", graph.edge_count()),
+                };
+                format!(
+                    "CPU, direction-optimizing engine on {} threads ({threads}): {why}",
+                    engine.threads()
+                )
+            }
+            Searcher::CpuReference => {
+                "CPU, the single-thread reference (--device cpu-reference)".into()
+            }
+            Searcher::Gpu { gpu, plan, .. } => {
+                format!("{} ({}); {plan}", gpu.name(), gpu.kernel_code())
+            }
+            Searcher::MultiGpu { ranks, .. } => multi_gpu::plan_line(ranks),
+        }
+    }
+
+    /// The device in words, for the report.
+    pub(super) fn device(&self) -> String {
+        match self {
+            Searcher::Cpu { engine, .. } => format!(
+                "CPU (direction-optimizing BFS, {} threads)",
+                engine.threads()
+            ),
+            Searcher::CpuReference => "CPU (reference BFS, one thread)".into(),
+            Searcher::Gpu { gpu, .. } => gpu.name().into(),
+            Searcher::MultiGpu { device, .. } => device.clone(),
+        }
+    }
+
+    /// The GPU variant that searches, where one GPU does.
+    pub(super) fn variant(&self) -> Option<Variant> {
+        match self {
+            Searcher::Cpu { .. } | Searcher::CpuReference | Searcher::MultiGpu { .. } => None,
+            Searcher::Gpu { variant, .. } => Some(*variant),
+        }
+    }
+
+    /// The device memory the search holds, where one GPU searches.
+    pub(super) fn device_bytes(&self) -> Option<u64> {
+        match self {
+            Searcher::Cpu { .. } | Searcher::CpuReference | Searcher::MultiGpu { .. } => None,
+            Searcher::Gpu { search, .. } => Some(search.device_bytes()),
+        }
+    }
+}
