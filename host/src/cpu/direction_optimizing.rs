@@ -20,8 +20,9 @@
 //! Two things make it fast on road networks, whose thousands of levels are
 //! mostly small: a level with fewer than [`SEQUENTIAL_LEVEL_EDGES`] edges
 //! runs on the calling thread alone, and the team's workers spin for a
-//! while (50 µs) after a parallel level instead of sleeping, so the fork of
-//! a level that follows soon costs about a cache miss. Nothing is
+//! short while (`team::SPIN_BEFORE_SLEEP`) after a parallel level instead of
+//! sleeping, so the fork of a level that follows soon costs about a cache
+//! miss. Nothing is
 //! allocated per level: the queues and bitmaps are kept from search to
 //! search.
 //!

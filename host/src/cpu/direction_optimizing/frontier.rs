@@ -5,13 +5,10 @@ use std::ops::Range;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-/// Frontier vertices a member takes at a time in a top-down level. On the
-/// 16-thread host of the H100 machine (8 sources, medians), 64 took 243 ms
-/// on the 4096² grid and 58.3 on the 2048² grid; 256: 204 and 47.1, the
-/// Kronecker 22 and uniform graphs unchanged (13.3, 15.8 ms); 512: 207 and
-/// 56.7; 1,024: 257 and 91.4; 16: 302 to 334 on the 4096² grid. Fewer,
+/// Frontier vertices a member takes at a time in a top-down level: fewer,
 /// longer chunks mean fewer claims of the shared cursor per level, until
-/// the last members wait on the others' chunks.
+/// the last members wait on the others' chunks (see docs/decisions.md,
+/// "CPU engine").
 const TOP_DOWN_CHUNK: usize = 256;
 
 /// A queue of vertices in one piece per team member: the piece it claimed.
