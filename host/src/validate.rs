@@ -10,8 +10,8 @@
 //! level up must exist (an in-neighbour: the check walks edges forward).
 //!
 //! The rules are checked on every core: one pass over the edges of the
-//! reached vertices and one over the vertices, so a Kronecker 28 search
-//! (8.6 billion CSR entries) is checked in seconds.
+//! reached vertices and one over the vertices, so that even the largest
+//! graphs' searches can be checked.
 
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -23,7 +23,7 @@ use crate::{Bfs, Csr, Error, Result, UNREACHED, cpu};
 
 /// Graphs of more CSR entries than this are checked against the parallel
 /// CPU search, not the single-thread reference, which would take minutes
-/// a source there (Kronecker 28: 8.6 billion entries).
+/// a source there.
 pub const REFERENCE_MOST_EDGES: u64 = 1 << 30;
 
 /// Checks searches of one graph: their distances against a CPU search's,

@@ -20,20 +20,29 @@
 //! Two things make it fast on road networks, whose thousands of levels are
 //! mostly small: a level with fewer than [`SEQUENTIAL_LEVEL_EDGES`] edges
 //! runs on the calling thread alone, and the team's workers spin for a
-//! while (50 µs) after a parallel level instead of sleeping, so the fork of
-//! a level that follows soon costs about a cache miss. Nothing is
+//! short while (`team::SPIN_BEFORE_SLEEP`) after a parallel level instead of
+//! sleeping, so the fork of a level that follows soon costs about a cache
+//! miss. Nothing is
 //! allocated per level: the queues and bitmaps are kept from search to
 //! search.
 //!
 //! The search returns levels and parents split from the labels, with
 //! [`UNREACHED`] for unreached vertices; the source is its own parent.
 //! Directed graphs run top-down only (bottom-up needs the in-edges).
+//!
+//! `frontier.rs` holds the top-down frontier and how members share its
+//! chunks; `labels.rs` the labels and the two level steps over them.
+
+mod frontier;
+mod labels;
 
 use bfs_kernels::abi::direction_optimizing;
 use std::mem::MaybeUninit;
-use std::ops::Range;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+
+use frontier::{Frontier, for_each_chunk, with_own_queue};
+use labels::{Labels, is_unreached, label, unreached};
 
 use super::team::Team;
 use crate::{Bfs, Csr, UNREACHED};
@@ -45,15 +54,6 @@ pub const SEQUENTIAL_LEVEL_EDGES: u64 = 1024;
 /// Frontier edges per member of a parallel top-down level: a level of `E`
 /// edges runs on `E / EDGES_PER_MEMBER` members (at least two).
 const EDGES_PER_MEMBER: u64 = 1024;
-
-/// Frontier vertices a member takes at a time in a top-down level. On the
-/// 16-thread host of the H100 machine (8 sources, medians), 64 took 243 ms
-/// on the 4096² grid and 58.3 on the 2048² grid; 256: 204 and 47.1, the
-/// Kronecker 22 and uniform graphs unchanged (13.3, 15.8 ms); 512: 207 and
-/// 56.7; 1,024: 257 and 91.4; 16: 302 to 334 on the 4096² grid. Fewer,
-/// longer chunks mean fewer claims of the shared cursor per level, until
-/// the last members wait on the others' chunks.
-const TOP_DOWN_CHUNK: usize = 256;
 
 /// Bitmap words (64 vertices each) a member takes at a time in a
 /// bottom-up level or a conversion between queue and bitmap.
@@ -91,147 +91,6 @@ pub enum Step {
     TopDown,
     /// Bottom-up on the whole team.
     BottomUp,
-}
-
-/// A queue of vertices in one piece per team member: the piece it claimed.
-#[derive(Default)]
-struct Frontier {
-    pieces: Vec<Vec<u32>>,
-    /// A chunk cursor per piece, for [`Frontier::for_each_chunk`].
-    cursors: Vec<PaddedCursor>,
-}
-
-impl Frontier {
-    fn len(&self) -> usize {
-        self.pieces.iter().map(Vec::len).sum()
-    }
-
-    /// Takes the members' queues as the new frontier, leaving theirs (the
-    /// old frontier's pieces) emptied for reuse.
-    fn take(&mut self, claimed: &mut [Mutex<Vec<u32>>]) {
-        self.pieces.resize_with(claimed.len(), Vec::new);
-        self.cursors
-            .resize_with(claimed.len(), PaddedCursor::default);
-        for ((piece, queue), cursor) in self.pieces.iter_mut().zip(claimed).zip(&mut self.cursors) {
-            let queue = queue.get_mut().unwrap_or_else(|poison| poison.into_inner());
-            std::mem::swap(piece, queue);
-            queue.clear();
-            *cursor.0.get_mut() = 0;
-        }
-    }
-
-    /// Runs `work` on chunks of the frontier for `member`, which takes its
-    /// own piece's chunks first and then helps with the others': a member
-    /// expands what it claimed, whose neighbours' cache lines it holds, and
-    /// only the end of a level moves lines between cores. Once per frontier.
-    fn for_each_chunk(&self, member: usize, mut work: impl FnMut(&[u32])) {
-        let pieces = self.pieces.len();
-        for piece in (member % pieces..pieces).chain(0..member % pieces) {
-            let vertices = &self.pieces[piece];
-            for_each_chunk(
-                &self.cursors[piece].0,
-                vertices.len(),
-                TOP_DOWN_CHUNK,
-                |range| work(&vertices[range]),
-            );
-        }
-    }
-}
-
-/// The label of a vertex reached at `level` from `parent`.
-fn label(level: u32, parent: u32) -> u64 {
-    (level as u64) << 32 | parent as u64
-}
-
-/// The label of a vertex not yet reached, which has `degree` edges: the
-/// level field all ones.
-fn unreached(degree: u32) -> u64 {
-    (UNREACHED as u64) << 32 | degree as u64
-}
-
-/// Whether `label` is [`unreached`]'s.
-fn is_unreached(label: u64) -> bool {
-    label >> 32 == UNREACHED as u64
-}
-
-/// What a search shares with its team: the graph and its labels.
-struct Labels<'a> {
-    graph: &'a Csr,
-    labels: &'a [AtomicU64],
-}
-
-impl Labels<'_> {
-    /// gapbs's `TDStep` over some frontier vertices: claims their unvisited
-    /// neighbours for `level`, queues them and returns their edges (the next
-    /// `scout_count`).
-    fn top_down(&self, frontier: &[u32], level: u32, claimed: &mut Vec<u32>) -> u64 {
-        let mut scout_count = 0;
-        for &vertex in frontier {
-            for &neighbour in self.graph.neighbours(vertex) {
-                let neighbour_label = &self.labels[neighbour as usize];
-                let found = neighbour_label.load(Relaxed);
-                if is_unreached(found) {
-                    neighbour_label.store(label(level, vertex), Relaxed);
-                    claimed.push(neighbour);
-                    scout_count += found as u32 as u64;
-                }
-            }
-        }
-        scout_count
-    }
-
-    /// gapbs's `BUStep` over some words of the bitmaps: every vertex there
-    /// not yet settled that has a neighbour in `front` takes the first as
-    /// its parent and `level` as its level. Returns how many did. The first
-    /// level of a bottom-up phase finds the unsettled vertices by their
-    /// parents, as gapbs's does, and records them in `settled` (with the
-    /// vertices no level can find: those without edges, and the bits past
-    /// the last vertex); the later ones read a bit instead of a parent, and
-    /// skip a settled word whole.
-    fn bottom_up(
-        &self,
-        words: Range<usize>,
-        (level, first_of_phase): (u32, bool),
-        (front, next, settled): (&[AtomicU64], &[AtomicU64], &[AtomicU64]),
-    ) -> usize {
-        let vertex_count = self.labels.len();
-        let mut awake_count = 0;
-        for word in words {
-            let first = word * 64;
-            let mut settled_bits = if first_of_phase {
-                let mut bits = 0;
-                for bit in 0..64 {
-                    let vertex = first + bit;
-                    // Reached, or unreached without an edge.
-                    let settled = |found| !is_unreached(found) || found == unreached(0);
-                    if vertex >= vertex_count || settled(self.labels[vertex].load(Relaxed)) {
-                        bits |= 1 << bit;
-                    }
-                }
-                bits
-            } else {
-                settled[word].load(Relaxed)
-            };
-            let mut found = 0u64;
-            let mut unsettled = !settled_bits;
-            while unsettled != 0 {
-                let vertex = first + unsettled.trailing_zeros() as usize;
-                unsettled &= unsettled - 1;
-                let in_front = |&&neighbour: &&u32| {
-                    front[neighbour as usize / 64].load(Relaxed) & (1 << (neighbour % 64)) != 0
-                };
-                if let Some(&parent) = self.graph.neighbours(vertex as u32).iter().find(in_front) {
-                    self.labels[vertex].store(label(level, parent), Relaxed);
-                    found |= 1 << (vertex - first);
-                    awake_count += 1;
-                }
-            }
-            settled_bits |= found;
-            next[word].store(found, Relaxed);
-            settled[word].store(settled_bits, Relaxed);
-        }
-        awake_count
-    }
 }
 
 impl ParallelBfs {
@@ -492,38 +351,4 @@ impl ParallelBfs {
         }
         (levels, parents)
     }
-}
-
-/// A chunk cursor alone in its cache line (two, for the adjacent-line
-/// prefetcher), so that members taking chunks of different pieces do not
-/// contend.
-#[derive(Default)]
-#[repr(align(128))]
-struct PaddedCursor(AtomicUsize);
-
-/// Hands out `0..length` in chunks of `chunk` through `cursor`, shared by
-/// the team, until none is left (OpenMP's `schedule(dynamic, chunk)`).
-fn for_each_chunk(
-    cursor: &AtomicUsize,
-    length: usize,
-    chunk: usize,
-    mut work: impl FnMut(Range<usize>),
-) {
-    loop {
-        let start = cursor.fetch_add(chunk, Relaxed);
-        if start >= length {
-            return;
-        }
-        work(start..(start + chunk).min(length));
-    }
-}
-
-/// Runs `work` on a member's queue moved out of its shared slot, and moves
-/// it back: pushing to a `Vec` that lives beside the other members' would
-/// make every push bounce the cache line of their lengths between cores.
-fn with_own_queue(slot: &Mutex<Vec<u32>>, work: impl FnOnce(&mut Vec<u32>)) {
-    let mut slot = slot.lock().unwrap_or_else(|poison| poison.into_inner());
-    let mut queue = std::mem::take(&mut *slot);
-    work(&mut queue);
-    *slot = queue;
 }

@@ -20,8 +20,8 @@ pub fn hardware_threads() -> usize {
 pub const EDGES_PER_THREAD: u64 = 1 << 19;
 
 /// The most threads the engine takes when none are asked for: past them,
-/// a level's fork and join cost more than the extra cores give, on every
-/// graph measured (`docs/decisions.md`).
+/// a level's fork and join cost more than the extra cores give
+/// (`docs/decisions.md`).
 pub const MOST_THREADS: usize = 32;
 
 /// The engine's threads for `graph` when none are asked for: one per

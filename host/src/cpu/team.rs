@@ -3,18 +3,16 @@
 //!
 //! A search forks one job per large level and joins it before the next, so
 //! the cost that matters is the fork's latency, not its throughput. Rayon's
-//! workers go to sleep as soon as they run out of work and take tens of
-//! microseconds to wake (hundreds, for sixteen threads on a virtual
-//! machine), longer than a level of a road network takes; these workers
-//! instead spin on the fork counter for [`SPIN_BEFORE_SLEEP`] after each
-//! job, so that the next level's fork is a store and a cache miss, and only
-//! then park, each on its own, so that a wake-up is no convoy on one lock
-//! (the OpenMP runtimes' `GOMP_SPINCOUNT` / `KMP_BLOCKTIME` do the same).
-//! The spin is short: what runs between searches (`--sources`' checks and
-//! counts, the bench's) runs on rayon's pool, and a team that spins
-//! through it holds the cores rayon's threads need; on the 16-core virtual
-//! machine that cost searches tens of milliseconds now and then
-//! (BENCHMARKS.md, "CPU engine").
+//! workers go to sleep as soon as they run out of work and take longer to
+//! wake than a level of a road network takes; these workers instead spin
+//! on the fork counter for [`SPIN_BEFORE_SLEEP`] after each job, so that
+//! the next level's fork is a store and a cache miss, and only then park,
+//! each on its own, so that a wake-up is no convoy on one lock (the OpenMP
+//! runtimes' `GOMP_SPINCOUNT` / `KMP_BLOCKTIME` do the same).
+//! The spin is short because what runs between searches (`--sources`'
+//! checks and counts, the bench's) runs on rayon's pool, and a team that
+//! spins through it holds the cores rayon's threads need (see
+//! docs/decisions.md, "CPU engine").
 
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
@@ -23,13 +21,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-/// How long an idle worker spins before it sleeps: longer than the gap
-/// between two parallel levels of a search where no sequential level runs
-/// between them. Longer spins were measured (16 threads; BENCHMARKS.md,
-/// "CPU engine"): 200 and 500 µs were no faster, and from 0.6 ms on
-/// the slowest searches grew, up to 63–72 ms of Kronecker 20's 32 at
-/// 20 ms against 8–16 ms at 50 µs, also where the long spin lasted only
-/// while a search ran.
+/// How long an idle worker spins before it sleeps: long enough to outlast
+/// the gap between two parallel levels of a search that no sequential
+/// level separates, short enough that an idle team leaves its cores to
+/// rayon's pool between searches (see docs/decisions.md, "CPU engine").
 pub const SPIN_BEFORE_SLEEP: Duration = Duration::from_micros(50);
 
 /// A job for every member of the team, given the member's index (0 is the

@@ -5,8 +5,7 @@
 //! Many threads count and place edges at once, each edge with an atomic on
 //! its tail's counter. On a scale-free graph a few hubs hold much of every
 //! batch's edges, and every thread's atomics then fight over the same few
-//! cache lines: the Kronecker generator spent most of its time there. A
-//! table per batch gathers a vertex's edges first: its count is added in
+//! cache lines. A table per batch gathers a vertex's edges first: its count is added in
 //! one atomic when the vertex leaves the table, and its heads are written
 //! as one run of slots reserved with one atomic ([`ROW_RUN`] at most).
 //! Ordinary vertices pass through the table at the cost of one more

@@ -9,8 +9,8 @@
 //! (for Graph500's edge count: [`Csr::input_edge_ends`]). Flag
 //! [`SYMMETRIC`] says whether every edge has its reverse, found once by
 //! the writer: a search needs to know (bottom-up levels need it), and the
-//! pass that finds out takes most of a minute on a graph of two billion
-//! edges, which a file loaded in seconds should not cost each time. The
+//! pass that finds out looks up every edge's reverse, which a file meant to
+//! load fast should not cost each time. The
 //! checksum covers the flags word, then the arrays, so a flipped flag is
 //! caught as corruption. Version 5 files go on past the arrays with
 //! preparation sections (`graph::prepared`: what `bfs prepare` stored),

@@ -189,7 +189,8 @@ pub fn parse(bytes: &[u8], progress: &(dyn Fn(u64) + Sync)) -> Result<Csr, Forma
 }
 
 /// Parses with `nalgebra-sparse`'s reader: the reference the fast reader
-/// is checked against (about 8.5 MB/s, and several times the file in memory).
+/// is checked against (far slower, and holding several times the file in
+/// memory).
 pub fn parse_reference(text: &str) -> Result<Csr, FormatError> {
     let header = header(text.as_bytes())?;
     let parse = || match header.field {

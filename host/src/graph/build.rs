@@ -1,0 +1,296 @@
+//! Building a [`Csr`] from edge tuples in parallel: degrees counted, rows
+//! scattered through atomic cursors, then each row sorted and deduplicated.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use super::batched::{BatchDegrees, BatchRows, Columns};
+use super::host_memory::fits_in_host_memory;
+use super::{Csr, EdgeOffset};
+use crate::{Error, Result};
+
+/// A function given the edges `(tail, head)`, 0-based, a batch at a time,
+/// from many threads.
+pub type Visitor<'a> = &'a (dyn Fn(&[(u32, u32)]) + Sync);
+
+impl Csr {
+    /// Builds the CSR of `vertex_count` vertices from directed `(tail, head)`
+    /// edges; with `symmetric`, each edge is also added reversed. Sorts each
+    /// adjacency list and drops duplicates and self loops.
+    ///
+    /// An id `>= vertex_count` is an error.
+    pub fn from_edges(vertex_count: u32, edges: &[(u32, u32)], symmetric: bool) -> Result<Csr> {
+        Self::from_edge_chunks(vertex_count, vec![edges], symmetric)
+    }
+
+    /// [`from_edges`](Self::from_edges) over edges in chunks (as the
+    /// generators produce them), in parallel.
+    pub fn from_edge_chunks<C>(vertex_count: u32, chunks: Vec<C>, symmetric: bool) -> Result<Csr>
+    where
+        C: AsRef<[(u32, u32)]> + Sync,
+    {
+        let beyond = chunks.par_iter().find_map_any(|chunk| {
+            chunk
+                .as_ref()
+                .iter()
+                .find(|&&(tail, head)| tail.max(head) >= vertex_count)
+                .copied()
+        });
+        if let Some((tail, head)) = beyond {
+            return Err(Error::Invalid(format!(
+                "edge {tail} -> {head} names a vertex beyond the {vertex_count} vertices"
+            )));
+        }
+        let pass = |visit: Visitor<'_>| -> Result<u64> {
+            chunks.par_iter().for_each(|chunk| visit(chunk.as_ref()));
+            Ok(chunks.iter().map(|chunk| chunk.as_ref().len() as u64).sum())
+        };
+        Self::from_edge_passes(vertex_count, symmetric, pass, Error::GraphTooLarge)
+    }
+
+    /// Builds a CSR from a source of directed edges that can be walked twice
+    /// (chunks of edges in memory, or a seeded generator run again), in
+    /// parallel and without holding them: the first `pass` counts each vertex's degree,
+    /// the degrees are prefix-summed into row offsets, and the second `pass`
+    /// scatters each edge to its row through an atomic cursor (both a batch
+    /// at a time, through `batched`'s tables); then the rows are sorted
+    /// and deduplicated. Self loops are dropped; with `symmetric`
+    /// each edge is also added reversed, and the tuples' ends at each
+    /// vertex are kept for Graph500's edge count. `pass` returns the entries it
+    /// visited; `too_large` makes the error for a graph beyond the host's memory.
+    pub fn from_edge_passes<E>(
+        vertex_count: u32,
+        symmetric: bool,
+        pass: impl Fn(Visitor<'_>) -> Result<u64, E>,
+        too_large: impl Fn(String) -> E,
+    ) -> Result<Csr, E> {
+        let offsets_bytes = size_of::<EdgeOffset>() as u64 * (vertex_count as u64 + 1);
+        let loops_bytes = if symmetric {
+            4 * vertex_count as u64
+        } else {
+            0
+        };
+        fits_in_host_memory(2 * offsets_bytes + loops_bytes, vertex_count, None)
+            .map_err(&too_large)?;
+        let counters = zeroed_counters(vertex_count as usize + 1);
+        let loops: Vec<AtomicU32> = match symmetric {
+            true => (0..vertex_count)
+                .into_par_iter()
+                .map(|_| AtomicU32::new(0))
+                .collect(),
+            false => Vec::new(),
+        };
+        let entries = pass(&|edges| {
+            let mut degrees = BatchDegrees::new(&counters);
+            for &(tail, head) in edges {
+                if tail == head {
+                    if symmetric {
+                        loops[tail as usize].fetch_add(1, Ordering::Relaxed);
+                    }
+                } else {
+                    degrees.add(tail);
+                    if symmetric {
+                        degrees.add(head);
+                    }
+                }
+            }
+        })?;
+        let copies = if symmetric { 2 } else { 1 };
+        fits_in_host_memory(
+            2 * offsets_bytes + loops_bytes + 4 * entries * copies,
+            vertex_count,
+            Some(entries * copies),
+        )
+        .map_err(&too_large)?;
+        let input_edge_ends = symmetric
+            .then(|| input_edge_ends(&counters, loops))
+            .flatten();
+
+        // Degrees become row offsets; the counters become each row's cursor.
+        let mut offsets = Vec::with_capacity(counters.len());
+        let mut total: EdgeOffset = 0;
+        for counter in &counters {
+            offsets.push(total);
+            total += counter.swap(total, Ordering::Relaxed);
+        }
+        let mut column_indices = vec![0u32; total as usize];
+        let columns = SharedColumns(column_indices.as_mut_ptr());
+        pass(&|edges| {
+            let mut rows = BatchRows::new(&counters, &columns);
+            for &(tail, head) in edges.iter().filter(|(tail, head)| tail != head) {
+                // SAFETY: the second pass visits the same edges as the
+                // first, so each row gets as many heads as its cursor has
+                // slots, and rows lie within `column_indices`.
+                unsafe {
+                    rows.place(tail, head);
+                    if symmetric {
+                        rows.place(head, tail);
+                    }
+                }
+            }
+        })?;
+        drop(counters);
+        let mut graph = Self::sorted_and_deduplicated(offsets, column_indices);
+        graph.input_edge_ends = input_edge_ends;
+        if symmetric {
+            // Each edge went in both ways: no pass over the edges needed to know.
+            graph.symmetric = OnceLock::from(true);
+        }
+        Ok(graph)
+    }
+
+    /// Sorts each row, drops duplicates (in parallel over ranges of rows)
+    /// and compacts the rows.
+    fn sorted_and_deduplicated(row_offsets: Vec<EdgeOffset>, mut column_indices: Vec<u32>) -> Csr {
+        let vertex_count = row_offsets.len() - 1;
+        let ranges = balanced_ranges(&row_offsets, rayon::current_num_threads() * 8);
+        let mut kept = vec![0u32; vertex_count];
+        let mut columns_left: &mut [u32] = &mut column_indices;
+        let mut kept_left: &mut [u32] = &mut kept;
+        let mut tasks = Vec::with_capacity(ranges.len());
+        for &(first, end) in &ranges {
+            let width = (row_offsets[end] - row_offsets[first]) as usize;
+            let (columns, rest) = std::mem::take(&mut columns_left).split_at_mut(width);
+            columns_left = rest;
+            let (kept, rest) = std::mem::take(&mut kept_left).split_at_mut(end - first);
+            kept_left = rest;
+            tasks.push((first, columns, kept));
+        }
+        tasks.into_par_iter().for_each(|(first, columns, kept)| {
+            let base = row_offsets[first] as usize;
+            for (row, kept) in kept.iter_mut().enumerate() {
+                let vertex = first + row;
+                let begin = row_offsets[vertex] as usize - base;
+                let end = row_offsets[vertex + 1] as usize - base;
+                *kept = sort_and_deduplicate(&mut columns[begin..end]);
+            }
+        });
+        Self::compacted(row_offsets, &kept, column_indices)
+    }
+
+    /// The CSR of rows that keep only their first `kept[v]` entries, moved
+    /// together.
+    pub(super) fn compacted(
+        mut row_offsets: Vec<EdgeOffset>,
+        kept: &[u32],
+        mut column_indices: Vec<u32>,
+    ) -> Csr {
+        let vertex_count = row_offsets.len() - 1;
+        let mut write = 0usize;
+        for vertex in 0..vertex_count {
+            let begin = row_offsets[vertex] as usize;
+            let count = kept[vertex] as usize;
+            column_indices.copy_within(begin..begin + count, write);
+            row_offsets[vertex] = write as EdgeOffset;
+            write += count;
+        }
+        row_offsets[vertex_count] = write as EdgeOffset;
+        column_indices.truncate(write);
+        column_indices.shrink_to_fit();
+        Csr {
+            row_offsets,
+            column_indices,
+            symmetric: OnceLock::new(),
+            input_edge_ends: None,
+        }
+    }
+}
+
+/// Each vertex's input tuple ends: its counted degree (loops left out) and
+/// twice its loops; `None` where a count passes `u32`.
+fn input_edge_ends(degrees: &[AtomicU64], loops: Vec<AtomicU32>) -> Option<Vec<u32>> {
+    loops
+        .into_par_iter()
+        .zip(degrees)
+        .map(|(loops, degree)| {
+            let ends = degree.load(Ordering::Relaxed) + 2 * loops.into_inner() as u64;
+            u32::try_from(ends).ok()
+        })
+        .collect()
+}
+
+/// `count` atomic counters at 0, allocated zeroed, so pages are mapped only
+/// as they are used: a header's false claim of billions of vertices costs
+/// nothing until its entries are read and found wanting.
+fn zeroed_counters(count: usize) -> Vec<AtomicU64> {
+    let mut zeros = std::mem::ManuallyDrop::new(vec![0u64; count]);
+    // SAFETY: `AtomicU64` has the size, alignment and bit validity of `u64`,
+    // and all-zero bits are `AtomicU64::new(0)`; the allocation is handed
+    // over whole (pointer, length, capacity) and the original never dropped.
+    unsafe {
+        Vec::from_raw_parts(
+            zeros.as_mut_ptr().cast::<AtomicU64>(),
+            zeros.len(),
+            zeros.capacity(),
+        )
+    }
+}
+
+/// The column array, written from many threads at slots the row cursors
+/// hand out exactly once.
+struct SharedColumns(*mut u32);
+
+// SAFETY: the pointer is only written through `write`, at distinct slots.
+unsafe impl Sync for SharedColumns {}
+
+impl Columns for SharedColumns {
+    unsafe fn write(&self, slot: usize, head: u32) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.0.add(slot).write(head) }
+    }
+
+    fn address(&self, slot: usize) -> *const u32 {
+        self.0.wrapping_add(slot)
+    }
+}
+
+/// Sorts `row` and moves its distinct entries to its front; returns how
+/// many there are.
+pub(super) fn sort_and_deduplicate(row: &mut [u32]) -> u32 {
+    row.sort_unstable();
+    let mut unique = 0;
+    for index in 0..row.len() {
+        if index == 0 || row[index] != row[unique - 1] {
+            row[unique] = row[index];
+            unique += 1;
+        }
+    }
+    unique as u32
+}
+
+/// Splits the rows into about `pieces` ranges `(first, end)` of similar
+/// edge counts, for parallel work over rows.
+fn balanced_ranges(row_offsets: &[EdgeOffset], pieces: usize) -> Vec<(usize, usize)> {
+    let vertex_count = row_offsets.len() - 1;
+    let total = row_offsets[vertex_count];
+    let target = (total / pieces.max(1) as EdgeOffset).max(1 << 14);
+    let mut ranges = Vec::new();
+    let mut first = 0;
+    while first < vertex_count {
+        let goal = row_offsets[first] + target;
+        let end = row_offsets[first + 1..].partition_point(|&offset| offset < goal) + first + 1;
+        let end = end.clamp(first + 1, vertex_count);
+        ranges.push((first, end));
+        first = end;
+    }
+    ranges
+}
+
+/// `values` cut into consecutive pieces of `lengths` (which must add up to
+/// at most its length), each piece its own mutable slice, so that threads
+/// can fill them at once.
+pub(crate) fn pieces_mut<T>(
+    mut values: &mut [T],
+    lengths: impl IntoIterator<Item = usize>,
+) -> Vec<&mut [T]> {
+    lengths
+        .into_iter()
+        .map(|length| {
+            let (piece, rest) = std::mem::take(&mut values).split_at_mut(length);
+            values = rest;
+            piece
+        })
+        .collect()
+}
