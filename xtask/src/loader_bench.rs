@@ -1,7 +1,9 @@
 //! `cargo xtask bench --loader FILE...`: the fast Matrix Market reader
 //! against `nalgebra-sparse`'s, on the same files, each load in its own
 //! process (`bfs --load-only`, which reports its peak memory). The table
-//! replaces the `## Loader` section of `BENCHMARKS.md`.
+//! replaces the `## Loader` section of `BENCHMARKS.md`, a file wholly
+//! generated section by section; it replaces everything from its heading
+//! to the end of the file, so that section is the file's last.
 
 use std::path::Path;
 
@@ -30,7 +32,8 @@ pub fn run(workspace: &Workspace, environment: &Environment, files: &[String]) -
     let mut table = format!(
         "{SECTION}\n\nCommand: `cargo xtask bench --loader {}` ({} cores). Each load is its own process; \
          the fast reader's time is the median of {FAST_RUNS} runs. Peak memory is resident memory, the \
-         memory-mapped file included.\n\n\
+         memory-mapped file included, and the binned entries (8 bytes per directed edge) until the CSR \
+         is built.\n\n\
          | file | MB | reader | seconds | MB/s | peak MB | speed-up |\n| --- | ---: | --- | ---: | ---: | ---: | ---: |\n",
         files.join(" "),
         std::thread::available_parallelism().map_or(1, |cores| cores.get())

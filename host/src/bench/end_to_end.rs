@@ -9,13 +9,18 @@
 //! where it is on), then [`Setup::repeats`] times; a peer whose first run
 //! takes longer than [`Setup::peer_limit`] is timed by that run alone.
 
+mod commands;
+mod section;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::graph::generate::sources_with_edges;
 use crate::graph::{self, GraphSource};
-use crate::{Csr, Error, Result};
+use crate::{Error, Result};
+
+pub use section::markdown;
 
 /// The heading of `BENCHMARKS.md`'s section.
 pub const SECTION: &str = "## End to end";
@@ -215,7 +220,7 @@ pub fn graph(
         ptx,
         stem,
     };
-    for run in runs(setup, &graph, &files, source_vertex)? {
+    for run in commands::runs(setup, &graph, &files, source_vertex)? {
         let (peer, program) = (run.peer, run.program.clone());
         match time(setup, run, name) {
             Ok(timed) => on_timed(&described, timed)?,
@@ -240,177 +245,6 @@ struct Files {
     prepared: PathBuf,
     ptx: PathBuf,
     stem: PathBuf,
-}
-
-/// The commands of one graph.
-fn runs(setup: &Setup, graph: &Csr, files: &Files, source: u32) -> Result<Vec<Run>> {
-    let mut runs = Vec::new();
-    let json = |label: &str| files.stem.with_extension(format!("{label}.json"));
-    // One search writes its JSON report, for its phases; many searches
-    // do not: the report's per-level traces of every search would be time
-    // a user who does not ask for them never waits for.
-    let bfs = |label: &str, input: &Path, searches: usize, extra: &[&str]| {
-        let mut command = Command::new(&setup.bfs);
-        command.arg("--graph").arg(input).args(extra);
-        match searches {
-            1 => command
-                .args(["--source", &source.to_string(), "--json"])
-                .arg(json(label)),
-            count => command.args(["--sources", &count.to_string()]),
-        };
-        command
-    };
-    let ours = |program: &str,
-                input: &'static str,
-                searches: usize,
-                jit_cache: &'static str,
-                command: Command,
-                label: &str| Run {
-        program: program.into(),
-        input,
-        searches,
-        jit_cache,
-        command,
-        peer: false,
-        slow_once: false,
-        json: (searches == 1).then(|| json(label)),
-    };
-    let many = MANY_SEARCHES;
-    runs.push(ours(
-        "bfs",
-        ".mtx",
-        1,
-        "warm",
-        bfs("text", &files.text, 1, &[]),
-        "text",
-    ));
-    runs.push(ours(
-        "bfs",
-        ".bcsr",
-        1,
-        "warm",
-        bfs("binary", &files.binary, 1, &[]),
-        "binary",
-    ));
-    let mut cold = bfs("cold", &files.binary, 1, &[]);
-    cold.env("CUDA_CACHE_DISABLE", "1");
-    runs.push(ours("bfs", ".bcsr", 1, "cold", cold, "cold"));
-    let ptx = files.ptx.display().to_string();
-    let mut jit = bfs("ptx", &files.binary, 1, &["--ptx", &ptx]);
-    jit.env("CUDA_CACHE_DISABLE", "1");
-    runs.push(ours(
-        "bfs --ptx (the PTX fallback)",
-        ".bcsr",
-        1,
-        "cold",
-        jit,
-        "ptx",
-    ));
-    let prepared = bfs("prepared", &files.prepared, 1, &[]);
-    runs.push(ours(
-        "bfs",
-        "prepared .bcsr",
-        1,
-        "warm",
-        prepared,
-        "prepared",
-    ));
-    let cpu = bfs("cpu", &files.binary, 1, &["--device", "cpu"]);
-    runs.push(ours("bfs --device cpu", ".bcsr", 1, "-", cpu, "cpu"));
-    let many_binary = bfs("many", &files.binary, many, &[]);
-    runs.push(ours("bfs", ".bcsr", many, "warm", many_binary, "many"));
-    let many_prepared = bfs("many-prepared", &files.prepared, many, &[]);
-    runs.push(ours(
-        "bfs",
-        "prepared .bcsr",
-        many,
-        "warm",
-        many_prepared,
-        "many-prepared",
-    ));
-    let peers = graph.edge_count() <= setup.peer_most_edges;
-    if let Some(folder) = setup.gapbs.as_ref().filter(|_| peers) {
-        runs.extend(gapbs_runs(folder, graph, files, source)?);
-    }
-    if let Some(python) = setup.python.as_ref().filter(|_| peers) {
-        let sources = sources_with_edges(graph, many, setup.seed);
-        let directed = if graph.is_symmetric() {
-            "undirected"
-        } else {
-            "directed"
-        };
-        for (searches, list) in [(1, vec![source]), (many, sources)] {
-            let list: Vec<String> = list.iter().map(u32::to_string).collect();
-            let mut command = Command::new(python);
-            command
-                .args(["-c", SCIPY])
-                .arg(&files.text)
-                .arg(list.join(","))
-                .arg(directed);
-            runs.push(Run::peer("scipy (one thread)", ".mtx", searches, command));
-        }
-    }
-    Ok(runs)
-}
-
-/// scipy's whole process: read the Matrix Market file, then a
-/// breadth-first order with predecessors from each source.
-const SCIPY: &str = r#"import sys
-import scipy.io, scipy.sparse.csgraph as csgraph
-matrix = scipy.io.mmread(sys.argv[1]).tocsr()
-for source in sys.argv[2].split(','):
-    csgraph.breadth_first_order(matrix, int(source), directed=sys.argv[3] == 'directed', return_predecessors=True)
-"#;
-
-/// gapbs's commands: from the text file and from its own serialized
-/// graph (converted first, untimed), one search from `source` and 64 from
-/// its own random sources.
-fn gapbs_runs(folder: &Path, graph: &Csr, files: &Files, source: u32) -> Result<Vec<Run>> {
-    let serialized = files.stem.with_extension("sg");
-    let symmetric = graph.is_symmetric();
-    let mut converter = Command::new(folder.join("converter"));
-    if symmetric {
-        converter.arg("-s");
-    }
-    converter
-        .arg("-f")
-        .arg(&files.text)
-        .arg("-b")
-        .arg(&serialized);
-    let output = converter.output().map_err(|error| Error::Peer {
-        program: folder.join("converter"),
-        message: error.to_string(),
-    })?;
-    if !output.status.success() {
-        return Err(Error::Peer {
-            program: folder.join("converter"),
-            message: format!("failed ({})", output.status),
-        });
-    }
-    let threads = crate::cpu::hardware_threads();
-    let program = format!("gapbs ({threads} threads)");
-    let bfs = |input: &Path, searches: usize| {
-        let mut command = Command::new(folder.join("bfs"));
-        command.arg("-f").arg(input);
-        if symmetric
-            && input
-                .extension()
-                .is_some_and(|extension| extension == "mtx")
-        {
-            command.arg("-s");
-        }
-        match searches {
-            1 => command.args(["-r", &source.to_string(), "-n", "1"]),
-            count => command.args(["-n", &count.to_string()]),
-        };
-        command
-    };
-    let run = |input, searches, command| Run::peer(&program, input, searches, command);
-    Ok(vec![
-        run(".mtx", 1, bfs(&files.text, 1)),
-        run(".sg", 1, bfs(&serialized, 1)),
-        run(".sg", MANY_SEARCHES, bfs(&serialized, MANY_SEARCHES)),
-    ])
 }
 
 /// Times `run`: a warm-up, then the repeats (a slow peer: the warm-up only).
@@ -503,134 +337,4 @@ fn sanitized(name: &str) -> String {
             _ => '_',
         })
         .collect()
-}
-
-/// The section: method, device, floor, and the tables.
-pub fn markdown(
-    device: &str,
-    command: &str,
-    floor: Option<&Timed>,
-    graphs: &[Described],
-    rows: &[Timed],
-) -> String {
-    let mut text = format!("{SECTION}\n\n");
-    text.push_str(&format!(
-        "Written by `cargo xtask bench --end-to-end` (`{command}`). Device: **{device}**; CPU: {}. \
-         Each figure is a whole process, from its start to its exit, as a shell waits for it: \
-         the median of the timed runs after an untimed warm-up run (so the page cache is warm, and \
-         the driver's JIT cache too where it is on: `cold` runs set `CUDA_CACHE_DISABLE=1`). \
-         `cuda-floor` does only what every CUDA program does before its first kernel (the \
-         process, `cuInit`, the context, and its exit). gapbs and scipy read the same files and \
-         start from the same source (gapbs's 64 searches from its own random sources); a peer \
-         slower than the limit on its warm-up is timed by that run alone.\n\n",
-        super::cpu_name()
-    ));
-    if let Some(floor) = floor {
-        text.push_str(&format!(
-            "Floor (`cuda-floor`): median {:.3} s (min {:.3}, max {:.3}, {} runs).\n\n",
-            floor.median(),
-            floor.extreme(f64::min),
-            floor.extreme(f64::max),
-            floor.seconds.len()
-        ));
-    }
-    let floor_seconds = floor.map(Timed::median);
-    text.push_str("| graph | vertices | CSR entries | text MB | .bcsr MB | prepared .bcsr MB |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
-    for graph in graphs {
-        let [text_bytes, binary, prepared] = graph.file_bytes.map(|bytes| bytes as f64 / 1e6);
-        text.push_str(&format!(
-            "| {} | {} | {} | {text_bytes:.1} | {binary:.1} | {prepared:.1} |\n",
-            graph.name, graph.vertices, graph.edges
-        ));
-    }
-    for (title, searches) in [("One search", 1), ("64 searches", MANY_SEARCHES)] {
-        text.push_str(&format!(
-            "\n### {title}\n\n| graph | program | input | JIT cache | median s | min s | max s | runs | over the floor s |\n| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n"
-        ));
-        for row in rows.iter().filter(|row| row.searches == searches) {
-            let over = match (
-                floor_seconds,
-                row.program.starts_with("bfs") && row.jit_cache != "-",
-            ) {
-                (Some(floor), true) => format!("{:+.3}", row.median() - floor),
-                _ => "-".into(),
-            };
-            text.push_str(&format!(
-                "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {} | {over} |\n",
-                row.graph,
-                row.program,
-                row.input,
-                row.jit_cache,
-                row.median(),
-                row.extreme(f64::min),
-                row.extreme(f64::max),
-                row.seconds.len()
-            ));
-        }
-    }
-    text.push_str("\n### Where `bfs`'s time goes\n\nThe phases of one search's median run, in milliseconds, as `--json` reports them: they add up to the process's time but for its exit, in which the driver frees what the process held (the `measured` column is the process's whole time).\n\n");
-    let phased: Vec<&Timed> = rows.iter().filter(|row| !row.phases.is_empty()).collect();
-    let mut names: Vec<String> = Vec::new();
-    for row in &phased {
-        for (name, _) in &row.phases {
-            if !names.contains(name) {
-                names.push(name.clone());
-            }
-        }
-    }
-    text.push_str(&format!(
-        "| graph | program | input | searches | JIT cache | {} | sum | measured |\n| --- | --- | --- | ---: | --- |{} ---: | ---: |\n",
-        names.join(" | "),
-        " ---: |".repeat(names.len())
-    ));
-    for row in &phased {
-        let cells: Vec<String> = names
-            .iter()
-            .map(|name| {
-                row.phases
-                    .iter()
-                    .find(|(phase, _)| phase == name)
-                    .map_or("-".into(), |(_, seconds)| format!("{:.1}", seconds * 1e3))
-            })
-            .collect();
-        let sum: f64 = row.phases.iter().map(|(_, seconds)| seconds).sum();
-        text.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {:.1} | {:.1} |\n",
-            row.graph,
-            row.program,
-            row.input,
-            row.searches,
-            row.jit_cache,
-            cells.join(" | "),
-            sum * 1e3,
-            row.median() * 1e3
-        ));
-    }
-    text.push_str("\n### What `auto` took\n\n| graph | input | searches | plan |\n| --- | --- | ---: | --- |\n");
-    for row in rows
-        .iter()
-        .filter(|row| row.program == "bfs" && row.jit_cache == "warm")
-    {
-        if let Some(plan) = &row.plan {
-            text.push_str(&format!(
-                "| {} | {} | {} | {} |\n",
-                row.graph,
-                row.input,
-                row.searches,
-                plan.replace('|', "\\|")
-            ));
-        }
-    }
-    text.push_str(
-        "\n### Preparation\n\n| graph | `bfs prepare` median s | runs |\n| --- | ---: | ---: |\n",
-    );
-    for row in rows.iter().filter(|row| row.program == "bfs prepare") {
-        text.push_str(&format!(
-            "| {} | {:.3} | {} |\n",
-            row.graph,
-            row.median(),
-            row.seconds.len()
-        ));
-    }
-    text
 }

@@ -16,8 +16,10 @@ use clap::{Args, ValueEnum};
 
 use crate::{GpuCount, parse_gpus};
 
-/// Where `BENCHMARKS.md`'s further sections (the loader's, the sweeps')
-/// begin: the table written here replaces only what comes before.
+/// Where a section of `BENCHMARKS.md` ends and the next begins. The file
+/// is wholly generated, section by section: each mode of `bench` (and
+/// `cargo xtask bench --loader`) replaces only its own section and keeps
+/// the others; the main table is everything before the first of them.
 const FURTHER_SECTIONS: &str = "\n## ";
 
 /// The options of `bfs bench`.
@@ -166,7 +168,7 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
     let table = bench::markdown(gpu.name(), &command, &summaries, &rows);
     print!("{table}");
     if let Some(path) = &arguments.markdown {
-        // Keep the further sections (`cargo xtask bench --loader` writes one).
+        // Keep the other modes' sections, each written by its own run.
         let further = std::fs::read_to_string(path)
             .ok()
             .and_then(|text| {
