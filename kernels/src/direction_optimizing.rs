@@ -321,8 +321,7 @@ entry_points_by_row_offset!(
     /// warp owns that word: it reads its `visited` word once, and its first
     /// lane writes the bits of the vertices the warp found with one plain
     /// store a bitmap, where an `atomicOr` a vertex queued up to 32 atomics on
-    /// one word (on Kronecker 26, H100: 1.61 ms so for the largest bottom-up
-    /// level, 1.16 ms this way).
+    /// one word (docs/decisions.md, "Direction-optimizing").
     direction_optimizing_bottom_up,
 
     /// [`direction_optimizing_bottom_up`] with row offsets in 32 bits, for

@@ -568,8 +568,9 @@ const HOLDERS_IN_FLIGHT: usize = 2;
 
 /// Threads that share a queued vertex's edges, each taking every
 /// `EDGE_LANES`-th: a level's chain is one edge long on a grid or a road
-/// network (a handful of neighbours), not the vertex's degree. (Two took
-/// the grids 14% longer, eight 5%: BENCHMARKS.md.)
+/// network (a handful of neighbours), not the vertex's degree. Two or
+/// eight ran the grids slower (docs/decisions.md, "Road networks and
+/// grids").
 const EDGE_LANES: u32 = 4;
 
 /// Calls `stage` for the block's items `0..count` in batches of

@@ -5,12 +5,13 @@
 //! block's size or more to the block of the thread that holds its vertex,
 //! and a grid has a block for every [`BLOCK_SIZE`] frontier vertices. On a
 //! scale-free graph a small frontier can hold long lists: one hub holds
-//! the level (a level of 2,483 vertices and 16.6 million edges on
-//! Kronecker 24 took 11.1 ms so), and so do a few hundred vertices of a
-//! thousand or two edges each, walked by the one or two blocks that hold
-//! them (on Kronecker 22, a level of 294 vertices and 1.4 million edges
-//! took 1.7 ms). Here every list of [`hub_chunks::CHUNKED_LIST_EDGES`] (a warp's
-//! worth) or more, a hub's here, is cut instead into chunks of
+//! the level (Kronecker 24 has a level of 2,483 vertices and 16.6 million
+//! edges), and so do a few hundred vertices of a thousand or two edges
+//! each (Kronecker 22: a level of 294 vertices and 1.4 million edges),
+//! walked by the one or two blocks that hold them while the rest of the
+//! grid waits. Here every list of [`hub_chunks::CHUNKED_LIST_EDGES`] (a
+//! warp's worth; docs/decisions.md, "Direction-optimizing") or more, a
+//! hub's here, is cut instead into chunks of
 //! [`hub_chunks::CHUNK_EDGES`], one edge per thread of a block, the last chunk
 //! short, and a second launch gives every chunk a block of its own, as
 //! [`crate::persistent_direction_optimizing`] does for its hubs inside its

@@ -1,8 +1,9 @@
 //! # On-chip search: the whole graph in one thread-block cluster's shared memory
 //!
 //! On a road network a level is a few hundred vertices, and what a level
-//! costs is its chain of dependent memory accesses and its barrier: from
-//! L2, about 1.3 µs a level in one block (`small_frontier`). Luxembourg's
+//! costs is its chain of dependent memory accesses and its barrier, each
+//! access a round trip to L2 in one block (`small_frontier`;
+//! docs/decisions.md, "Road networks and grids"). Luxembourg's
 //! graph (1.4 MB as CSR) does not fit one multiprocessor's shared memory
 //! (227 KB), but it fits the sixteen of a thread-block cluster (sm_90),
 //! whose blocks read, write and update each other's shared memory
@@ -157,9 +158,10 @@ pub unsafe extern "ptx-kernel" fn on_chip_search(
                 }
                 word += threads;
             }
-            // One warp's claims flag level + 1 in every block, a lane each
-            // (a block barrier to gather them per block first costs more:
-            // 0.18 µs a level, measured on a path).
+            // One warp's claims flag level + 1 in every block, a lane each:
+            // a block barrier to gather them per block first would add to
+            // every level's chain (docs/decisions.md, "Road networks and
+            // grids").
             let warp_claimed = gpu::ballot(gpu::FULL_WARP, claimed) != 0;
             let lane = gpu::lane_index();
             if warp_claimed && lane < ranks {

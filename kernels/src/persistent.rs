@@ -2,8 +2,9 @@
 //!
 //! On high-diameter graphs (road networks: a thousand levels of a few
 //! hundred vertices) a level-synchronous BFS is dominated by what each level
-//! costs besides its work: a launch and a round trip to the host, about
-//! 20 µs. Here one launch runs all levels: the grid stays resident
+//! costs besides its work: a launch and a round trip to the host, which
+//! outlast such a level's work many times over. Here one launch runs all
+//! levels: the grid stays resident
 //! (a cooperative launch of one block per multiprocessor), each level's
 //! threads share out the frontier queue, and a software grid barrier
 //! ([`grid_barrier_with_count`](crate::gpu::grid_barrier_with_count))

@@ -236,7 +236,7 @@ pub fn graph(gpu: Option<&Gpu>, name: &str, graph: &Csr, plan: &Plan) -> Result<
             )?))
         };
         time(
-            format!("hierarchical, {count} w-queues"),
+            format!("hierarchical-queue, {count} w-queues"),
             &mut Search::with(gpu, graph, Variant::HierarchicalQueue, create)?,
         )?;
     }

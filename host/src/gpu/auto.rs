@@ -43,7 +43,8 @@ pub const ROAD_MAX_DEGREE: u32 = 64;
 /// A road-like graph runs `hierarchy-sweep` when it keeps at most this
 /// share of its vertices (the rest lie inside chains), and at most
 /// [`MOST_KEPT_VERTICES`]. Where more are kept (grids), the hierarchy is
-/// mostly an uncontracted core, searched in slow rounds.
+/// mostly an uncontracted core, searched in slow rounds
+/// (docs/decisions.md, "Road networks and grids").
 pub const CHAINS_KEPT_SHARE: f64 = 0.5;
 
 /// CSR entries from which a direction-optimizing search runs level by
@@ -52,25 +53,28 @@ pub const CHAINS_KEPT_SHARE: f64 = 0.5;
 /// grid barrier, not a launch and a round trip, which pays where levels
 /// are short; on large graphs the resident grid's few threads per
 /// multiprocessor hide less of each level's memory latency. A threshold
-/// between the measured points that cross (`docs/decisions.md`).
+/// between the measured points that cross (docs/decisions.md,
+/// "Strategies").
 pub const LEVEL_BY_LEVEL_LEAST_EDGES: u64 = 100_000_000;
 
 /// Searches from which building a contraction hierarchy (chains, then
 /// junctions) costs less than the searches it shortens: one search of a
 /// road network level by level costs a fraction of the build
-/// (`docs/decisions.md`).
+/// (docs/decisions.md, "Time to answer").
 pub const HIERARCHY_PAYS_FROM_SEARCHES: usize = 90;
 
 /// Searches from which loading a prepared contraction hierarchy costs
-/// less than the searches it shortens.
+/// less than the searches it shortens (docs/decisions.md, "Time to
+/// answer").
 pub const PREPARED_HIERARCHY_PAYS_FROM_SEARCHES: usize = 3;
 
 /// Searches from which building ghost zones costs less than the searches
-/// they shorten (`docs/decisions.md`).
+/// they shorten (docs/decisions.md, "Time to answer").
 pub const ZONES_PAY_FROM_SEARCHES: usize = 100;
 
 /// Searches from which loading prepared ghost zones (about three times
-/// the graph's bytes) costs less than the searches they shorten.
+/// the graph's bytes) costs less than the searches they shorten
+/// (docs/decisions.md, "Time to answer").
 pub const PREPARED_ZONES_PAY_FROM_SEARCHES: usize = 16;
 
 /// The strategy `auto` takes for a graph.

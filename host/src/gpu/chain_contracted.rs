@@ -27,11 +27,9 @@ const FEWEST_SHARED_QUEUE_ENTRIES: u32 = 1024;
 
 /// The near pile's width: a round relaxes only vertices whose label is
 /// below the far pile's least label, when it was last refilled, plus this.
-/// Narrow piles relax fewer arcs twice but take more rounds. On Luxembourg
-/// (H100, 64 sources, medians) an unbounded pile (plain Bellman–Ford) took
-/// 1.00 ms in 216 rounds, relaxing 3.2 arcs per CSR entry; 1,024: 0.97;
-/// 512: 0.75; 256: 0.55; 192: 0.52 (300 rounds, 0.6 arcs per entry); 128:
-/// 0.54; 64: 0.64; 16: 0.93 ms (667 rounds).
+/// Narrow piles relax fewer arcs twice but take more rounds; this width
+/// balanced the two on a road network (docs/decisions.md, "Road networks
+/// and grids").
 pub const NEAR_FAR_DELTA: u32 = 192;
 
 /// The contraction on both sides, the result buffers and the search's region.

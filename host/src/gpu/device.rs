@@ -177,7 +177,7 @@ impl Gpu {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The device's name, e.g. `NVIDIA H100 80GB HBM3`.
+    /// The device's name, as the driver reports it.
     pub fn name(&self) -> &str {
         &self.name
     }

@@ -21,16 +21,12 @@ use crate::{Csr, Result};
 /// The α of this search: bottom-up once the frontier's edges exceed the
 /// unexplored edges over 30, not gapbs's 15 (which
 /// `persistent-direction-optimizing` and the CPU engine keep). A top-down
-/// level on a GPU claims each vertex with an atomic, and a level just under
-/// gapbs's switch costs several bottom-up ones (on Kronecker 26, one H200:
-/// 135 million frontier edges, 6.4% of the unexplored, took 12.4 ms
-/// top-down and 3.3 bottom-up); but with every list of a chunk or more
-/// dealt out to the grid, a level of 57 million (2.7%) took 3.4 ms
-/// top-down and 5.5 bottom-up. Measured on one H200, Graph500 GTEPS, the
-/// same 64 sources at each α (BENCHMARKS.md): Kronecker 24, α = 60, 30,
-/// 20: 191.4, 193.5, 192.9; Kronecker 26: 244.5, 253.0, 253.2 (the slowest
-/// search 8.3, 6.8, 6.9 ms). The search over GPUs takes it too
-/// ([`crate::multi`]).
+/// level on a GPU claims each vertex with an atomic, so a level just under
+/// gapbs's switch costs several bottom-up ones; but with every list of a
+/// chunk or more dealt out to the grid, a level of a few per cent of the
+/// unexplored edges still runs faster top-down, so a larger α switches
+/// too soon (docs/decisions.md, "Direction-optimizing"). The search over
+/// GPUs takes it too ([`crate::multi`]).
 pub const LEVEL_BY_LEVEL_ALPHA: u64 = 30;
 
 /// The kernels, the queues, the two bitmaps and the step counters.

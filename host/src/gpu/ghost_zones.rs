@@ -26,18 +26,14 @@ use crate::graph::ghost_zones::{self as zones, GrownPartitions, MOST_ZONE_VERTIC
 use crate::{Bfs, Csr, Error, Result};
 
 /// Vertices per partition to try, in order: the first is what the grids
-/// ran fastest when the shape was chosen (the build of e5a2a55; H100, 32
-/// sources, medians, the 2048² and 4096² grids with 5% of their edges
-/// missing and zones 16 hops deep: partitions of 1,024 took 4.81 / 13.96
-/// ms, 1,536 4.24 / 12.29, 2,048 3.96 / 11.67, 4,096 4.46 / 12.80); the
+/// ran fastest with (docs/decisions.md, "Road networks and grids"); the
 /// others, for graphs whose zones would not fit.
 pub const PARTITION_SIZES: [u32; 4] = [2048, 512, 128, 32];
 
 /// Levels a step searches, and so the depth of each zone, to try, in
-/// order for each partition size: the first was the grids' fastest (the
-/// same runs with partitions of 2,048: 8 hops 4.86 / 14.41 ms, 12 hops
-/// 4.15 / 12.33, 16 hops 3.96 / 11.67, 24 hops 4.73 / 15.22); zones
-/// 32 hops deep pass the shared memory.
+/// order for each partition size: the first was the grids' fastest
+/// (docs/decisions.md, "Road networks and grids"); zones 32 hops deep
+/// pass the shared memory.
 pub const HOPS: [u32; 3] = [16, 4, 1];
 
 /// The zones and the search's arrays on the device.

@@ -1,4 +1,4 @@
-//! Host driver of the `hierarchical` variant (Kirk & Hwu Fig. 12.11):
+//! Host driver of the `hierarchical-queue` variant (Kirk & Hwu Fig. 12.11):
 //! w-queues → b-queue → g-queue, with the number of w-queues per block
 //! chosen at launch (default [`hierarchical_queue::SUB_QUEUES`]).
 

@@ -20,9 +20,9 @@ use crate::graph::hierarchy::ContractionHierarchy;
 use crate::{Csr, Error, Result};
 
 /// The most kept vertices a hierarchy is built over: building it examines
-/// each vertex's neighbour pairs round after round (eight Luxembourgs in a
-/// row, 135,276 kept vertices: 1.4 s on 2 cores), and one block sweeps it;
-/// past this, both take seconds.
+/// each vertex's neighbour pairs round after round, and one block sweeps
+/// it; past this, both take seconds (docs/decisions.md, "Road networks
+/// and grids").
 pub const MOST_KEPT_VERTICES: u32 = 1 << 18;
 
 /// The hierarchy on both sides, the result buffers.

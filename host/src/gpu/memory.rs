@@ -88,8 +88,8 @@ pub(super) fn download(
 
 /// `buffer`'s values in a new vector, whose pages are first touched on
 /// every core: a copy into untouched memory faults its pages in on the
-/// driver's one thread. On one H100's host, a Kronecker 26 search's
-/// levels (268 MB): 212–220 ms that way, 38–51 ms touched first.
+/// driver's one thread, several times slower for a large graph's labels
+/// (docs/decisions.md, "Several GPUs").
 pub(crate) fn copy_to_host<T: DeviceCopy + Default + Send>(
     buffer: &DeviceSlice<T>,
 ) -> CudaResult<Vec<T>> {

@@ -35,16 +35,15 @@ const COLUMN_SLACK: f64 = 1.25;
 /// Levels a search of a partition kept in shared memory goes past its
 /// lowest seed. Short windows take in the neighbours' news often, so few
 /// levels are searched twice; a kept partition's search costs little
-/// besides its levels. On Luxembourg's road network (H100, source 4000):
-/// windows of 8, 16, 32, 64, 256 took 2.07, 1.99, 2.22, 2.56, 3.79 ms,
-/// examining 1.08, 1.21, 1.90, 3.53, 7.89 times a level-synchronous
-/// search's edges.
+/// besides its levels. Wider windows examine several times a
+/// level-synchronous search's edges on a road network, and shorter ones
+/// gain nothing (docs/decisions.md, "Road networks and grids").
 pub const KEPT_LEVEL_WINDOW: u32 = 16;
 
 /// The same for partitions staged anew at each search (more partitions
-/// than blocks): each search pays for its staging, so it goes far. On the
-/// 2048² grid (H100, source 5): windows of 16, 64, 256, 1024, 4096 took
-/// 14.1, 9.6, 9.1, 8.7, 9.4 ms.
+/// than blocks): each search pays for its staging, so it goes far, but
+/// not without bound: on a grid, windows both shorter and longer ran
+/// slower (docs/decisions.md, "Road networks and grids").
 pub const STAGED_LEVEL_WINDOW: u32 = 1024;
 
 /// The renumbered graph on the device, the labels, the dirty bitmap, the

@@ -19,9 +19,9 @@ pub enum RowOffsets {
     Wide,
     /// A copy in 32 bits (the graph has fewer than 2^32 CSR entries): a
     /// bottom-up level reads 8 bytes per unvisited vertex's row, not 16.
-    /// Uniform 2^22 vertices, 2^25 edges, on an H100 had run 3.3% slower
-    /// in one launch after the offsets became 64 bits; narrow, it gains
-    /// 2.4% on an H200 (BENCHMARKS.md, issue 11).
+    /// The bottom-up levels of a graph that reads every unvisited row pay
+    /// for the wide offsets' bytes, and win them back here
+    /// (docs/decisions.md, "Direction-optimizing").
     Narrow,
 }
 

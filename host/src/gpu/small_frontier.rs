@@ -46,13 +46,10 @@ pub struct SmallFrontier<'g> {
 
 /// `auto` on road networks: frontiers up to this run in one block ...
 ///
-/// Measured on an H200 (2048² grid, 16 sources, median, before the
-/// persistent kernel staged rows and carried sizes on its barrier): one
-/// block up to 1,024 and back at 512: 13.1 ms; 512/256: 13.1; 256/128:
-/// 13.4; 2,048/1,024: 16.9; 4,096/2,048: 33.3 (one multiprocessor cannot
-/// keep enough loads in flight for thousands of vertices a level). With
-/// today's persistent kernel the grids run as fast either way (within 1%);
-/// Luxembourg's frontiers never leave the one block.
+/// Larger thresholds leave frontiers of thousands of vertices to one
+/// multiprocessor, which cannot keep enough loads in flight for them, and
+/// smaller ones gain nothing; Luxembourg's frontiers never leave the one
+/// block (docs/decisions.md, "Road networks and grids").
 pub const ONE_BLOCK_UP_TO: u32 = 1024;
 /// ... and the persistent grid, once started, runs until the frontier is down to this.
 pub const PERSISTENT_DOWN_TO: u32 = 512;

@@ -22,9 +22,9 @@ use crate::{Csr, Error, Result};
 
 /// Partitions a multiprocessor takes. More, smaller partitions put more
 /// searchers to work at once, but the wave crosses more boundaries, each a
-/// round trip through L2: on Luxembourg (H100, an earlier version of the
-/// kernel) 64, 132, 264 and 528 partitions took 1.10, 1.05, 1.04 and 1.02
-/// ms, so one a multiprocessor stays.
+/// round trip through L2. On a road network more partitions gained
+/// little, so one a multiprocessor stays (docs/decisions.md, "Road
+/// networks and grids").
 pub const PARTITIONS_PER_MULTIPROCESSOR: u32 = 1;
 
 /// The renumbered graph on the device, the labels and the launch's shape.

@@ -30,7 +30,8 @@ use crate::gpu::{Gpu, blocks_for};
 
 /// The most frontier edges of any rank for which a top-down level sends
 /// its claims' room by the edges instead of reading back the ranks' claim
-/// counts: at most 128 KB from each rank, against a round trip to the host.
+/// counts: at most 128 KB from each rank, against a round trip to the host
+/// (docs/decisions.md, "Several GPUs").
 pub const UNCOUNTED_SLOT_EDGES: u64 = 1 << 14;
 
 /// Pairs a claim region holds, for a graph of `vertex_count` vertices: a

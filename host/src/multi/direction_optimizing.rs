@@ -266,7 +266,8 @@ impl<'g> Rank<'g> {
         self.reset(source)?;
         // The ranks meet before the clock starts: a rank still uploading
         // its part would otherwise be timed in the others' first
-        // collective. The all-gather is of the cleared figures.
+        // collective (docs/decisions.md, "Several GPUs"). The all-gather is
+        // of the cleared figures.
         let stream = self.gpu.stream();
         self.communicator.all_gather(
             self.stats.as_device_ptr(),

@@ -125,7 +125,8 @@ pub struct MultiRun {
     pub elapsed: Duration,
     /// Each level's time, exchange included.
     pub steps: Vec<Step>,
-    /// The GPUs, e.g. `2 × NVIDIA H200 (NCCL)`.
+    /// The GPUs: the rank count, the device's name and the transport, e.g.
+    /// `2 × <name> (NCCL)`.
     pub device: String,
     /// Each rank's device memory, by rank.
     pub memory: Vec<RankMemory>,

@@ -7,8 +7,8 @@
 //! NVLink SHARP (multicast) stays off, as the machines this runs on
 //! require. It also sets `NCCL_RUNTIME_CONNECT=0` unless the user chose:
 //! the ranks connect while joining, not in the first search's first
-//! collective of each kind (a quarter of a second or more, which would
-//! count as search time).
+//! collective of each kind, where connecting would count as search time
+//! (docs/decisions.md, "Several GPUs").
 
 use std::cell::Cell;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};

@@ -22,5 +22,6 @@ pub const STATS_WORDS: usize = 4;
 pub const STATS_EDGES_WORD: usize = 2;
 
 /// Pairs a thread of `distributed_apply_claims` applies, a block's
-/// width apart: their loads and atomics in flight together.
+/// width apart: their loads and atomics in flight together
+/// (docs/decisions.md, "Several GPUs").
 pub const CLAIMS_PER_THREAD: u32 = 4;

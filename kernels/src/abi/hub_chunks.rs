@@ -10,17 +10,17 @@ pub const EXPAND: &str = "hub_chunks_expand";
 /// treats a frontier vertex of a chunk's edges or more as a hub: its list
 /// is cut into chunks that every block shares, instead of being walked by
 /// the one block that holds the vertex (`hub_chunks` for the searches that
-/// go level by level, `persistent_direction_optimizing` in its grid).
+/// go level by level, `persistent_direction_optimizing` in its grid;
+/// docs/decisions.md, "Direction-optimizing").
 pub const CHUNK_EDGES: u32 = super::persistent_direction_optimizing::BLOCK_SIZE;
 
 /// The shortest list that `hub_chunks_split` cuts into chunks (of
 /// [`CHUNK_EDGES`], the last one short), a block each: a warp's
 /// worth. The gather that walks the shorter lists has a block for every
 /// [`BLOCK_SIZE`](super::BLOCK_SIZE) frontier vertices, too few where a small frontier holds
-/// lists of tens or hundreds of edges: on Kronecker 26 (H100), a level
-/// whose 1,700 vertices hold 18 million edges gave its lists below a
-/// chunk to 7 blocks, which took 0.40 ms; chunked from here, the lists
-/// left to the gather took 0.05 ms.
+/// lists of tens or hundreds of edges: Kronecker 26 has a level whose
+/// 1,700 vertices hold 18 million edges, which gave its lists below a
+/// chunk to 7 blocks (docs/decisions.md, "Direction-optimizing").
 /// (`persistent_direction_optimizing` chunks hubs only: its gather has
 /// the whole grid.)
 pub const CHUNKED_LIST_EDGES: u32 = 32;

@@ -40,7 +40,7 @@ pub struct BenchArgs {
     /// Seed for generated graphs and for picking sources.
     #[arg(long, default_value_t = bfs::graph::generate::DEFAULT_SEED)]
     pub seed: u64,
-    /// Also time `hierarchical` with these w-queue counts (comma-separated).
+    /// Also time `hierarchical-queue` with these w-queue counts (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub sub_queues: Vec<u32>,
     /// Also time `block-queue` with plain loads instead of the read-only cache.
