@@ -6,7 +6,7 @@
 use bfs::gpu::{
     CLUSTER_KERNELS_PTX, ChainContracted, DirectionOptimizing, Driver, GhostZones, Gpu,
     HierarchicalQueue, HierarchySweep, KERNELS_PTX, Partitioned, PersistentDirectionOptimizing,
-    RowOffsets, Search, Variant,
+    Placement, RowOffsets, Search, Variant,
 };
 use bfs::validate::{same_levels, validate};
 use bfs::{Bfs, Csr, Error, abi, cpu};
@@ -450,6 +450,8 @@ fn chain_test_graphs() -> Vec<(String, Csr, Vec<u32>)> {
         ("uniform:3000:3000", 43),
         ("kron:12:16", 45),
         ("grid:64x64:0.45", 1),
+        ("road:3000", 46),
+        ("road:3000:0.1", 47),
     ] {
         graphs.push((spec.to_string(), bfs_tests::generated(spec, seed)));
     }
@@ -502,23 +504,25 @@ fn chain_contracted_is_exact_from_every_source_and_with_overflowing_queues() {
 }
 
 #[test]
-fn hierarchy_sweep_is_exact_from_every_source_with_distances_in_either_memory() {
-    let Some(gpu) =
-        gpu("hierarchy_sweep_is_exact_from_every_source_with_distances_in_either_memory")
-    else {
+fn hierarchy_sweep_is_exact_from_every_source_in_every_placement() {
+    let Some(gpu) = gpu("hierarchy_sweep_is_exact_from_every_source_in_every_placement") else {
         return;
     };
     for (name, graph, every_source) in &chain_test_graphs() {
-        for shared in [true, false] {
+        for placement in [
+            Placement::SharedMemory,
+            Placement::GlobalMemory,
+            Placement::Grid,
+        ] {
             let mut search = Search::with(&gpu, graph, Variant::HierarchySweep, |gpu, graph| {
-                Ok(Box::new(HierarchySweep::with_shared_distances(
-                    gpu, graph, shared,
+                Ok(Box::new(HierarchySweep::with_placement(
+                    gpu, graph, placement,
                 )?))
             })
             .unwrap();
             for &source in every_source {
                 let run = search.run(source).unwrap();
-                let context = format!("{name}, shared {shared}, from {source}");
+                let context = format!("{name}, {placement:?}, from {source}");
                 same_levels(&run.result, &cpu::bfs(graph, source))
                     .unwrap_or_else(|error| panic!("{context}: {error}"));
                 validate(graph, &run.result).unwrap_or_else(|error| panic!("{context}: {error}"));
@@ -536,6 +540,42 @@ fn hierarchy_sweep_is_exact_from_every_source_with_distances_in_either_memory() 
                     );
                 }
             }
+        }
+    }
+}
+
+/// A road network whose junctions' distances outgrow one block's shared
+/// memory: the sweep goes to the grid, exact from many sources, undirected
+/// and with one-way streets.
+#[test]
+fn hierarchy_sweep_takes_the_grid_past_shared_memory() {
+    let Some(gpu) = gpu("hierarchy_sweep_takes_the_grid_past_shared_memory") else {
+        return;
+    };
+    for spec in ["road:64000", "road:24000:0.1"] {
+        let graph = bfs_tests::generated(spec, 48);
+        let hierarchy = HierarchySweep::build(&graph).unwrap();
+        let kept_count = hierarchy.chains.kept_count();
+        let placement = Placement::for_hierarchy(&gpu, kept_count);
+        if gpu.cooperative_launch() {
+            assert_eq!(
+                placement,
+                Placement::Grid,
+                "{spec}: {kept_count} kept vertices"
+            );
+        }
+        let mut search = Search::with(&gpu, &graph, Variant::HierarchySweep, |gpu, graph| {
+            Ok(Box::new(HierarchySweep::from_hierarchy(
+                gpu, graph, hierarchy, None,
+            )?))
+        })
+        .unwrap();
+        for source in sources(&graph) {
+            let run = search.run(source).unwrap();
+            same_levels(&run.result, &cpu::bfs(&graph, source))
+                .unwrap_or_else(|error| panic!("{spec} from {source}: {error}"));
+            validate(&graph, &run.result)
+                .unwrap_or_else(|error| panic!("{spec} from {source}: {error}"));
         }
     }
 }

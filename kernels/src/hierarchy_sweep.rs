@@ -32,11 +32,21 @@
 //!    least of its distance and its higher neighbours' plus the arcs'
 //!    weights: the climb, then the descent.
 //!
+//! [`hierarchy_sweep_grid_search`] runs the same sweeps with every block
+//! of a cooperative launch, for hierarchies whose distances do not fit one
+//! block's shared memory: a level's vertices are dealt out to the whole
+//! grid, the distances stay in global memory, and a grid barrier ends each
+//! level (PHAST's sweeps on many multiprocessors). Past a few thousand
+//! vertices a level, the grid's threads outrun one block by far more
+//! than the grid barrier costs.
+//!
 //! The vertices are the chain contraction's kept ones, renumbered level by
 //! level, so a level is a range of indices and thread `t` takes its
 //! vertices `t`, `t + blockDim`, …: reads of the rows are coalesced. Every
 //! vertex's level and parent then come from `chain_contracted`'s kernels,
 //! as the distances of the kept vertices are the same.
+
+use core::ptr::{read_volatile, write_volatile};
 
 use crate::abi::UNREACHED;
 use crate::abi::chain_contracted;
@@ -132,12 +142,205 @@ pub unsafe extern "ptx-kernel" fn hierarchy_sweep_search(
     unsafe {
         if distances_in_shared != 0 {
             let distances = flags.add(hierarchy_sweep::HEADER_WORDS as usize);
-            sweep(hierarchy, (flags, distances), kept_count, seeds, work);
-            for_each_strided(0..kept_count, |vertex| {
+            sweep(
+                Block,
+                hierarchy,
+                (flags, distances),
+                kept_count,
+                seeds,
+                work,
+            );
+            for_each_strided(Block, 0..kept_count, |vertex| {
                 *kept_levels.add(vertex) = *distances.add(vertex);
             });
         } else {
-            sweep(hierarchy, (flags, kept_levels), kept_count, seeds, work);
+            sweep(
+                Block,
+                hierarchy,
+                (flags, kept_levels),
+                kept_count,
+                seeds,
+                work,
+            );
+        }
+    }
+}
+
+/// [`hierarchy_sweep_search`] by every block of a cooperative launch: the
+/// distances in `kept_levels`, a grid barrier a level.
+///
+/// # Safety
+/// As [`hierarchy_sweep_search`], and: `barrier_words` has three words,
+/// `flags` three, `work` two, all zero at the launch and touched by
+/// nothing else while it runs.
+///
+/// # Launch
+/// Cooperative: at most as many blocks as stay resident, of
+/// [`hierarchy_sweep::GRID_BLOCK_SIZE`](crate::abi::hierarchy_sweep::GRID_BLOCK_SIZE)
+/// threads (whole warps); shared memory
+/// [`hierarchy_sweep::GRID_SHARED_BYTES`](crate::abi::hierarchy_sweep::GRID_SHARED_BYTES).
+///
+/// # Thread mapping
+/// Grid thread `t` of `T` takes the vertices `t`, `t + T`, … of each
+/// level; in the upward sweep, the grid's warp `w` of `W` first takes its
+/// wide vertices `w`, `w + W`, …, lane `l` their arcs `l`, `l + 32`, ….
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hierarchy_sweep_grid_search(
+    level_starts: *const u32,
+    wide_ends: *const u32,
+    level_count: u32,
+    lower_rows: *const u32,
+    lower_arcs: *const u32,
+    higher_rows: *const u32,
+    higher_arcs: *const u32,
+    kept_count: u32,
+    first_seed: u32,
+    first_distance: u32,
+    second_seed: u32,
+    second_distance: u32,
+    kept_levels: *mut u32,
+    barrier_words: *mut u64,
+    flags: *mut u32,
+    work: *mut u64,
+) {
+    let hierarchy = Hierarchy {
+        level_starts,
+        wide_ends,
+        level_count,
+        lower: (lower_rows, lower_arcs),
+        higher: (higher_rows, higher_arcs),
+    };
+    let seeds = [(first_seed, first_distance), (second_seed, second_distance)];
+    let grid = Grid {
+        words: barrier_words,
+        shared: gpu::dynamic_shared_memory::<u32>(),
+        passed: 0,
+    };
+    // SAFETY: the grid is resident (a cooperative launch within the
+    // occupancy), the barrier words, flags and work are the launch's own
+    // and zero (the contract), the shared word is the barrier's.
+    unsafe {
+        sweep(
+            grid,
+            hierarchy,
+            (flags, kept_levels),
+            kept_count,
+            seeds,
+            work,
+        )
+    }
+}
+
+/// The threads that sweep together, and the barrier that ends a level:
+/// one block, or the whole grid.
+trait Team: Copy {
+    /// Whether other blocks write the distances this one reads: their
+    /// loads and stores then go to L2, never to this multiprocessor's L1.
+    const ACROSS_BLOCKS: bool;
+
+    /// This thread's rank in the team.
+    fn rank(&self) -> u32;
+
+    /// Threads in the team.
+    fn size(&self) -> u32;
+
+    /// Waits for the whole team; what any of it wrote before is visible
+    /// to all of it after.
+    ///
+    /// # Safety
+    /// Every thread of the team calls it, as many times as the others.
+    unsafe fn barrier(&mut self);
+}
+
+/// One block: `bar.sync`.
+#[derive(Clone, Copy)]
+struct Block;
+
+impl Team for Block {
+    const ACROSS_BLOCKS: bool = false;
+
+    fn rank(&self) -> u32 {
+        gpu::thread_index()
+    }
+
+    fn size(&self) -> u32 {
+        gpu::block_size()
+    }
+
+    unsafe fn barrier(&mut self) {
+        gpu::sync_threads();
+    }
+}
+
+/// Every block of a cooperative launch: a grid barrier on three rotating
+/// words, each zeroed again by the first thread once every block has
+/// left the barrier that last used it.
+#[derive(Clone, Copy)]
+struct Grid {
+    words: *mut u64,
+    shared: *mut u32,
+    passed: u32,
+}
+
+impl Team for Grid {
+    const ACROSS_BLOCKS: bool = true;
+
+    fn rank(&self) -> u32 {
+        gpu::global_thread_index()
+    }
+
+    fn size(&self) -> u32 {
+        gpu::grid_size() * gpu::block_size()
+    }
+
+    unsafe fn barrier(&mut self) {
+        // SAFETY: barrier `k` uses word `k % 3`; every block has left
+        // barrier `k - 1` before any passes barrier `k`, so word
+        // `(k + 2) % 3` is free to zero, and barrier `k + 1`'s release
+        // orders the zero before barrier `k + 2`'s arrivals.
+        unsafe {
+            gpu::grid_barrier_with_count(
+                self.words.add((self.passed % 3) as usize),
+                gpu::grid_size(),
+                self.shared,
+            );
+            if self.rank() == 0 {
+                write_volatile(self.words.add(((self.passed + 2) % 3) as usize), 0);
+            }
+        }
+        self.passed += 1;
+    }
+}
+
+/// A distance or flag another thread of the team may have written before
+/// the last barrier.
+///
+/// # Safety
+/// `address` is valid and not written during the call.
+#[inline(always)]
+unsafe fn load<T: Team>(address: *const u32) -> u32 {
+    // SAFETY: the caller's.
+    unsafe {
+        if T::ACROSS_BLOCKS {
+            read_volatile(address)
+        } else {
+            *address
+        }
+    }
+}
+
+/// A distance other threads of the team read after the next barrier.
+///
+/// # Safety
+/// `address` is valid and no other thread accesses it during the call.
+#[inline(always)]
+unsafe fn store<T: Team>(address: *mut u32, value: u32) {
+    // SAFETY: the caller's.
+    unsafe {
+        if T::ACROSS_BLOCKS {
+            write_volatile(address, value)
+        } else {
+            *address = value
         }
     }
 }
@@ -148,14 +351,15 @@ pub unsafe extern "ptx-kernel" fn hierarchy_sweep_search(
 /// As [`hierarchy_sweep_search`]; `flags` has the header's words,
 /// `distances` `kept_count` entries.
 #[inline(always)]
-unsafe fn sweep(
+unsafe fn sweep<T: Team>(
+    mut team: T,
     hierarchy: Hierarchy,
     (flags, distances): (*mut u32, *mut u32),
     kept_count: u32,
     seeds: [(u32, u32); 2],
     work: *mut u64,
 ) {
-    let thread = gpu::thread_index();
+    let thread = team.rank();
     let core_level = hierarchy.level_count - 1;
     // SAFETY: vertices and heads are `< kept_count`, levels
     // `< level_count` (the contract). Within a level, a thread writes only
@@ -167,42 +371,42 @@ unsafe fn sweep(
     // are kernel parameters or read after a barrier), so every thread
     // reaches every barrier.
     unsafe {
-        for_each_strided(0..kept_count, |vertex| {
-            *distances.add(vertex) = UNREACHED;
+        for_each_strided(team, 0..kept_count, |vertex| {
+            store::<T>(distances.add(vertex), UNREACHED);
         });
         if thread < hierarchy_sweep::HEADER_WORDS {
-            *flags.add(thread as usize) = 0;
+            store::<T>(flags.add(thread as usize), 0);
         }
-        if thread == 0 {
+        if thread == 0 && !T::ACROSS_BLOCKS {
             *work.add(1) = 0;
         }
-        gpu::sync_threads();
+        team.barrier();
         if thread == 0 {
             for (seed, distance) in seeds {
                 if seed != chain_contracted::NO_ENTRY {
                     let label = distances.add(seed as usize);
-                    *label = (*label).min(distance);
+                    store::<T>(label, load::<T>(label).min(distance));
                 }
             }
         }
-        gpu::sync_threads();
+        team.barrier();
         let (mut barriers, mut arcs_read) = (2u64, 0u64);
 
         // Upward: the core last, from its lower neighbours only; a warp
         // for each wide vertex, a thread for each of the others.
-        let (warp, warps) = (thread / WARP_SIZE, gpu::block_size() / WARP_SIZE);
+        let (warp, warps) = (thread / WARP_SIZE, team.size() / WARP_SIZE);
         for level in 1..=core_level {
             let (first, end) = hierarchy.level(level);
             let wide_end = gpu::load_read_only(hierarchy.wide_ends.add(level as usize));
             let mut wide = first + warp;
             while wide < wide_end {
-                arcs_read += pull_by_warp(hierarchy.lower, distances, wide);
+                arcs_read += pull_by_warp::<T>(hierarchy.lower, distances, wide);
                 wide += warps;
             }
-            for_each_strided(wide_end..end, |vertex| {
-                arcs_read += pull(hierarchy.lower, distances, vertex as u32);
+            for_each_strided(team, wide_end..end, |vertex| {
+                arcs_read += pull::<T>(hierarchy.lower, distances, vertex as u32);
             });
-            gpu::sync_threads();
+            team.barrier();
             barriers += 1;
         }
 
@@ -213,10 +417,10 @@ unsafe fn sweep(
         if first < end {
             loop {
                 if thread == 0 {
-                    *flags.add(((round + 1) % 3) as usize) = 0;
+                    store::<T>(flags.add(((round + 1) % 3) as usize), 0);
                 }
                 let mut lowered = false;
-                for_each_strided(first..end, |vertex| {
+                for_each_strided(team, first..end, |vertex| {
                     let distance = gpu::atomic_read(distances.add(vertex));
                     if distance == UNREACHED {
                         return;
@@ -240,9 +444,9 @@ unsafe fn sweep(
                 if lowered {
                     gpu::atomic_or(flags.add((round % 3) as usize), 1);
                 }
-                gpu::sync_threads();
+                team.barrier();
                 barriers += 1;
-                if *flags.add((round % 3) as usize) == 0 {
+                if load::<T>(flags.add((round % 3) as usize)) == 0 {
                     break;
                 }
                 round += 1;
@@ -252,10 +456,10 @@ unsafe fn sweep(
         // Downward: the highest contracted level first.
         for level in (0..core_level).rev() {
             let (first, end) = hierarchy.level(level);
-            for_each_strided(first..end, |vertex| {
-                arcs_read += pull(hierarchy.higher, distances, vertex as u32);
+            for_each_strided(team, first..end, |vertex| {
+                arcs_read += pull::<T>(hierarchy.higher, distances, vertex as u32);
             });
-            gpu::sync_threads();
+            team.barrier();
             barriers += 1;
         }
 
@@ -275,7 +479,11 @@ unsafe fn sweep(
 #[inline(always)]
 // Indexed loops over a constant range unroll and keep the arrays in registers.
 #[allow(clippy::needless_range_loop)]
-unsafe fn pull((rows, arcs): (*const u32, *const u32), distances: *mut u32, vertex: u32) -> u64 {
+unsafe fn pull<T: Team>(
+    (rows, arcs): (*const u32, *const u32),
+    distances: *mut u32,
+    vertex: u32,
+) -> u64 {
     // SAFETY: the arcs `first..end` of `vertex`, heads in bounds (the contract).
     unsafe {
         let (mut arc, end) = (
@@ -283,7 +491,7 @@ unsafe fn pull((rows, arcs): (*const u32, *const u32), distances: *mut u32, vert
             gpu::load_read_only(rows.add(vertex as usize + 1)),
         );
         let arcs_read = (end - arc) as u64;
-        let mut least = *distances.add(vertex as usize);
+        let mut least = load::<T>(distances.add(vertex as usize));
         while arc < end {
             let count = ((end - arc) as usize).min(PULL_BATCH);
             let mut heads = [0u32; PULL_BATCH];
@@ -297,13 +505,14 @@ unsafe fn pull((rows, arcs): (*const u32, *const u32), distances: *mut u32, vert
             }
             for k in 0..PULL_BATCH {
                 if k < count {
-                    least =
-                        least.min((*distances.add(heads[k] as usize)).saturating_add(weights[k]));
+                    least = least.min(
+                        load::<T>(distances.add(heads[k] as usize)).saturating_add(weights[k]),
+                    );
                 }
             }
             arc += count as u32;
         }
-        *distances.add(vertex as usize) = least;
+        store::<T>(distances.add(vertex as usize), least);
         arcs_read
     }
 }
@@ -315,7 +524,7 @@ unsafe fn pull((rows, arcs): (*const u32, *const u32), distances: *mut u32, vert
 /// # Safety
 /// As [`pull`]; every lane of the warp calls it with the same `vertex`.
 #[inline(always)]
-unsafe fn pull_by_warp(
+unsafe fn pull_by_warp<T: Team>(
     (rows, arcs): (*const u32, *const u32),
     distances: *mut u32,
     vertex: u32,
@@ -335,25 +544,25 @@ unsafe fn pull_by_warp(
             let pair = arcs.add(2 * arc as usize);
             let head = gpu::load_read_only(pair);
             let weight = gpu::load_read_only(pair.add(1));
-            least = least.min((*distances.add(head as usize)).saturating_add(weight));
+            least = least.min(load::<T>(distances.add(head as usize)).saturating_add(weight));
             arc += WARP_SIZE;
         }
         let least = gpu::warp_min(least);
         if lane == 0 {
             let own = distances.add(vertex as usize);
-            *own = (*own).min(least);
+            store::<T>(own, load::<T>(own).min(least));
         }
         (end - first).saturating_sub(lane).div_ceil(WARP_SIZE) as u64
     }
 }
 
-/// The block calls `body(i)` for each `i` of `range`, thread `t` for
-/// `range.start + t`, `range.start + t + blockDim`, ….
+/// The team calls `body(i)` for each `i` of `range`, its thread `t` of
+/// `T` for `range.start + t`, `range.start + t + T`, ….
 #[inline(always)]
-fn for_each_strided(range: core::ops::Range<u32>, mut body: impl FnMut(usize)) {
-    let mut index = range.start + gpu::thread_index();
+fn for_each_strided<T: Team>(team: T, range: core::ops::Range<u32>, mut body: impl FnMut(usize)) {
+    let mut index = range.start + team.rank();
     while index < range.end {
         body(index as usize);
-        index += gpu::block_size();
+        index += team.size();
     }
 }

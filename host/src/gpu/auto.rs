@@ -87,8 +87,8 @@ pub enum Strategy {
     /// `ghost-zones`, partitions searched with their zones, 16 levels per
     /// grid barrier.
     GhostZones,
-    /// High diameter, mostly degree-2 chains, junctions that fit one block:
-    /// `hierarchy-sweep`'s two sweeps over the junctions' hierarchy.
+    /// High diameter, mostly degree-2 chains: `hierarchy-sweep`'s two
+    /// sweeps over the junctions' hierarchy.
     HierarchySweep,
     /// Low diameter or hubs: top-down or bottom-up per level, a launch
     /// each, the host choosing (`direction-optimizing`).
@@ -383,7 +383,7 @@ pub fn create<'g>(
             }
         }
         (Strategy::HierarchySweep, Some(Preparation::Hierarchy(hierarchy))) => {
-            Box::new(HierarchySweep::from_hierarchy(gpu, graph, hierarchy, true)?)
+            Box::new(HierarchySweep::from_hierarchy(gpu, graph, hierarchy, None)?)
         }
         (Strategy::HierarchySweep, _) => Box::new(HierarchySweep::new(gpu, graph)?),
         (Strategy::ManyLevelsPerLaunch, _) if gpu.cooperative_launch() => {

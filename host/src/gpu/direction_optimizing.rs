@@ -52,7 +52,6 @@ pub struct DirectionOptimizing<'g> {
 }
 
 impl<'g> DirectionOptimizing<'g> {
-
     /// As [`new`](Self::new), the bottom-up level's row offsets
     /// `row_offsets` wide (a test of the wide kernel on a small graph) or
     /// narrow.

@@ -72,7 +72,6 @@ struct DeviceZones {
 }
 
 impl<'g> GhostZones<'g> {
-
     /// The zones of the first shape of [`PARTITION_SIZES`] and [`HOPS`]
     /// whose zones hold at most `capacity` vertices ([`capacity`] of a
     /// GPU), laid out as images.

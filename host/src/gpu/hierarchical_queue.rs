@@ -20,7 +20,6 @@ pub struct HierarchicalQueue<'g> {
 }
 
 impl<'g> HierarchicalQueue<'g> {
-
     /// As [`new`](Self::new), with `sub_queue_count` w-queues per block (1 to [`hierarchical_queue::MAX_SUB_QUEUES`]).
     pub fn with_sub_queues(gpu: &'g Gpu, vertex_count: u32, sub_queue_count: u32) -> Result<Self> {
         if !(1..=hierarchical_queue::MAX_SUB_QUEUES).contains(&sub_queue_count) {

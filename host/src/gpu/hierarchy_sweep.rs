@@ -2,9 +2,10 @@
 //! degree-2 chains, then builds a contraction hierarchy over the kept
 //! vertices (`graph::hierarchy`), once; uploads its levels and arcs, each
 //! vertex's place and each chain; and runs a search as three launches on
-//! the stream: `hierarchy_sweep_search` (one block, the distances in shared
-//! memory when they fit), then `chain-contracted`'s levels and parents
-//! kernels, a thread per vertex each. The source's place gives the seeds.
+//! the stream: the sweeps (one block with the distances in shared memory
+//! where they fit, else every block of a cooperative launch), then
+//! `chain-contracted`'s levels and parents kernels, a thread per vertex
+//! each. The source's place gives the seeds.
 
 use bfs_kernels::abi::chain_contracted;
 use bfs_kernels::abi::hierarchy_sweep;
@@ -13,17 +14,82 @@ use cust::launch;
 use cust::memory::DeviceBuffer;
 
 use super::chain_contracted::{ChainLevels, seeds, upload_row_offsets};
-use super::{Driver, DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, upload};
+use super::{
+    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, check_cooperative,
+    launch_cooperative, upload,
+};
 use crate::error::CudaContext;
 use crate::graph::chains::ChainContraction;
 use crate::graph::hierarchy::ContractionHierarchy;
 use crate::{Csr, Error, Result};
 
 /// The most kept vertices a hierarchy is built over: building it examines
-/// each vertex's neighbour pairs round after round, and one block sweeps
-/// it; past this, both take seconds (docs/decisions.md, "Road networks
-/// and grids").
-pub const MOST_KEPT_VERTICES: u32 = 1 << 18;
+/// each vertex's neighbour pairs round after round, which takes seconds
+/// at millions of junctions (docs/decisions.md, "Road networks and
+/// grids"); the grid's sweeps take any that fit the device.
+pub const MOST_KEPT_VERTICES: u32 = 1 << 24;
+
+/// Where a search keeps the kept vertices' distances, and who sweeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// One block, the distances in its shared memory.
+    SharedMemory,
+    /// One block, the distances in global memory.
+    GlobalMemory,
+    /// Every block of a cooperative launch, the distances in global memory.
+    Grid,
+}
+
+impl Placement {
+    /// The fastest `gpu` runs for `kept_count` distances: shared memory
+    /// where they fit, else the grid where the device launches
+    /// cooperatively.
+    pub fn for_hierarchy(gpu: &Gpu, kept_count: u32) -> Placement {
+        if distances_fit(gpu, kept_count) {
+            Placement::SharedMemory
+        } else if gpu.cooperative_launch() {
+            Placement::Grid
+        } else {
+            Placement::GlobalMemory
+        }
+    }
+}
+
+/// Blocks of the grid's sweep on each multiprocessor: a level's vertices
+/// are few enough that more blocks add more to each grid barrier's
+/// arrivals than they take off the level (docs/decisions.md, "Road
+/// networks and grids").
+const GRID_BLOCKS_PER_MULTIPROCESSOR: u32 = 1;
+
+/// The grid's sweep: its kernel, its blocks, its barrier words and flags.
+struct GridSweep<'g> {
+    kernel: Function<'g>,
+    blocks: u32,
+    barrier_words: DeviceBuffer<u64>,
+    flags: DeviceBuffer<u32>,
+}
+
+impl<'g> GridSweep<'g> {
+    /// Loads the kernel and sizes the grid: [`GRID_BLOCKS_PER_MULTIPROCESSOR`]
+    /// blocks on each multiprocessor, as many as stay resident.
+    fn new(gpu: &'g Gpu) -> Result<Self> {
+        let kernel = gpu.kernel(hierarchy_sweep::GRID_SEARCH)?;
+        let resident = check_cooperative(
+            gpu,
+            &kernel,
+            hierarchy_sweep::GRID_BLOCK_SIZE,
+            hierarchy_sweep::GRID_SHARED_BYTES,
+            hierarchy_sweep::GRID_SEARCH,
+        )?;
+        let allocation = || "allocating the hierarchy sweep's barrier words".to_string();
+        Ok(GridSweep {
+            kernel,
+            blocks: resident.min(GRID_BLOCKS_PER_MULTIPROCESSOR) * gpu.multiprocessors(),
+            barrier_words: DeviceBuffer::zeroed(3).context(allocation)?,
+            flags: DeviceBuffer::zeroed(3).context(allocation)?,
+        })
+    }
+}
 
 /// The hierarchy on both sides, the result buffers.
 pub struct HierarchySweep<'g> {
@@ -38,7 +104,8 @@ pub struct HierarchySweep<'g> {
     higher_rows: DeviceBuffer<u32>,
     higher_arcs: DeviceBuffer<u32>,
     chain_levels: ChainLevels<'g>,
-    distances_in_shared: bool,
+    placement: Placement,
+    grid: Option<GridSweep<'g>>,
     timer: Timer,
 }
 
@@ -67,11 +134,11 @@ fn bytes(
 }
 
 impl<'g> HierarchySweep<'g> {
-
-    /// As [`new`](Self::new); the distances stay in global memory unless
-    /// `shared` allows shared memory (and they fit), for tests of both placements.
-    pub fn with_shared_distances(gpu: &'g Gpu, graph: &'g Csr, shared: bool) -> Result<Self> {
-        Self::from_hierarchy(gpu, graph, Self::build(graph)?, shared)
+    /// As [`new`](Self::new), with the distances placed as `placement`
+    /// says (in global memory where shared memory would not hold them),
+    /// for tests of every placement.
+    pub fn with_placement(gpu: &'g Gpu, graph: &'g Csr, placement: Placement) -> Result<Self> {
+        Self::from_hierarchy(gpu, graph, Self::build(graph)?, Some(placement))
     }
 
     /// Contracts `graph`'s chains and builds the hierarchy over its kept
@@ -96,20 +163,31 @@ impl<'g> HierarchySweep<'g> {
     }
 
     /// Uploads `hierarchy`, built from `graph` (by [`build`](Self::build),
-    /// or loaded from the graph's prepared file), with the distances in
-    /// shared memory where `shared` allows and they fit.
+    /// or loaded from the graph's prepared file), its distances placed as
+    /// `placement` says, else as [`Placement::for_hierarchy`] finds best.
     pub fn from_hierarchy(
         gpu: &'g Gpu,
         graph: &'g Csr,
         hierarchy: ContractionHierarchy,
-        shared: bool,
+        placement: Option<Placement>,
     ) -> Result<Self> {
         let kept_count = hierarchy.chains.kept_count();
+        let placement = match placement {
+            None => Placement::for_hierarchy(gpu, kept_count),
+            Some(Placement::SharedMemory) if !distances_fit(gpu, kept_count) => {
+                Placement::GlobalMemory
+            }
+            Some(placement) => placement,
+        };
         let search_kernel = gpu.kernel(hierarchy_sweep::SEARCH)?;
-        let distances_in_shared = shared && distances_fit(gpu, kept_count);
-        let shared_bytes = hierarchy_sweep::shared_bytes(kept_count, distances_in_shared);
+        let shared_bytes =
+            hierarchy_sweep::shared_bytes(kept_count, placement == Placement::SharedMemory);
         // `distances_fit` kept the size within the device's opt-in limit.
         allow_shared_memory(&search_kernel, shared_bytes as u32, hierarchy_sweep::SEARCH)?;
+        let grid = match placement {
+            Placement::Grid => Some(GridSweep::new(gpu)?),
+            _ => None,
+        };
         Ok(HierarchySweep {
             gpu,
             graph,
@@ -121,7 +199,8 @@ impl<'g> HierarchySweep<'g> {
             higher_rows: upload_row_offsets(&hierarchy.higher, "hierarchy-sweep")?,
             higher_arcs: upload(&hierarchy.higher.arcs)?,
             chain_levels: ChainLevels::new(gpu, &hierarchy.chains)?,
-            distances_in_shared,
+            placement,
+            grid,
             hierarchy,
             timer: Timer::new()?,
         })
@@ -156,7 +235,7 @@ impl<'g> Driver<'g> for HierarchySweep<'g> {
 
     /// Contracts `graph`'s chains, builds the hierarchy and uploads it.
     fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
-        Self::with_shared_distances(gpu, graph, true)
+        Self::from_hierarchy(gpu, graph, Self::build(graph)?, None)
     }
 }
 
@@ -166,37 +245,88 @@ impl GpuBfs for HierarchySweep<'_> {
             seeds(&self.hierarchy.chains, source);
         let stream = self.gpu.stream();
         let kept_count = self.hierarchy.chains.kept_count();
-        let shared_bytes = hierarchy_sweep::shared_bytes(kept_count, self.distances_in_shared);
-        let search = &self.search_kernel;
         self.timer.start(self.gpu)?;
-        // SAFETY: the hierarchy was built from this graph (`Search::run`
-        // checked `source < n`): its level starts ascend to `kept_count`,
-        // each level's wide vertices end within it,
-        // its lower and higher arcs join levels as the kernel's contract
-        // says (heads kept indices, weights at least 1, paths shorter than
-        // 2^31), and the seeds come from the source's place; the shared
-        // memory is the size allowed in `new` for this placement;
-        // `kept_levels` holds `kept_count` entries, `work` two. The
-        // kernel's contract, arguments in its parameter order.
-        unsafe {
-            launch!(search<<<1, hierarchy_sweep::BLOCK_SIZE, shared_bytes as u32, stream>>>(
-                self.level_starts.as_device_ptr(),
-                self.wide_ends.as_device_ptr(),
-                self.hierarchy.level_count(),
-                self.lower_rows.as_device_ptr(),
-                self.lower_arcs.as_device_ptr(),
-                self.higher_rows.as_device_ptr(),
-                self.higher_arcs.as_device_ptr(),
-                kept_count,
-                first,
-                first_distance,
-                second,
-                second_distance,
-                self.distances_in_shared as u32,
-                self.chain_levels.kept_levels.as_device_ptr(),
-                self.chain_levels.work.as_device_ptr()
-            ))
-            .context(|| "launching hierarchy_sweep_search".into())?;
+        match &mut self.grid {
+            Some(grid) => {
+                let context = || "starting hierarchy_sweep_grid_search".to_string();
+                // SAFETY: memsets on the stream, ordered before the launch.
+                unsafe {
+                    grid.barrier_words.set_zero_async(stream).context(context)?;
+                    grid.flags.set_zero_async(stream).context(context)?;
+                    self.chain_levels
+                        .work
+                        .set_zero_async(stream)
+                        .context(context)?;
+                }
+                // SAFETY: as for the one block below, and the barrier
+                // words, flags and work zeroed above; `GridSweep::new`
+                // found this many blocks of this shape resident.
+                unsafe {
+                    launch_cooperative!(
+                        self.gpu,
+                        &grid.kernel,
+                        (
+                            grid.blocks,
+                            hierarchy_sweep::GRID_BLOCK_SIZE,
+                            hierarchy_sweep::GRID_SHARED_BYTES
+                        ),
+                        hierarchy_sweep::GRID_SEARCH,
+                        [
+                            self.level_starts.as_device_ptr(),
+                            self.wide_ends.as_device_ptr(),
+                            self.hierarchy.level_count(),
+                            self.lower_rows.as_device_ptr(),
+                            self.lower_arcs.as_device_ptr(),
+                            self.higher_rows.as_device_ptr(),
+                            self.higher_arcs.as_device_ptr(),
+                            kept_count,
+                            first,
+                            first_distance,
+                            second,
+                            second_distance,
+                            self.chain_levels.kept_levels.as_device_ptr(),
+                            grid.barrier_words.as_device_ptr(),
+                            grid.flags.as_device_ptr(),
+                            self.chain_levels.work.as_device_ptr(),
+                        ]
+                    )?;
+                }
+            }
+            None => {
+                let in_shared = self.placement == Placement::SharedMemory;
+                let shared_bytes = hierarchy_sweep::shared_bytes(kept_count, in_shared);
+                let search = &self.search_kernel;
+                // SAFETY: the hierarchy was built from this graph
+                // (`Search::run` checked `source < n`): its level starts
+                // ascend to `kept_count`, each level's wide vertices end
+                // within it, its lower and higher arcs join levels as the
+                // kernel's contract says (heads kept indices, weights at
+                // least 1, paths shorter than 2^31), and the seeds come
+                // from the source's place; the shared memory is the size
+                // allowed in `new` for this placement; `kept_levels` holds
+                // `kept_count` entries, `work` two. The kernel's contract,
+                // arguments in its parameter order.
+                unsafe {
+                    launch!(search<<<1, hierarchy_sweep::BLOCK_SIZE, shared_bytes as u32, stream>>>(
+                        self.level_starts.as_device_ptr(),
+                        self.wide_ends.as_device_ptr(),
+                        self.hierarchy.level_count(),
+                        self.lower_rows.as_device_ptr(),
+                        self.lower_arcs.as_device_ptr(),
+                        self.higher_rows.as_device_ptr(),
+                        self.higher_arcs.as_device_ptr(),
+                        kept_count,
+                        first,
+                        first_distance,
+                        second,
+                        second_distance,
+                        in_shared as u32,
+                        self.chain_levels.kept_levels.as_device_ptr(),
+                        self.chain_levels.work.as_device_ptr()
+                    ))
+                    .context(|| "launching hierarchy_sweep_search".into())?;
+                }
+            }
         }
         self.chain_levels
             .launch(self.gpu, graph, source, source_chain)?;

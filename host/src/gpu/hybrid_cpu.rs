@@ -38,7 +38,6 @@ pub struct HybridCpu<'g> {
 }
 
 impl<'g> HybridCpu<'g> {
-
     /// One level on the CPU: the textbook loop over the host's frontier.
     fn cpu_level(&mut self, frontier: &[u32], level: u32, next_frontier: &mut Vec<u32>) {
         next_frontier.clear();

@@ -39,7 +39,7 @@ pub use chain_contracted::ChainContracted;
 pub use direction_optimizing::{DirectionOptimizing, LEVEL_BY_LEVEL_ALPHA};
 pub use ghost_zones::{GhostZones, zone_capacity as ghost_zone_capacity};
 pub use hierarchical_queue::HierarchicalQueue;
-pub use hierarchy_sweep::{HierarchySweep, MOST_KEPT_VERTICES};
+pub use hierarchy_sweep::{HierarchySweep, MOST_KEPT_VERTICES, Placement};
 pub use hybrid_cpu::CPU_FRONTIER_THRESHOLD;
 pub use partitioned::Partitioned;
 pub use persistent_direction_optimizing::PersistentDirectionOptimizing;

@@ -97,7 +97,6 @@ pub struct OnChip<'g> {
 }
 
 impl<'g> OnChip<'g> {
-
     /// Levels and parents in vertex order, from the slot-ordered buffers.
     fn result(&self, source: u32, vertex_count: u32) -> Result<Bfs> {
         let context = || "copying the result back".to_string();

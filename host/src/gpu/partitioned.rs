@@ -61,7 +61,6 @@ pub struct Partitioned<'g> {
 }
 
 impl<'g> Partitioned<'g> {
-
     /// As [`new`](Self::new), with partitions of `partition_size` vertices
     /// (a positive multiple of 32 that fits the block's shared memory):
     /// small ones make partitions staged anew at each search, even on a

@@ -42,7 +42,6 @@ pub struct PersistentDirectionOptimizing<'g> {
 const COUNTER_WORDS: usize = 3 * persistent_direction_optimizing::COUNTERS as usize;
 
 impl<'g> PersistentDirectionOptimizing<'g> {
-
     /// As [`new`](Self::new), the row offsets `row_offsets` wide (a test
     /// of the wide kernel on a small graph) or narrow.
     pub fn with_row_offsets(gpu: &'g Gpu, graph: &'g Csr, row_offsets: RowOffsets) -> Result<Self> {

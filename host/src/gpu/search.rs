@@ -48,7 +48,7 @@ impl<'g> Search<'g> {
         Self::with_workspace(gpu, graph, variant, workspace_bytes, |gpu, graph| {
             match (variant, preparation) {
                 (Variant::HierarchySweep, Some(Preparation::Hierarchy(hierarchy))) => Ok(Box::new(
-                    HierarchySweep::from_hierarchy(gpu, graph, hierarchy, true)?,
+                    HierarchySweep::from_hierarchy(gpu, graph, hierarchy, None)?,
                 )),
                 (Variant::GhostZones, Some(Preparation::GhostZones(zones))) => {
                     Ok(Box::new(GhostZones::from_zones(gpu, zones)?))

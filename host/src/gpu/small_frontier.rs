@@ -55,7 +55,6 @@ pub const ONE_BLOCK_UP_TO: u32 = 1024;
 pub const PERSISTENT_DOWN_TO: u32 = 512;
 
 impl<'g> SmallFrontier<'g> {
-
     /// `auto`'s strategy for road networks: one block for small frontiers,
     /// the persistent grid (many levels per launch too) for large ones.
     pub fn with_persistent(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {

@@ -26,7 +26,6 @@ pub struct TwoKernel<'g> {
 }
 
 impl<'g> TwoKernel<'g> {
-
     /// Clears the masks and levels, then puts `source` alone in the frontier.
     fn initialise(&mut self, source: u32) -> Result<()> {
         let stream = self.gpu.stream();

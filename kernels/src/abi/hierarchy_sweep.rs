@@ -5,6 +5,18 @@
 /// level by level, in one block.
 pub const SEARCH: &str = "hierarchy_sweep_search";
 
+/// The same sweeps by every block of a cooperative launch, a grid barrier
+/// a level, the distances in global memory: for hierarchies too large for
+/// one block's shared memory.
+pub const GRID_SEARCH: &str = "hierarchy_sweep_grid_search";
+
+/// Threads per block of `hierarchy_sweep_grid_search` (its launch bound).
+pub const GRID_BLOCK_SIZE: u32 = 512;
+
+/// Dynamic shared memory of `hierarchy_sweep_grid_search`: the grid
+/// barrier's word.
+pub const GRID_SHARED_BYTES: u32 = 4;
+
 /// Threads of the single block of `hierarchy_sweep_search`.
 pub const BLOCK_SIZE: u32 = 1024;
 

@@ -41,7 +41,13 @@ pub const BLOCK_SIZE: u32 = 256;
 /// in the driver, then fits their registers to that many threads (64 each
 /// at 1,024), spilling if it must; without it, it may take more and the
 /// launch fails for want of registers.
-pub const LAUNCH_BOUNDS: [(&str, u32); 1] = [(ghost_zones::SEARCH, ghost_zones::BLOCK_SIZE)];
+pub const LAUNCH_BOUNDS: [(&str, u32); 2] = [
+    (ghost_zones::SEARCH, ghost_zones::BLOCK_SIZE),
+    (
+        hierarchy_sweep::GRID_SEARCH,
+        hierarchy_sweep::GRID_BLOCK_SIZE,
+    ),
+];
 
 /// Every kernel entry point of the sm_90 module (thread-block clusters),
 /// loaded only on devices of compute capability 9.0 or newer.
@@ -81,4 +87,5 @@ pub const KERNEL_NAMES: &[&str] = &[
     chain_contracted::LEVELS,
     chain_contracted::PARENTS,
     hierarchy_sweep::SEARCH,
+    hierarchy_sweep::GRID_SEARCH,
 ];
