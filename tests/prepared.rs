@@ -335,6 +335,23 @@ fn auto_plans_for_the_searches_and_what_is_prepared() {
     );
 }
 
+/// A road network of more junctions than one block's sweep once took (2^18)
+/// still gets the hierarchy, which the grid sweeps.
+#[test]
+fn auto_takes_the_hierarchy_past_a_quarter_million_junctions() {
+    let road = generated("road:270000", 5);
+    let kept = bfs::graph::chains::ChainContraction::kept_at_least(&road);
+    assert!(kept > 1 << 18, "{kept} kept vertices");
+    assert!(kept <= bfs::gpu::MOST_KEPT_VERTICES);
+    let planned = plan(&road, true, Workload::many());
+    assert_eq!(
+        planned.strategy,
+        Strategy::HierarchySweep,
+        "{}",
+        planned.reason
+    );
+}
+
 /// The distances of every variant on `graph`, searched from its prepared
 /// file's graph with the file's preparations, equal the reference.
 fn assert_prepared_exact(gpu: &Gpu, name: &str, graph: &Csr, path: &Path) {
