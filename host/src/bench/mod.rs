@@ -34,9 +34,10 @@ pub const DEFAULT_GRAPHS: &[&str] = &[
     "gen:uniform:4194304:33554432",
 ];
 
-/// Median times `auto` aims at on one H100, by graph name: on the road
-/// network and the grids what a user of one search should wait at most, on
-/// Kronecker 22 and the uniform graph no slower than `auto` once was there.
+/// Median times `auto` aims at on the benchmark's GPU, by graph name: on
+/// the road network and the grids what a user of one search should wait
+/// at most, on Kronecker 22 and the uniform graph no slower than `auto`
+/// once was there.
 pub const TARGETS_MS: &[(&str, f64)] = &[
     ("luxembourg_osm.mtx", 0.30),
     ("gen:grid:2048x2048:0.05", 5.0),
