@@ -2,8 +2,7 @@
 //! against `nalgebra-sparse`'s, on the same files, each load in its own
 //! process (`bfs --load-only`, which reports its peak memory). The table
 //! replaces the `## Loader` section of `BENCHMARKS.md`, a file wholly
-//! generated section by section; it replaces everything from its heading
-//! to the end of the file, so that section is the file's last.
+//! generated section by section, up to the next section.
 
 use std::path::Path;
 
@@ -65,15 +64,28 @@ pub fn run(workspace: &Workspace, environment: &Environment, files: &[String]) -
     print!("{table}");
     let path = workspace.root().join("BENCHMARKS.md");
     let existing = std::fs::read_to_string(&path).unwrap_or_default();
-    let kept = existing
-        .find(SECTION)
-        .map_or(existing.as_str(), |start| &existing[..start]);
-    let separator = if kept.is_empty() || kept.ends_with("\n\n") {
+    // The sections before and after this one's, which other modes write.
+    let (before, after) = match existing.find(SECTION) {
+        Some(start) => {
+            let rest = &existing[start + SECTION.len()..];
+            let end = rest
+                .find("\n## ")
+                .map_or(existing.len(), |offset| start + SECTION.len() + offset + 1);
+            (&existing[..start], &existing[end..])
+        }
+        None => (existing.as_str(), ""),
+    };
+    let separator = if before.is_empty() || before.ends_with("\n\n") {
         ""
     } else {
         "\n"
     };
-    std::fs::write(&path, format!("{kept}{separator}{table}"))?;
+    let after = if after.is_empty() {
+        String::new()
+    } else {
+        format!("\n{after}")
+    };
+    std::fs::write(&path, format!("{before}{separator}{table}{after}"))?;
     Ok(())
 }
 

@@ -97,8 +97,9 @@ impl Drop for Gapbs {
     }
 }
 
-/// Runs a gapbs program; its standard output, or its failure as an error.
-fn run(command: &mut Command) -> Result<String> {
+/// Runs a peer's program (or `bfs prepare`); its standard output, or its
+/// failure as an error.
+pub(crate) fn run(command: &mut Command) -> Result<String> {
     let program = PathBuf::from(command.get_program());
     let output = command.output().map_err(|error| Error::Peer {
         program: program.clone(),

@@ -10,6 +10,7 @@
 
 pub mod end_to_end;
 pub mod gapbs;
+pub mod roads;
 pub mod scaling;
 
 use std::fmt::Write as _;
@@ -18,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use crate::gpu::{BlockQueue, Gpu, GpuBfs, GpuRun, HierarchicalQueue, Search, Variant, Work};
 use crate::graph::generate::sources_with_edges;
+use crate::graph::prepared::Preparation;
 use crate::report::Statistics;
 use crate::validate::same_levels;
 use crate::{Bfs, Csr, Error, Result, cpu};
@@ -149,7 +151,15 @@ impl Row {
 }
 
 /// Benchmarks one graph: returns a row per variant, the CPU reference first.
-pub fn graph(gpu: Option<&Gpu>, name: &str, graph: &Csr, plan: &Plan) -> Result<Vec<Row>> {
+/// A variant that uses one of `preparations` (a hierarchy, ghost zones)
+/// searches with it rather than building its own.
+pub fn graph(
+    gpu: Option<&Gpu>,
+    name: &str,
+    graph: &Csr,
+    plan: &Plan,
+    mut preparations: Vec<Preparation>,
+) -> Result<Vec<Row>> {
     let sources = sources_with_edges(graph, plan.sources, plan.seed);
     let mut references = Vec::with_capacity(sources.len());
     let mut cpu_row = Row::new(name, "cpu-reference".into(), None);
@@ -219,7 +229,11 @@ pub fn graph(gpu: Option<&Gpu>, name: &str, graph: &Csr, plan: &Plan) -> Result<
         // A variant this device or graph cannot run (`on-chip` without
         // clusters, or on a graph larger than a cluster holds) is left
         // out, and said so.
-        let mut search = match Search::new(gpu, graph, variant) {
+        let preparation = preparations
+            .iter()
+            .position(|preparation| searches_with(variant, preparation))
+            .map(|at| preparations.swap_remove(at));
+        let mut search = match Search::prepared(gpu, graph, variant, None, preparation) {
             Err(Error::Unsupported(why)) => {
                 eprintln!("bench: {name:<32} {variant:<24} left out: {why}");
                 continue;
@@ -256,6 +270,15 @@ pub fn graph(gpu: Option<&Gpu>, name: &str, graph: &Csr, plan: &Plan) -> Result<
     Ok(rows)
 }
 
+/// Whether `variant` searches with `preparation` when given it.
+fn searches_with(variant: Variant, preparation: &Preparation) -> bool {
+    matches!(
+        (variant, preparation),
+        (Variant::HierarchySweep, Preparation::Hierarchy(_))
+            | (Variant::GhostZones, Preparation::GhostZones(_))
+    )
+}
+
 /// The Markdown table of `rows`, headed by the device and the command.
 pub fn markdown(
     device: &str,
@@ -270,7 +293,7 @@ pub fn markdown(
         "Written by `cargo xtask bench` (on a GPU machine without Rust: `bundle/bench.sh GRAPH...`), \
          section by section, each mode replacing only its own: this table by `cargo xtask bench`, \
          \"CPU engine\" by `--device cpu`, \"Scaling over GPUs\" by `--gpus N,...`, \"End to end\" by \
-         `--end-to-end`, and \"Loader\", the last, by `--loader FILE...`. Why the code's constants have \
+         `--end-to-end`, \"Road networks\" by `--roads`, and \"Loader\" by `--loader FILE...`. Why the code's constants have \
          their values is in `docs/decisions.md`. \
          Time: device time of one search from initialisation to the last level (CUDA events), after a warm-up \
          search; `cpu-reference` is the single-thread reference BFS, `cpu (N threads)` the project's parallel \
@@ -389,7 +412,7 @@ pub fn cpu_markdown(
 
 /// A row's first cells, which every table shares: graph, variant,
 /// sources, time quantiles and GTEPS, up to the next cell's `|`.
-fn timing_cells(row: &Row) -> String {
+pub(crate) fn timing_cells(row: &Row) -> String {
     let statistics = row.statistics();
     format!(
         "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.4} |",

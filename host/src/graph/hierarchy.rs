@@ -53,6 +53,10 @@ pub const WIDE_ROW_ARCS: usize = 8;
 /// added (a needless shortcut costs an arc, never a wrong distance).
 const WITNESS_ARCS: usize = 1024;
 
+/// Arcs a witness search examines when it only counts the shortcuts for a
+/// priority: a count too high only puts a vertex off to a later round.
+const PRIORITY_WITNESS_ARCS: usize = 256;
+
 /// The hierarchy over a chain contraction whose kept vertices are
 /// renumbered in sweep order (level by level).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -141,7 +145,8 @@ impl ContractionHierarchy {
         // then by index.
         let is_wide = |vertex: u32| lower_of[vertex as usize].len() > WIDE_ROW_ARCS;
         let mut order: Vec<u32> = (0..kept_count).collect();
-        order.sort_by_key(|&vertex| (level[vertex as usize], !is_wide(vertex), vertex));
+        order
+            .par_sort_unstable_by_key(|&vertex| (level[vertex as usize], !is_wide(vertex), vertex));
         let mut index_of = vec![0u32; kept_count as usize];
         for (index, &vertex) in order.iter().enumerate() {
             index_of[vertex as usize] = index as u32;
@@ -176,13 +181,17 @@ impl ContractionHierarchy {
             wide_ends,
             lower: WeightedRows::from_rows(
                 order
-                    .iter()
-                    .map(|&vertex| renumber(&lower_of[vertex as usize])),
+                    .par_iter()
+                    .map(|&vertex| renumber(&lower_of[vertex as usize]))
+                    .collect::<Vec<_>>()
+                    .into_iter(),
             ),
             higher: WeightedRows::from_rows(
                 order
-                    .iter()
-                    .map(|&vertex| renumber(&higher_of[vertex as usize])),
+                    .par_iter()
+                    .map(|&vertex| renumber(&higher_of[vertex as usize]))
+                    .collect::<Vec<_>>()
+                    .into_iter(),
             ),
             shortcuts,
         }
@@ -252,41 +261,170 @@ fn contract(
     contracted: &mut Vec<(u32, Vec<(u32, u32)>)>,
     arc_budget: u64,
 ) -> u32 {
-    let vertex_count = remaining.neighbours.len();
-    let mut witness = WitnessSearch::new(vertex_count);
-    let mut candidates: Vec<u32> = (0..vertex_count as u32).collect();
-    let mut contracted_neighbours = vec![0i64; vertex_count];
-    let mut priority = vec![None; vertex_count];
-    let mut done = vec![false; vertex_count];
-    // Each contracted edge becomes a lower and a higher arc, each remaining
-    // edge two core arcs, so the hierarchy's arcs are the remaining graph's
-    // plus the contracted vertices' (lower and higher) arcs.
-    let mut arcs = remaining.arc_count();
-    let mut shortcuts = 0;
-    loop {
-        // Each candidate's priority, in parallel: a witness search per thread.
-        let priorities: Vec<Option<(i64, u32)>> = candidates
+    let mut contraction = Contractor::new(remaining, contracted, arc_budget);
+    let arcs_before = contraction.arcs;
+    while contraction.round() {}
+    // A shortcut is two arcs, one in each of its ends' rows.
+    ((contraction.arcs - arcs_before) / 2) as u32
+}
+
+/// The contraction's state between rounds.
+///
+/// A round contracts an independent set at once (Vetter, "Parallel
+/// Time-Dependent Contraction Hierarchies", 2009): its vertices' witness
+/// searches run in parallel in the round's graph. A witness that passes
+/// through another vertex of the round holds only while that vertex is
+/// still there, so the round is ordered as if its vertices left one at a
+/// time, those whose witnesses pass through others first. Every vertex
+/// whose witnesses pass only through vertices later in that order leaves
+/// at once, its shortcuts added in parallel; each of the others then
+/// searches again, alone, in the graph left, and leaves.
+struct Contractor<'r> {
+    remaining: &'r mut Remaining,
+    contracted: &'r mut Vec<(u32, Vec<(u32, u32)>)>,
+    arc_budget: u64,
+    /// The remaining graph's arcs plus the contracted vertices' (lower and
+    /// higher): each contracted edge becomes a lower and a higher arc, each
+    /// remaining edge two core arcs.
+    arcs: u64,
+    /// Vertices not yet contracted.
+    candidates: Vec<u32>,
+    /// Each vertex's priority (lower goes first), `None` where it has too
+    /// many neighbours to be contracted.
+    priority: Vec<Option<(i64, u32)>>,
+    /// Whether a vertex's neighbourhood changed since its priority was found.
+    stale: Vec<bool>,
+    contracted_neighbours: Vec<i64>,
+    /// Each vertex's place in the round's order, [`NOT_IN_ROUND`] outside it.
+    place: Vec<u32>,
+    /// Vertices contracted.
+    done: Vec<bool>,
+    /// A witness search for the vertices that search again, alone.
+    alone: WitnessSearch,
+}
+
+/// [`Contractor::place`] of a vertex outside the round.
+const NOT_IN_ROUND: u32 = u32::MAX;
+
+/// Row updates of contracting vertices at once: `(row, head, weight)`,
+/// [`REMOVED`] as the weight where the arc to `head` goes.
+type RowUpdate = (u32, u32, u32);
+
+/// [`RowUpdate`]'s weight that removes the arc.
+const REMOVED: u32 = u32::MAX;
+
+impl<'r> Contractor<'r> {
+    fn new(
+        remaining: &'r mut Remaining,
+        contracted: &'r mut Vec<(u32, Vec<(u32, u32)>)>,
+        arc_budget: u64,
+    ) -> Contractor<'r> {
+        let vertex_count = remaining.neighbours.len();
+        Contractor {
+            arcs: remaining.arc_count(),
+            remaining,
+            contracted,
+            arc_budget,
+            candidates: (0..vertex_count as u32).collect(),
+            priority: vec![None; vertex_count],
+            stale: vec![true; vertex_count],
+            contracted_neighbours: vec![0; vertex_count],
+            place: vec![NOT_IN_ROUND; vertex_count],
+            done: vec![false; vertex_count],
+            alone: WitnessSearch::new(WITNESS_ARCS),
+        }
+    }
+
+    /// Contracts one independent set; whether any vertex left.
+    fn round(&mut self) -> bool {
+        self.update_priorities();
+        let selected = self.independent_set();
+        for &vertex in &selected {
+            self.place[vertex as usize] = 0;
+        }
+        let (remaining, place) = (&*self.remaining, &self.place);
+        let mut round: Vec<(u32, Contraction)> = selected
             .par_iter()
             .map_init(
-                || WitnessSearch::new(vertex_count),
+                || WitnessSearch::new(WITNESS_ARCS),
+                |witness, &vertex| {
+                    let found = witness.contraction(remaining, vertex, Some(place));
+                    (vertex, found)
+                },
+            )
+            .collect();
+        round.sort_by_key(|(_, contraction)| contraction.leans_on.is_empty());
+        for (at, (vertex, _)) in round.iter().enumerate() {
+            self.place[*vertex as usize] = at as u32;
+        }
+        let place = &self.place;
+        let (apart, again): (Vec<_>, Vec<_>) = round.into_iter().partition(|(vertex, found)| {
+            (found.leans_on.iter()).all(|&other| place[other as usize] > place[*vertex as usize])
+        });
+        for &vertex in &selected {
+            self.place[vertex as usize] = NOT_IN_ROUND;
+        }
+        let added: u64 = apart
+            .iter()
+            .map(|(_, found)| 2 * found.shortcuts.len() as u64)
+            .sum();
+        let mut left = false;
+        if self.arcs + added <= self.arc_budget {
+            left |= !apart.is_empty();
+            self.contract_at_once(apart);
+        } else {
+            for (vertex, found) in apart {
+                left |= self.contract_alone(vertex, found.shortcuts);
+            }
+        }
+        for (vertex, _) in again {
+            let shortcuts = (self.alone)
+                .contraction(self.remaining, vertex, None)
+                .shortcuts;
+            left |= self.contract_alone(vertex, shortcuts);
+        }
+        let done = &self.done;
+        self.candidates.retain(|&vertex| !done[vertex as usize]);
+        left
+    }
+
+    /// Finds again, in parallel, the priorities of the candidates whose
+    /// neighbourhood changed: twice the shortcuts contracting one adds
+    /// less the arcs it removes, plus its contracted neighbours (which
+    /// spreads the rounds over the graph), ties broken by a scramble.
+    fn update_priorities(&mut self) {
+        let stale = &self.stale;
+        let changed: Vec<u32> = (self.candidates.par_iter().copied())
+            .filter(|&vertex| stale[vertex as usize])
+            .collect();
+        let (remaining, contracted_neighbours) = (&*self.remaining, &self.contracted_neighbours);
+        let priorities: Vec<Option<(i64, u32)>> = changed
+            .par_iter()
+            .map_init(
+                || WitnessSearch::new(PRIORITY_WITNESS_ARCS),
                 |witness, &vertex| {
                     let degree = remaining.neighbours[vertex as usize].len();
                     (degree <= MOST_NEIGHBOURS_CONTRACTED).then(|| {
-                        let needed = witness.shortcuts(remaining, vertex).len() as i64;
+                        let needed = witness.contraction(remaining, vertex, None).shortcuts;
                         (
-                            2 * (needed - degree as i64) + contracted_neighbours[vertex as usize],
+                            2 * (needed.len() as i64 - degree as i64)
+                                + contracted_neighbours[vertex as usize],
                             scrambled(vertex),
                         )
                     })
                 },
             )
             .collect();
-        for (&vertex, vertex_priority) in candidates.iter().zip(priorities) {
-            priority[vertex as usize] = vertex_priority;
+        for (&vertex, priority) in changed.iter().zip(priorities) {
+            self.priority[vertex as usize] = priority;
+            self.stale[vertex as usize] = false;
         }
-        let selected: Vec<u32> = candidates
-            .iter()
-            .copied()
+    }
+
+    /// The candidates whose priority is below every neighbour's.
+    fn independent_set(&self) -> Vec<u32> {
+        let (remaining, priority) = (&*self.remaining, &self.priority);
+        (self.candidates.par_iter().copied())
             .filter(|&vertex| {
                 priority[vertex as usize].is_some_and(|own| {
                     remaining.neighbours[vertex as usize]
@@ -296,35 +434,122 @@ fn contract(
                         })
                 })
             })
+            .collect()
+    }
+
+    /// Contracts `vertex`, adding `shortcuts`, unless they would take the
+    /// arcs past the budget; whether it did.
+    fn contract_alone(&mut self, vertex: u32, shortcuts: Vec<(u32, u32, u32)>) -> bool {
+        if self.arcs + 2 * shortcuts.len() as u64 > self.arc_budget {
+            return false;
+        }
+        let updates = Self::updates(
+            vertex,
+            &self.remaining.neighbours[vertex as usize],
+            &shortcuts,
+        );
+        let neighbours = std::mem::take(&mut self.remaining.neighbours[vertex as usize]);
+        for (row, head, weight) in updates {
+            let grew = Self::update(&mut self.remaining.neighbours[row as usize], head, weight);
+            self.count(row, weight, grew);
+        }
+        self.leave(vertex, neighbours);
+        true
+    }
+
+    /// Contracts the `apart` vertices at once: their rows' updates grouped
+    /// by row, each row updated by one thread.
+    fn contract_at_once(&mut self, apart: Vec<(u32, Contraction)>) {
+        let neighbours = &self.remaining.neighbours;
+        let mut updates: Vec<RowUpdate> = apart
+            .par_iter()
+            .flat_map_iter(|(vertex, found)| {
+                Self::updates(*vertex, &neighbours[*vertex as usize], &found.shortcuts)
+            })
             .collect();
-        let mut any = false;
-        for vertex in selected {
-            let new = witness.shortcuts(remaining, vertex);
-            if arcs + 2 * new.len() as u64 > arc_budget {
-                continue;
+        updates.par_sort_unstable();
+        // Each updated row, taken out of the graph with its updates, so
+        // that the threads own the rows they update.
+        let rows: Vec<_> = updates
+            .chunk_by(|one, other| one.0 == other.0)
+            .map(|group| {
+                (
+                    std::mem::take(&mut self.remaining.neighbours[group[0].0 as usize]),
+                    group,
+                )
+            })
+            .collect();
+        let updated: Vec<(_, Vec<bool>)> = rows
+            .into_par_iter()
+            .map(|(mut row, group)| {
+                let grew = (group.iter())
+                    .map(|&(_, head, weight)| Self::update(&mut row, head, weight))
+                    .collect();
+                (row, grew)
+            })
+            .collect();
+        let groups = updates.chunk_by(|one, other| one.0 == other.0);
+        for ((row, grew), group) in updated.into_iter().zip(groups) {
+            let at = group[0].0;
+            self.remaining.neighbours[at as usize] = row;
+            for (&(_, _, weight), grew) in group.iter().zip(grew) {
+                self.count(at, weight, grew);
             }
-            for &(one, other, weight) in &new {
-                let before = remaining.neighbours[one as usize].len();
-                remaining.join(one, other, weight);
-                remaining.join(other, one, weight);
-                if remaining.neighbours[one as usize].len() > before {
-                    arcs += 2;
-                    shortcuts += 1;
-                }
-            }
-            let neighbours = std::mem::take(&mut remaining.neighbours[vertex as usize]);
-            for &(neighbour, _) in &neighbours {
-                remaining.neighbours[neighbour as usize].retain(|&(head, _)| head != vertex);
-                contracted_neighbours[neighbour as usize] += 1;
-            }
-            contracted.push((vertex, neighbours));
-            done[vertex as usize] = true;
-            any = true;
         }
-        if !any {
-            return shortcuts;
+        for (vertex, _) in apart {
+            let neighbours = std::mem::take(&mut self.remaining.neighbours[vertex as usize]);
+            self.leave(vertex, neighbours);
         }
-        candidates.retain(|&vertex| !done[vertex as usize]);
+    }
+
+    /// The row updates contracting `vertex` makes: its arc removed from
+    /// each neighbour's row, each shortcut added in both directions.
+    fn updates(
+        vertex: u32,
+        neighbours: &[(u32, u32)],
+        shortcuts: &[(u32, u32, u32)],
+    ) -> Vec<RowUpdate> {
+        let removals = neighbours
+            .iter()
+            .map(|&(neighbour, _)| (neighbour, vertex, REMOVED));
+        let joins = shortcuts
+            .iter()
+            .flat_map(|&(one, other, weight)| [(one, other, weight), (other, one, weight)]);
+        removals.chain(joins).collect()
+    }
+
+    /// Applies one update to `row`; whether it added an arc.
+    fn update(row: &mut Vec<(u32, u32)>, head: u32, weight: u32) -> bool {
+        if weight == REMOVED {
+            row.retain(|&(other, _)| other != head);
+            return false;
+        }
+        match row.iter_mut().find(|(other, _)| *other == head) {
+            Some(arc) => {
+                arc.1 = arc.1.min(weight);
+                false
+            }
+            None => {
+                row.push((head, weight));
+                true
+            }
+        }
+    }
+
+    /// Counts an update of `row`: an arc added, or a neighbour contracted.
+    fn count(&mut self, row: u32, weight: u32, grew: bool) {
+        if weight == REMOVED {
+            self.contracted_neighbours[row as usize] += 1;
+            self.stale[row as usize] = true;
+        } else if grew {
+            self.arcs += 1;
+        }
+    }
+
+    /// Records `vertex` as contracted, with its neighbours then.
+    fn leave(&mut self, vertex: u32, neighbours: Vec<(u32, u32)>) {
+        self.contracted.push((vertex, neighbours));
+        self.done[vertex as usize] = true;
     }
 }
 
@@ -334,27 +559,84 @@ fn scrambled(vertex: u32) -> u32 {
     vertex.wrapping_mul(0x9E37_79B9).rotate_left(16)
 }
 
-/// A bounded Dijkstra search for witnesses, its arrays kept between searches.
+/// What contracting a vertex takes, found in the graph of its round.
+struct Contraction {
+    /// `(u, w, weight)` for each pair of its neighbours without a witness.
+    shortcuts: Vec<(u32, u32, u32)>,
+    /// The vertices of the round its witnesses pass through.
+    leans_on: Vec<u32>,
+}
+
+/// A bounded Dijkstra search for witnesses, its tables kept between
+/// searches. It reaches at most [`WITNESS_ARCS`] vertices, so their
+/// distances live in a small open-addressing table that stays in the
+/// core's cache, not in an array over every vertex.
 struct WitnessSearch {
-    distances: Vec<u32>,
-    reached: Vec<u32>,
+    /// Arcs a search examines before it gives up.
+    arc_limit: usize,
+    /// `(vertex, distance, parent)` slots, [`UNREACHED`] where free.
+    reached: Vec<Reached>,
+    /// The slots in use, to free them after a search.
+    used: Vec<u32>,
     heap: BinaryHeap<Reverse<(u32, u32)>>,
 }
 
+/// A vertex a witness search reached: its distance, and the vertex before
+/// it on its path.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Reached {
+    vertex: u32,
+    distance: u32,
+    parent: u32,
+}
+
+/// A free slot of [`WitnessSearch::reached`].
+const UNREACHED: Reached = Reached {
+    vertex: u32::MAX,
+    distance: u32::MAX,
+    parent: u32::MAX,
+};
+
+/// Slots of [`WitnessSearch::reached`]: two per vertex a search may reach.
+const WITNESS_SLOTS: usize = 2 * (WITNESS_ARCS + 1).next_power_of_two();
+
 impl WitnessSearch {
-    fn new(vertex_count: usize) -> WitnessSearch {
+    fn new(arc_limit: usize) -> WitnessSearch {
         WitnessSearch {
-            distances: vec![u32::MAX; vertex_count],
-            reached: Vec::new(),
+            arc_limit,
+            reached: vec![UNREACHED; WITNESS_SLOTS],
+            used: Vec::new(),
             heap: BinaryHeap::new(),
         }
     }
 
-    /// The shortcuts contracting `vertex` needs: for each pair of its
-    /// neighbours `(u, w)` without a witness, `(u, w, weight)`.
-    fn shortcuts(&mut self, remaining: &Remaining, vertex: u32) -> Vec<(u32, u32, u32)> {
+    /// `vertex`'s slot: its own, or the free one where it would go.
+    fn slot(&self, vertex: u32) -> usize {
+        let mut slot = scrambled(vertex) as usize % WITNESS_SLOTS;
+        while self.reached[slot].vertex != vertex && self.reached[slot].vertex != UNREACHED.vertex {
+            slot = (slot + 1) % WITNESS_SLOTS;
+        }
+        slot
+    }
+
+    fn reached(&self, vertex: u32) -> Reached {
+        self.reached[self.slot(vertex)]
+    }
+
+    /// What contracting `vertex` takes in `remaining`; with `place`, where
+    /// the vertices contracted beside it are [`Contractor::place`], which
+    /// of them its witnesses pass through.
+    fn contraction(
+        &mut self,
+        remaining: &Remaining,
+        vertex: u32,
+        place: Option<&[u32]>,
+    ) -> Contraction {
         let neighbours = &remaining.neighbours[vertex as usize];
-        let mut needed = Vec::new();
+        let mut contraction = Contraction {
+            shortcuts: Vec::new(),
+            leans_on: Vec::new(),
+        };
         for (first, &(one, to_one)) in neighbours.iter().enumerate() {
             let later = &neighbours[first + 1..];
             let Some(farthest) = later.iter().map(|&(_, to_other)| to_other).max() else {
@@ -362,16 +644,24 @@ impl WitnessSearch {
             };
             self.search(remaining, (one, later), vertex, to_one + farthest);
             for &(other, to_other) in later {
-                if self.distances[other as usize] > to_one + to_other {
-                    needed.push((one, other, to_one + to_other));
+                let mut on_path = self.reached(other);
+                if on_path.distance > to_one + to_other {
+                    contraction.shortcuts.push((one, other, to_one + to_other));
+                } else if let Some(place) = place {
+                    while on_path.parent != one {
+                        if place[on_path.parent as usize] != NOT_IN_ROUND {
+                            contraction.leans_on.push(on_path.parent);
+                        }
+                        on_path = self.reached(on_path.parent);
+                    }
                 }
             }
-            for &reached in &self.reached {
-                self.distances[reached as usize] = u32::MAX;
+            for &slot in &self.used {
+                self.reached[slot as usize] = UNREACHED;
             }
-            self.reached.clear();
+            self.used.clear();
         }
-        needed
+        contraction
     }
 
     /// Distances from `from` in `remaining` without `avoiding`, up to
@@ -385,12 +675,10 @@ impl WitnessSearch {
         limit: u32,
     ) {
         self.heap.clear();
-        self.distances[from as usize] = 0;
-        self.reached.push(from);
-        self.heap.push(Reverse((0, from)));
+        self.lower(from, 0, from);
         let (mut examined, mut unsettled) = (0, targets.len());
         while let Some(Reverse((distance, vertex))) = self.heap.pop() {
-            if distance > self.distances[vertex as usize] {
+            if distance > self.reached(vertex).distance {
                 continue;
             }
             if targets.iter().any(|&(target, _)| target == vertex) {
@@ -401,22 +689,32 @@ impl WitnessSearch {
             }
             let arcs = &remaining.neighbours[vertex as usize];
             examined += arcs.len();
-            if examined > WITNESS_ARCS {
+            if examined > self.arc_limit {
                 break;
             }
             for &(neighbour, weight) in arcs {
                 let through = distance + weight;
-                if neighbour != avoiding
-                    && through <= limit
-                    && through < self.distances[neighbour as usize]
-                {
-                    if self.distances[neighbour as usize] == u32::MAX {
-                        self.reached.push(neighbour);
-                    }
-                    self.distances[neighbour as usize] = through;
-                    self.heap.push(Reverse((through, neighbour)));
+                if through <= limit && neighbour != avoiding {
+                    self.lower(neighbour, through, vertex);
                 }
             }
         }
+    }
+
+    /// Lowers `vertex`'s distance to `distance`, reached from `parent`, if
+    /// that is shorter, and queues it.
+    fn lower(&mut self, vertex: u32, distance: u32, parent: u32) {
+        let slot = self.slot(vertex);
+        if self.reached[slot].vertex == UNREACHED.vertex {
+            self.used.push(slot as u32);
+        } else if self.reached[slot].distance <= distance {
+            return;
+        }
+        self.reached[slot] = Reached {
+            vertex,
+            distance,
+            parent,
+        };
+        self.heap.push(Reverse((distance, vertex)));
     }
 }

@@ -2,13 +2,14 @@
 //! the given ones, as the Markdown table `cargo xtask bench` keeps in
 //! `BENCHMARKS.md`; with `--device cpu`, the CPU engine beside gapbs, as
 //! that file's CPU section; with `--gpus`, the search over several GPUs
-//! beside one, as its scaling section.
+//! beside one, as its scaling section; with `--end-to-end`, whole
+//! processes; with `--roads`, road networks prepared and searched.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use bfs::bench::{end_to_end, scaling};
+use bfs::bench::{end_to_end, roads, scaling};
 use bfs::gpu::{Gpu, Variant};
 use bfs::graph::GraphSource;
 use bfs::{bench, cpu, output};
@@ -73,13 +74,22 @@ pub struct BenchArgs {
     /// section (graphs given with --graph, else gen:road:300000 and the 2048² grid).
     #[arg(long)]
     pub end_to_end: bool,
-    /// A Python with scipy, to time scipy beside `bfs` (with --end-to-end).
+    /// Road networks of 0.1M to 24M vertices (graphs given with --graph
+    /// as well): `bfs prepare` timed, then `hierarchy-sweep` with the
+    /// prepared hierarchy beside `ghost-zones`, `persistent`, the CPU
+    /// engine, gapbs (`--gapbs`) and scipy (`--python`); written as the
+    /// file's road section.
+    #[arg(long)]
+    pub roads: bool,
+    /// A Python with scipy, to time scipy beside `bfs` (with --end-to-end
+    /// or --roads).
     #[arg(long)]
     pub python: Option<PathBuf>,
     /// Timed runs of each command (with --end-to-end).
     #[arg(long, default_value_t = 5)]
     pub repeats: usize,
-    /// Seconds past which a peer's command is timed once (with --end-to-end).
+    /// Seconds past which a peer's command is timed once (with
+    /// --end-to-end), or scipy takes no more sources (with --roads).
     #[arg(long, default_value_t = 20.0)]
     pub peer_limit: f64,
     /// Time the peers only on graphs of at most this many CSR entries
@@ -106,6 +116,9 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
     }
     if arguments.end_to_end {
         return run_end_to_end(arguments);
+    }
+    if arguments.roads {
+        return run_roads(arguments);
     }
     let gpu = match arguments.device {
         BenchDevice::Gpu => Some(Gpu::open()?),
@@ -148,7 +161,7 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     let mut summaries = Vec::new();
     for (name, graph) in &graphs {
-        rows.extend(bench::graph(gpu.as_ref(), name, graph, &plan)?);
+        rows.extend(bench::graph(gpu.as_ref(), name, graph, &plan, Vec::new())?);
         let first = bfs::graph::generate::sources_with_edges(graph, 1, plan.seed);
         summaries.push((
             name.clone(),
@@ -314,6 +327,82 @@ fn run_end_to_end(arguments: &BenchArgs) -> anyhow::Result<()> {
         "{}",
         end_to_end::markdown(&device, &command, floor.as_ref(), &graphs, &rows)
     );
+    Ok(())
+}
+
+/// The road networks `bench --roads` generates: about 0.1M, 1M, 4M and
+/// 24M vertices.
+const ROADS_DEFAULT_GRAPHS: [&str; 4] = [
+    "gen:road:9000",
+    "gen:road:90000",
+    "gen:road:360000",
+    "gen:road:2200000",
+];
+
+/// The searches `bench --roads` times beside the CPU's.
+const ROADS_VARIANTS: [Variant; 3] = [
+    Variant::HierarchySweep,
+    Variant::GhostZones,
+    Variant::Persistent,
+];
+
+/// `bench --roads`: each graph built, prepared, timed and dropped before
+/// the next; the section is written after each graph, so a run cut short
+/// keeps what it measured.
+fn run_roads(arguments: &BenchArgs) -> anyhow::Result<()> {
+    // Without a GPU the rows are the CPU's and the peers'.
+    let gpu = Gpu::open().ok();
+    let device = gpu.as_ref().map_or("no GPU", |gpu| gpu.name()).to_string();
+    let setup = roads::Setup {
+        bfs: std::env::current_exe().context("finding this executable")?,
+        python: arguments.python.clone(),
+        peer_limit: std::time::Duration::from_secs_f64(arguments.peer_limit.max(0.0)),
+        scratch: std::env::temp_dir().join(format!("bfs-roads-{}", std::process::id())),
+    };
+    let plan = bench::Plan {
+        variants: ROADS_VARIANTS.to_vec(),
+        sources: arguments.sources,
+        seed: arguments.seed,
+        sub_queue_counts: Vec::new(),
+        plain_loads: false,
+        threads: vec![cpu::hardware_threads()],
+        gapbs: arguments.gapbs.clone(),
+    };
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let defaults = match arguments.no_default_graphs {
+        true => &[][..],
+        false => &ROADS_DEFAULT_GRAPHS[..],
+    };
+    let names =
+        (arguments.graphs.iter().cloned()).chain(defaults.iter().map(|name| name.to_string()));
+    let (mut graphs, mut rows) = (Vec::new(), Vec::new());
+    let outcome = (|| -> anyhow::Result<()> {
+        for name in names {
+            let (name, graph) = load(&name, arguments.seed)?;
+            let (prepared, hierarchy) = roads::prepare(&setup, &name, &graph)?;
+            graphs.push(prepared);
+            let searched = bench::graph(gpu.as_ref(), &name, &graph, &plan, vec![hierarchy])?;
+            let scipy = setup.python.as_ref().map(|python| {
+                let sources =
+                    bfs::graph::generate::sources_with_edges(&graph, plan.sources, plan.seed);
+                roads::scipy_row(&setup, python, &graph, &sources, &searched[0])
+            });
+            rows.extend(searched);
+            match scipy {
+                Some(Ok(row)) => rows.push(row),
+                Some(Err(error)) => eprintln!("bench: {name}: scipy left out: {error}"),
+                None => {}
+            }
+            if let Some(path) = &arguments.markdown {
+                let section = roads::markdown(&device, &command, &graphs, &rows);
+                write_section(path, roads::SECTION, &section)?;
+            }
+        }
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&setup.scratch);
+    outcome?;
+    print!("{}", roads::markdown(&device, &command, &graphs, &rows));
     Ok(())
 }
 
