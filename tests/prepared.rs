@@ -350,6 +350,36 @@ fn auto_takes_the_hierarchy_past_a_quarter_million_junctions() {
         "{}",
         planned.reason
     );
+    // Its hierarchy takes more searches to repay than a small network's.
+    let repays = bfs::gpu::hierarchy_pays_from_searches(kept);
+    assert!(repays > bfs::gpu::HIERARCHY_PAYS_FROM_SEARCHES, "{repays}");
+    let none = Preparations::none();
+    let strategy = |searches| {
+        let prepared = &none;
+        plan(&road, true, Workload { searches, prepared }).strategy
+    };
+    assert_eq!(strategy(repays - 1), Strategy::ManyLevelsPerLaunch);
+    assert_eq!(strategy(repays), Strategy::HierarchySweep);
+}
+
+/// Building a hierarchy repays from more searches as the graph grows, as
+/// the square root of its kept vertices (building grows with them, a
+/// level-by-level search with its levels), never from fewer than on the
+/// smallest networks.
+#[test]
+fn a_hierarchy_repays_from_searches_growing_with_the_root_of_its_kept_vertices() {
+    use bfs::gpu::{HIERARCHY_PAYS_FROM_SEARCHES, hierarchy_pays_from_searches};
+    assert_eq!(
+        hierarchy_pays_from_searches(0),
+        HIERARCHY_PAYS_FROM_SEARCHES
+    );
+    assert_eq!(
+        hierarchy_pays_from_searches(16_905),
+        HIERARCHY_PAYS_FROM_SEARCHES
+    );
+    let at = |kept: u32| hierarchy_pays_from_searches(kept) as f64;
+    let (quarter, four) = (at(1 << 20), at(1 << 22));
+    assert!((four / quarter - 2.0).abs() < 0.01, "{quarter} {four}");
 }
 
 /// The distances of every variant on `graph`, searched from its prepared

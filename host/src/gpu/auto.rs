@@ -11,7 +11,7 @@
 //! [`MOST_KEPT_VERTICES`] junctions) or ghost zones (`ghost-zones`, for the
 //! others). Building either costs far more than one search saves, so
 //! `auto` takes one only when the run's searches repay it
-//! ([`HIERARCHY_PAYS_FROM_SEARCHES`], [`ZONES_PAY_FROM_SEARCHES`]) or when
+//! ([`hierarchy_pays_from_searches`], [`ZONES_PAY_FROM_SEARCHES`]) or when
 //! the graph's file holds it prepared (`bfs prepare`); otherwise such a
 //! graph runs its levels without preparation, one block while the
 //! frontier is small and the persistent grid while it is large, no host
@@ -58,10 +58,23 @@ pub const CHAINS_KEPT_SHARE: f64 = 0.5;
 pub const LEVEL_BY_LEVEL_LEAST_EDGES: u64 = 100_000_000;
 
 /// Searches from which building a contraction hierarchy (chains, then
-/// junctions) costs less than the searches it shortens: one search of a
-/// road network level by level costs a fraction of the build
-/// (docs/decisions.md, "Time to answer").
-pub const HIERARCHY_PAYS_FROM_SEARCHES: usize = 90;
+/// junctions) costs less than the searches it shortens, on the smallest
+/// road networks: one search level by level costs a fraction of the
+/// build (docs/decisions.md, "Time to answer").
+pub const HIERARCHY_PAYS_FROM_SEARCHES: usize = 60;
+
+/// Searches that building a hierarchy takes to repay, per square root of
+/// the vertices it keeps: the build's cost grows with the kept vertices,
+/// a level-by-level search's with its levels, about the square root of a
+/// planar network's vertices (docs/decisions.md, "Time to answer").
+pub const HIERARCHY_SEARCHES_PER_ROOT_KEPT: f64 = 0.33;
+
+/// Searches from which building the hierarchy of a graph that keeps
+/// `kept` vertices costs less than the searches it shortens.
+pub fn hierarchy_pays_from_searches(kept: u32) -> usize {
+    let grown = (HIERARCHY_SEARCHES_PER_ROOT_KEPT * (kept as f64).sqrt()).ceil() as usize;
+    HIERARCHY_PAYS_FROM_SEARCHES.max(grown)
+}
 
 /// Searches from which loading a prepared contraction hierarchy costs
 /// less than the searches it shortens (docs/decisions.md, "Time to
@@ -208,7 +221,7 @@ pub fn plan(graph: &Csr, cooperative_launch: bool, workload: Workload<'_>) -> Pl
             prepared(PreparationKind::Hierarchy),
             (
                 PREPARED_HIERARCHY_PAYS_FROM_SEARCHES,
-                HIERARCHY_PAYS_FROM_SEARCHES,
+                hierarchy_pays_from_searches(kept),
             ),
             &searches,
             &chains,

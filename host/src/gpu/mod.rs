@@ -30,9 +30,10 @@ pub use run::{Direction, Exchange, GpuRun, Step, Work, exchange_time, median_exc
 pub use search::Search;
 
 pub use auto::{
-    CHAINS_KEPT_SHARE, HIERARCHY_PAYS_FROM_SEARCHES, LEVEL_BY_LEVEL_LEAST_EDGES,
-    PREPARED_HIERARCHY_PAYS_FROM_SEARCHES, PREPARED_ZONES_PAY_FROM_SEARCHES, Plan, Strategy,
-    Workload, ZONES_PAY_FROM_SEARCHES, build_preparation, plan, strategy, strategy_on,
+    CHAINS_KEPT_SHARE, HIERARCHY_PAYS_FROM_SEARCHES, HIERARCHY_SEARCHES_PER_ROOT_KEPT,
+    LEVEL_BY_LEVEL_LEAST_EDGES, PREPARED_HIERARCHY_PAYS_FROM_SEARCHES,
+    PREPARED_ZONES_PAY_FROM_SEARCHES, Plan, Strategy, Workload, ZONES_PAY_FROM_SEARCHES,
+    build_preparation, hierarchy_pays_from_searches, plan, strategy, strategy_on,
 };
 pub use block_queue::BlockQueue;
 pub use chain_contracted::ChainContracted;
