@@ -232,20 +232,11 @@ impl Remaining {
         for tail in 0..chains.kept_count() {
             for (head, weight) in chains.graph.of(tail) {
                 if head != tail {
-                    remaining.join(tail, head, weight);
+                    join(&mut remaining.neighbours[tail as usize], head, weight);
                 }
             }
         }
         remaining
-    }
-
-    /// Adds the arc `tail → head` of `weight`, or lowers the one there.
-    fn join(&mut self, tail: u32, head: u32, weight: u32) {
-        let row = &mut self.neighbours[tail as usize];
-        match row.iter_mut().find(|(neighbour, _)| *neighbour == head) {
-            Some(arc) => arc.1 = arc.1.min(weight),
-            None => row.push((head, weight)),
-        }
     }
 
     fn arc_count(&self) -> u64 {
@@ -524,16 +515,7 @@ impl<'r> Contractor<'r> {
             row.retain(|&(other, _)| other != head);
             return false;
         }
-        match row.iter_mut().find(|(other, _)| *other == head) {
-            Some(arc) => {
-                arc.1 = arc.1.min(weight);
-                false
-            }
-            None => {
-                row.push((head, weight));
-                true
-            }
-        }
+        join(row, head, weight)
     }
 
     /// Counts an update of `row`: an arc added, or a neighbour contracted.
@@ -550,6 +532,21 @@ impl<'r> Contractor<'r> {
     fn leave(&mut self, vertex: u32, neighbours: Vec<(u32, u32)>) {
         self.contracted.push((vertex, neighbours));
         self.done[vertex as usize] = true;
+    }
+}
+
+/// Adds the arc to `head` of `weight` to `row`, or lowers the one there;
+/// whether it added one.
+fn join(row: &mut Vec<(u32, u32)>, head: u32, weight: u32) -> bool {
+    match row.iter_mut().find(|(neighbour, _)| *neighbour == head) {
+        Some(arc) => {
+            arc.1 = arc.1.min(weight);
+            false
+        }
+        None => {
+            row.push((head, weight));
+            true
+        }
     }
 }
 
