@@ -61,11 +61,9 @@ pub struct Claims<'g> {
     rank_ends: DeviceBuffer<u32>,
 }
 
-/// What the exchange of one round moved: the bytes this rank received,
-/// and whether any rank's claims overran a region (then the level runs
-/// another round).
+/// What the exchange of one round found: whether any rank's claims
+/// overran a region (then the level runs another round).
 pub struct Round {
-    pub received_bytes: u64,
     pub overflowed: bool,
 }
 
@@ -171,11 +169,7 @@ impl<'g> Claims<'g> {
         let capacity = self.capacity as u64;
         if ranks == 1 {
             // Every vertex is this rank's: no claim leaves it.
-            let round = Round {
-                received_bytes: 0,
-                overflowed: false,
-            };
-            return Ok((round, vec![0]));
+            return Ok((Round { overflowed: false }, vec![0]));
         }
         let counts = self.counts.as_device_ptr();
         let gathered = self.gathered_counts.as_device_ptr();
@@ -235,13 +229,7 @@ impl<'g> Claims<'g> {
         clock.time(stream, received_bytes, || {
             communicator.exchange(&sends, &receives, stream)
         })?;
-        Ok((
-            Round {
-                received_bytes,
-                overflowed,
-            },
-            per_sender,
-        ))
+        Ok((Round { overflowed }, per_sender))
     }
 
     /// Queues the application of the claims received (`per_sender[s]`

@@ -3,8 +3,10 @@
 //! computes (`kernels/src/distributed.rs`).
 //!
 //! A rank holds its own vertices' rows, levels, parents and frontier
-//! queues, and two bitmaps over every vertex: its memory is its share of
-//! the graph plus `n / 4` bytes, however many ranks there are.
+//! queues, and bitmaps over every vertex (visited, the frontier, the next
+//! one, and where a bottom-up level's all-gather lands the frontier): its
+//! memory is its share of the graph plus about `n / 2` bytes, however
+//! many ranks there are.
 //! - A top-down level expands the owned frontier; claims of other ranks'
 //!   vertices go to their owners ([`claims`]), and each owner applies what
 //!   it received.
@@ -68,10 +70,16 @@ pub struct Rank<'g> {
     rows: DeviceBuffer<EdgeOffset>,
     narrow_rows: Option<DeviceBuffer<u32>>,
     columns: DeviceBuffer<u32>,
-    /// Bitmaps over every vertex.
+    /// Bitmaps over every vertex; `frontier` and `next` run
+    /// `padded_words` past the last vertex's word, so that any rank's
+    /// words, padded, lie within them.
     visited: DeviceBuffer<u32>,
     frontier: DeviceBuffer<u32>,
     next: DeviceBuffer<u32>,
+    /// The frontier's words as a bottom-up level's all-gather lands them:
+    /// `padded_words` for each rank, in rank order.
+    gathered_frontier: DeviceBuffer<u32>,
+    padded_words: usize,
     /// The owned vertices' labels.
     levels: DeviceBuffer<u32>,
     parents: DeviceBuffer<u32>,
@@ -155,6 +163,7 @@ impl<'g> Rank<'g> {
             + bottom_up_rows(graph, owned).copy_bytes(count + 1)
             + 4 * owned_edges(graph, owned).max(1)
             + 3 * 4 * words
+            + 4 * (2 + ranges.len() as u64) * padded_words(ranges) as u64
             + 4 * 4 * count.max(1)
             + ChunkedTopDown::workspace_bytes(graph, owned.clone())
             + Claims::device_bytes(capacity, ranges.len() as u32)
@@ -217,8 +226,10 @@ impl<'g> Rank<'g> {
             rows: upload(&rows)?,
             columns: upload(columns)?,
             visited: zeroed(words)?,
-            frontier: zeroed(words)?,
-            next: zeroed(words)?,
+            frontier: zeroed(words + padded_words(&ranges))?,
+            next: zeroed(words + padded_words(&ranges))?,
+            gathered_frontier: zeroed(ranges.len() * padded_words(&ranges))?,
+            padded_words: padded_words(&ranges),
             levels: zeroed(count)?,
             parents: zeroed(count)?,
             queues: [zeroed(count)?, zeroed(count)?],
@@ -429,6 +440,18 @@ impl<'g> Rank<'g> {
         };
         range.start / 32..end
     }
+}
+
+/// The bitmap words every rank sends in a bottom-up level's all-gather:
+/// as many as the largest rank owns (NCCL's all-gather takes one count
+/// for every rank), at least one.
+fn padded_words(ranges: &[Range<u32>]) -> usize {
+    ranges
+        .iter()
+        .map(|range| range.len().div_ceil(32))
+        .max()
+        .unwrap_or(0)
+        .max(1)
 }
 
 /// All-gathers a pair of `u64`s from every rank, before the search's

@@ -2,14 +2,15 @@
 //!
 //! The graph is split into vertex ranges of about equal edges
 //! ([`partition`]); each GPU, a *rank*, holds its range's rows and
-//! labels and two bitmaps over every vertex, and the ranks exchange each
-//! level's claims ([`claims`], to their owners) and frontier through NCCL
-//! ([`nccl`], loaded at run time), as [`direction_optimizing`] describes. Ranks run as threads of
-//! one process, one per GPU of this host ([`Ranks::Threads`]), or one per
-//! process ([`Ranks::Process`]: the path that spans machines), the NCCL id
-//! passed from rank 0 to the others through a file. For tests, ranks can
-//! also share one GPU and exchange by copies ([`Ranks::SharedGpu`],
-//! [`shared_gpu`]), behind the same [`Collectives`] as NCCL's.
+//! labels and a few bitmaps over every vertex, and the ranks exchange
+//! each level's claims ([`claims`], to their owners) and frontier through
+//! NCCL ([`nccl`], loaded at run time), as [`direction_optimizing`]
+//! describes. Ranks run as threads of one process, one per GPU of this
+//! host ([`Ranks::Threads`]), or one per process ([`Ranks::Process`]: the
+//! path that spans machines), the NCCL id passed from rank 0 to the others
+//! through a file. For tests, ranks can also share one GPU and exchange by
+//! copies ([`Ranks::SharedGpu`], [`shared_gpu`]), behind the same
+//! [`Collectives`] as NCCL's.
 
 pub mod claims;
 pub mod clock;
@@ -55,17 +56,6 @@ pub trait Collectives {
         send: DevicePointer<u32>,
         receive: DevicePointer<u32>,
         count: usize,
-        stream: &Stream,
-    ) -> Result<()>;
-
-    /// All-gathers words of differing counts (MPI's `allgatherv`): rank
-    /// `r`'s `counts[r]` words at its `send` reach every rank at `receive +
-    /// starts[r]`. `send` may be this rank's own place in `receive`.
-    fn all_gather_words(
-        &self,
-        send: DevicePointer<u32>,
-        receive: DevicePointer<u32>,
-        starts_and_counts: (&[u64], &[u64]),
         stream: &Stream,
     ) -> Result<()>;
 

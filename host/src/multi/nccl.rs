@@ -54,9 +54,9 @@ type CommInitRank = unsafe extern "C" fn(*mut RawComm, c_int, UniqueId, c_int) -
 type CommDestroy = unsafe extern "C" fn(RawComm) -> Status;
 /// `ncclGetErrorString`.
 type GetErrorString = unsafe extern "C" fn(Status) -> *const c_char;
-/// `ncclAllReduce` and `ncclBroadcast`: send, receive, count, type, the
-/// operation or the root, communicator, stream.
-type Collective = unsafe extern "C" fn(
+/// `ncclAllReduce`: send, receive, count, type, the operation,
+/// communicator, stream.
+type AllReduce = unsafe extern "C" fn(
     *const c_void,
     *mut c_void,
     usize,
@@ -85,8 +85,7 @@ struct Library {
     comm_init_rank: CommInitRank,
     comm_destroy: CommDestroy,
     get_error_string: GetErrorString,
-    all_reduce: Collective,
-    broadcast: Collective,
+    all_reduce: AllReduce,
     all_gather: AllGather,
     group_start: Group,
     group_end: Group,
@@ -158,8 +157,7 @@ fn load() -> std::result::Result<Library, String> {
             get_error_string: std::mem::transmute::<*mut c_void, GetErrorString>(symbol(
                 "ncclGetErrorString",
             )?),
-            all_reduce: std::mem::transmute::<*mut c_void, Collective>(symbol("ncclAllReduce")?),
-            broadcast: std::mem::transmute::<*mut c_void, Collective>(symbol("ncclBroadcast")?),
+            all_reduce: std::mem::transmute::<*mut c_void, AllReduce>(symbol("ncclAllReduce")?),
             all_gather: std::mem::transmute::<*mut c_void, AllGather>(symbol("ncclAllGather")?),
             group_start: std::mem::transmute::<*mut c_void, Group>(symbol("ncclGroupStart")?),
             group_end: std::mem::transmute::<*mut c_void, Group>(symbol("ncclGroupEnd")?),
@@ -318,8 +316,8 @@ impl Communicator {
     }
 }
 
-/// The collectives as NCCL's: an all-reduce, an all-gather, and for
-/// differing counts one broadcast per rank in one group.
+/// The collectives as NCCL's: an all-reduce, an all-gather, and pairwise
+/// sends and receives in one group.
 impl Collectives for Communicator {
     fn rank(&self) -> u32 {
         self.rank
@@ -371,41 +369,6 @@ impl Collectives for Communicator {
             )
         };
         check(self.library, status, "ncclAllGather")
-    }
-
-    fn all_gather_words(
-        &self,
-        send: DevicePointer<u32>,
-        receive: DevicePointer<u32>,
-        (starts, counts): (&[u64], &[u64]),
-        stream: &Stream,
-    ) -> Result<()> {
-        self.group(|| {
-            for (root, (&start, &count)) in starts.iter().zip(counts).enumerate() {
-                // SAFETY: the caller's ranges lie within `receive`, and `send`
-                // holds this rank's count, on this rank's device; only the
-                // root's send buffer is read.
-                let status = unsafe {
-                    let at = (receive.as_raw() as *mut u32).add(start as usize);
-                    let from = if root as u32 == self.rank {
-                        send.as_raw() as *const c_void
-                    } else {
-                        at.cast_const().cast::<c_void>()
-                    };
-                    (self.library.broadcast)(
-                        from,
-                        at.cast::<c_void>(),
-                        count as usize,
-                        UINT32,
-                        root as c_int,
-                        self.raw,
-                        stream.as_inner().cast(),
-                    )
-                };
-                check(self.library, status, "ncclBroadcast")?;
-            }
-            Ok(())
-        })
     }
 
     fn exchange(&self, sends: &[Transfer], receives: &[Transfer], stream: &Stream) -> Result<()> {

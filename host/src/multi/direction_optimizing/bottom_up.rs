@@ -5,6 +5,7 @@
 use bfs_kernels::abi::BLOCK_SIZE;
 use bfs_kernels::abi::distributed::STATS_EDGES_WORD;
 use cust::launch;
+use cust::memory::AsyncCopyDestination;
 
 use super::{Figures, Rank};
 use crate::Result;
@@ -35,23 +36,7 @@ impl Rank<'_> {
                 .context(context)?;
             }
         }
-        // Each rank's words of the frontier, to every rank.
-        let words = self.frontier.len() as u64;
-        let (starts, counts): (Vec<u64>, Vec<u64>) = self
-            .ranges
-            .iter()
-            .map(|range| {
-                let words = self.words_of(range);
-                (words.start as u64, words.len() as u64)
-            })
-            .unzip();
-        let whole = self.frontier.as_device_ptr();
-        // SAFETY: this rank's start is within the bitmap.
-        let own_words = unsafe { whole.add(starts[rank] as usize) };
-        let communicator = &*self.communicator;
-        self.exchange.time(stream, 4 * words, || {
-            communicator.all_gather_words(own_words, whole, (&starts, &counts), stream)
-        })?;
+        self.all_gather_frontier()?;
         // SAFETY: memsets on the stream, before the kernel that writes them.
         unsafe {
             self.next.set_zero_async(stream).context(context)?;
@@ -76,7 +61,7 @@ impl Rank<'_> {
                 launch!(kernel<<<blocks_for(count, BLOCK_SIZE), BLOCK_SIZE, 16, stream>>>(
                     rows,
                     self.columns.as_device_ptr(),
-                    whole,
+                    self.frontier.as_device_ptr(),
                     self.next.as_device_ptr().add(first_word),
                     self.visited.as_device_ptr().add(first_word),
                     self.levels.as_device_ptr(),
@@ -121,6 +106,46 @@ impl Rank<'_> {
             .context(context)?;
         }
         self.frontier_in_queue = true;
+        Ok(())
+    }
+
+    /// Brings every rank's words of the frontier to every rank: one
+    /// all-gather of `padded_words` from each (NCCL's all-gather, not one
+    /// broadcast a rank, which was slower on four GPUs: docs/decisions.md),
+    /// then each other rank's words copied from where they landed to their
+    /// place in the bitmap.
+    fn all_gather_frontier(&mut self) -> Result<()> {
+        let rank = self.rank() as usize;
+        let stream = self.gpu.stream();
+        let padded = self.padded_words;
+        let bitmap_bytes = 4 * (self.vertex_count as u64).div_ceil(32);
+        let own = self.words_of(&self.owned).start as usize;
+        // SAFETY: the bitmap runs `padded` words past its last vertex's.
+        let own_words = unsafe { self.frontier.as_device_ptr().add(own) };
+        let gathered = self.gathered_frontier.as_device_ptr();
+        let communicator = &*self.communicator;
+        self.exchange.time(stream, bitmap_bytes, || {
+            communicator.all_gather(own_words, gathered, padded, stream)
+        })?;
+        for (peer, range) in self.ranges.iter().enumerate() {
+            let words = self.words_of(range);
+            if peer == rank || words.is_empty() {
+                continue;
+            }
+            let (start, count) = (words.start as usize, words.len());
+            let landed = self
+                .gathered_frontier
+                .index(peer * padded..peer * padded + count);
+            // SAFETY: a copy on the stream after the all-gather that wrote
+            // `landed`, before the kernel that reads the bitmap; both
+            // ranges hold `count` words.
+            unsafe {
+                self.frontier
+                    .index(start..start + count)
+                    .async_copy_from(&landed, stream)
+            }
+            .context(|| format!("placing rank {peer}'s frontier words"))?;
+        }
         Ok(())
     }
 }
