@@ -15,6 +15,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use super::{Row, gapbs, timing_cells};
+use crate::gpu::Work;
 use crate::graph::prepared::{Preparation, PreparationKind};
 use crate::graph::{self, Reader};
 use crate::{Csr, Error, Result};
@@ -269,19 +270,11 @@ pub fn markdown(device: &str, command: &str, graphs: &[Prepared], rows: &[Row]) 
             });
         let (barriers, per_barrier, arcs, bandwidth) = match row.variant.as_str() {
             "hierarchy-sweep" if !row.work.is_empty() => {
-                let count = row.work.len() as f64;
-                let barriers = row
-                    .work
-                    .iter()
-                    .map(|work| work.barriers as f64)
-                    .sum::<f64>()
-                    / count;
-                let arcs = row
-                    .work
-                    .iter()
-                    .map(|work| work.edges_examined as f64)
-                    .sum::<f64>()
-                    / count;
+                let mean = |figure: fn(&Work) -> f64| {
+                    row.work.iter().map(figure).sum::<f64>() / row.work.len() as f64
+                };
+                let barriers = mean(|work| work.barriers as f64);
+                let arcs = mean(|work| work.edges_examined as f64);
                 (
                     format!("{barriers:.0}"),
                     format!("{:.2}", median_ms * 1e3 / barriers.max(1.0)),
