@@ -68,6 +68,7 @@ pub struct Plan {
 }
 
 /// One row of the table.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Row {
     /// Graph name.
     pub graph: String,

@@ -86,17 +86,20 @@ pub(super) fn download(
     })
 }
 
-/// `buffer`'s values in a new vector, whose pages are first touched on
-/// every core: a copy into untouched memory faults its pages in on the
-/// driver's one thread, several times slower for a large graph's labels
-/// (docs/decisions.md, "Several GPUs").
-pub(crate) fn copy_to_host<T: DeviceCopy + Default + Send>(
+/// `buffer`'s values in a new vector ([`filled_on_every_core`]).
+pub(crate) fn copy_to_host<T: DeviceCopy + Default + Send + Sync>(
     buffer: &DeviceSlice<T>,
 ) -> CudaResult<Vec<T>> {
-    let mut values: Vec<T> = (0..buffer.len())
-        .into_par_iter()
-        .map(|_| T::default())
-        .collect();
+    let mut values = filled_on_every_core(buffer.len(), T::default());
     buffer.copy_to(&mut values[..])?;
     Ok(values)
+}
+
+/// `len` copies of `value`, written on every core, so that their pages
+/// are faulted in by all of them: a copy from the device into untouched
+/// memory faults its pages in on the driver's one thread, and filling
+/// them on one thread is as slow, several times slower for a large
+/// graph's labels (docs/decisions.md, "Several GPUs").
+pub(crate) fn filled_on_every_core<T: Copy + Send + Sync>(len: usize, value: T) -> Vec<T> {
+    (0..len).into_par_iter().map(|_| value).collect()
 }

@@ -45,7 +45,7 @@ impl GpuRun {
 /// What a search that does not go level by level did: its barriers, its
 /// partition searches and the edges it examined, which a level-synchronous
 /// search examines once each (`Bfs::edges_traversed`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Work {
     /// Barriers between the search's rounds: grid-wide ones, or, for a
     /// one-block search (`chain-contracted`, `hierarchy-sweep`), its

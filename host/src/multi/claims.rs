@@ -11,9 +11,10 @@
 //!
 //! Where every rank's frontier has at most [`UNCOUNTED_SLOT_EDGES`] edges
 //! (and a region holds that many), those edges bound each rank's claims,
-//! and the ranks send that many pairs' room without reading their counts
-//! back: no round trip to the host. Otherwise the host reads the counts
-//! and sends exactly the claims.
+//! and the ranks send that many pairs' room, each region followed by its
+//! count, without an all-gather of the counts or reading them back: one
+//! collective a level fewer and no round trip to the host. Otherwise the
+//! host reads the counts and sends exactly the claims.
 
 use bfs_kernels::abi::distributed::CLAIMS_PER_THREAD;
 use bfs_kernels::abi::{BLOCK_SIZE, distributed};
@@ -154,8 +155,9 @@ impl<'g> Claims<'g> {
     }
 
     /// Exchanges a round's claims (the top-down kernels queued on the
-    /// stream before): all-gathers the counts, then sends each region to
-    /// its rank and receives each rank's; `frontier_edges[r]` is rank
+    /// stream before): all-gathers the counts (or, where the frontiers'
+    /// edges bound them, sends each after its region), then sends each
+    /// region to its rank and receives each rank's; `frontier_edges[r]` is rank
     /// `r`'s frontier's edges, which bound its claims. Returns the round,
     /// and the pairs received from each rank (at most).
     pub fn exchange(
@@ -171,11 +173,8 @@ impl<'g> Claims<'g> {
             // Every vertex is this rank's: no claim leaves it.
             return Ok((Round { overflowed: false }, vec![0]));
         }
-        let counts = self.counts.as_device_ptr();
-        let gathered = self.gathered_counts.as_device_ptr();
-        clock.time(stream, 0, || {
-            communicator.all_gather(words_of(counts), words_of(gathered), 2 * ranks, stream)
-        })?;
+        let counts = words_of(self.counts.as_device_ptr());
+        let gathered = words_of(self.gathered_counts.as_device_ptr());
         let uncounted = frontier_edges
             .iter()
             .all(|&edges| edges <= UNCOUNTED_SLOT_EDGES.min(capacity));
@@ -193,6 +192,9 @@ impl<'g> Claims<'g> {
                 .collect();
             (sent, false)
         } else {
+            clock.time(stream, 0, || {
+                communicator.all_gather(counts, gathered, 2 * ranks, stream)
+            })?;
             communicator.wait(stream)?;
             let mut all = vec![0u64; ranks * ranks];
             self.gathered_counts
@@ -222,8 +224,24 @@ impl<'g> Claims<'g> {
                 })
                 .collect::<Vec<_>>()
         };
-        let sends = transfers(&self.outgoing, &|peer| sent[rank][peer]);
-        let receives = transfers(&self.incoming, &|peer| sent[peer][rank]);
+        let mut sends = transfers(&self.outgoing, &|peer| sent[rank][peer]);
+        let mut receives = transfers(&self.incoming, &|peer| sent[peer][rank]);
+        if uncounted {
+            // No all-gather told the owners how many pairs are claims: each
+            // count travels after its region, to where the all-gather
+            // would have put it.
+            for peer in (0..ranks).filter(|&peer| peer != rank) {
+                let count_of = |pointer: DevicePointer<u32>, index: usize| Transfer {
+                    peer: peer as u32,
+                    // SAFETY: a count (two words) for each rank, and one
+                    // for each pair of ranks gathered.
+                    words: unsafe { pointer.add(2 * index) },
+                    count: 2,
+                };
+                sends.push(count_of(counts, peer));
+                receives.push(count_of(gathered, peer * ranks + rank));
+            }
+        }
         let per_sender: Vec<u64> = (0..ranks).map(|s| sent[s][rank]).collect();
         let received_bytes = 8 * per_sender.iter().sum::<u64>();
         clock.time(stream, received_bytes, || {

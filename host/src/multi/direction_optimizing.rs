@@ -140,7 +140,7 @@ pub struct RankRun {
 
 /// A rank's device memory: what its buffers take, and what its GPU had in
 /// use once they were allocated (the context's and NCCL's included).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RankMemory {
     pub allocated: u64,
     pub in_use: u64,

@@ -67,6 +67,11 @@ pub struct BenchArgs {
     /// scaling section.
     #[arg(long, value_delimiter = ',', value_parser = parse_gpus)]
     pub gpus: Vec<GpuCount>,
+    /// Keep the rows of `--gpus` in this file (JSON) and show those of
+    /// earlier runs beside this run's: a graph measured again replaces
+    /// its rows.
+    #[arg(long, requires = "gpus")]
+    pub rows: Option<PathBuf>,
     /// Time whole processes (what a user waits for): `bfs` for one search
     /// and for 64, from each graph's text file, `.bcsr` and prepared
     /// `.bcsr`, beside `cuda-floor`, gapbs (`--gapbs`) and scipy
@@ -235,11 +240,15 @@ fn run_scaling(arguments: &BenchArgs) -> anyhow::Result<()> {
         true => vec![SCALING_DEFAULT_GRAPH.to_string()],
         false => arguments.graphs.clone(),
     };
-    let (mut graphs, mut rows) = (Vec::new(), Vec::new());
+    let mut measured = match &arguments.rows {
+        Some(path) => scaling::Measured::read(path)?,
+        None => scaling::Measured::default(),
+    };
+    measured.begin(device, command);
     for name in &names {
         let started = Instant::now();
         let (name, graph) = load(name, arguments.seed)?;
-        graphs.push(scaling::Built {
+        measured.add_graph(scaling::Built {
             name: name.clone(),
             vertices: graph.vertex_count(),
             csr_entries: graph.edge_count(),
@@ -253,16 +262,18 @@ fn run_scaling(arguments: &BenchArgs) -> anyhow::Result<()> {
             arguments.sources,
             arguments.seed,
             &mut |row| {
-                rows.push(row);
+                measured.rows.push(row);
+                if let Some(path) = &arguments.rows {
+                    measured.write(path)?;
+                }
                 if let Some(path) = &arguments.markdown {
-                    let section = scaling::markdown(&device, &command, &graphs, &rows);
-                    write_section(path, scaling::SECTION, &section)?;
+                    write_section(path, scaling::SECTION, &measured.markdown())?;
                 }
                 Ok(())
             },
         )?;
     }
-    print!("{}", scaling::markdown(&device, &command, &graphs, &rows));
+    print!("{}", measured.markdown());
     Ok(())
 }
 

@@ -7,6 +7,7 @@ use cust::memory::{CopyDestination, DeviceSlice};
 
 use super::{GATHER_WORDS, Rank};
 use crate::error::CudaContext;
+use crate::gpu::filled_on_every_core;
 use crate::multi::Transfer;
 use crate::{Bfs, Result, UNREACHED};
 
@@ -20,8 +21,8 @@ impl Rank<'_> {
         let n = self.vertex_count as usize;
         let mut result = (rank == 0).then(|| Bfs {
             source,
-            levels: vec![UNREACHED; n],
-            parents: Some(vec![UNREACHED; n]),
+            levels: filled_on_every_core(n, UNREACHED),
+            parents: Some(filled_on_every_core(n, UNREACHED)),
         });
         self.communicator.wait(stream)?;
         if let Some(result) = &mut result {
