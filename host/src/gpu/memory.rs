@@ -96,10 +96,10 @@ pub(crate) fn copy_to_host<T: DeviceCopy + Default + Send + Sync>(
 }
 
 /// `len` copies of `value`, written on every core, so that their pages
-/// are faulted in by all of them: a copy from the device into untouched
-/// memory faults its pages in on the driver's one thread, and filling
-/// them on one thread is as slow, several times slower for a large
-/// graph's labels (docs/decisions.md, "Several GPUs").
+/// are faulted in by all of them: the driver's copy into untouched memory
+/// faults them in on its one thread, as a fill on one thread would,
+/// several times slower for a large graph's labels (docs/decisions.md,
+/// "Several GPUs").
 pub(crate) fn filled_on_every_core<T: Copy + Send + Sync>(len: usize, value: T) -> Vec<T> {
     (0..len).into_par_iter().map(|_| value).collect()
 }

@@ -155,11 +155,11 @@ impl<'g> Claims<'g> {
     }
 
     /// Exchanges a round's claims (the top-down kernels queued on the
-    /// stream before): all-gathers the counts (or, where the frontiers'
-    /// edges bound them, sends each after its region), then sends each
-    /// region to its rank and receives each rank's; `frontier_edges[r]` is rank
-    /// `r`'s frontier's edges, which bound its claims. Returns the round,
-    /// and the pairs received from each rank (at most).
+    /// stream before): sends each region to its rank and receives each
+    /// rank's, the counts all-gathered before (or, where the frontiers'
+    /// edges bound them, each sent after its region); `frontier_edges[r]`
+    /// is rank `r`'s frontier's edges, which bound its claims. Returns the
+    /// round, and the pairs received from each rank (at most).
     pub fn exchange(
         &mut self,
         communicator: &dyn Collectives,
