@@ -74,7 +74,8 @@ impl Csr {
         };
         fits_in_host_memory(2 * offsets_bytes + loops_bytes, vertex_count, None)
             .map_err(&too_large)?;
-        let counters = zeroed_counters(vertex_count as usize + 1);
+        let mut counters = zeroed_counters(vertex_count as usize + 1);
+        prefer_huge_pages(&mut counters);
         let loops: Vec<AtomicU32> = match symmetric {
             true => (0..vertex_count)
                 .into_par_iter()
@@ -116,6 +117,7 @@ impl Csr {
             total += counter.swap(total, Ordering::Relaxed);
         }
         let mut column_indices = vec![0u32; total as usize];
+        prefer_huge_pages(&mut column_indices);
         let columns = SharedColumns(column_indices.as_mut_ptr());
         pass(&|edges| {
             let mut rows = BatchRows::new(&counters, &columns);
@@ -226,6 +228,33 @@ fn zeroed_counters(count: usize) -> Vec<AtomicU64> {
             zeros.capacity(),
         )
     }
+}
+
+/// Asks the kernel to back `values`, not yet touched, with huge pages
+/// where it will: the passes' writes land at random across them, and
+/// with 4-KB pages nearly each one misses the TLB. Only a hint: where
+/// the kernel declines, nothing changes.
+fn prefer_huge_pages<T>(values: &mut [T]) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let start = values.as_mut_ptr() as usize;
+        let end = start + std::mem::size_of_val(values);
+        let aligned = start.next_multiple_of(PAGE);
+        if end > aligned {
+            // SAFETY: the range lies within `values`, this process's
+            // memory, and the advice changes no byte of it.
+            unsafe {
+                libc::madvise(
+                    aligned as *mut libc::c_void,
+                    end - aligned,
+                    libc::MADV_HUGEPAGE,
+                );
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = values;
 }
 
 /// The column array, written from many threads at slots the row cursors
