@@ -9,6 +9,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 
 use crate::Workspace;
+use crate::sections;
 use crate::setup::Environment;
 
 /// Loads timed with the fast reader (the median is reported); the reference is slow, once.
@@ -64,28 +65,7 @@ pub fn run(workspace: &Workspace, environment: &Environment, files: &[String]) -
     print!("{table}");
     let path = workspace.root().join("BENCHMARKS.md");
     let existing = std::fs::read_to_string(&path).unwrap_or_default();
-    // The sections before and after this one's, which other modes write.
-    let (before, after) = match existing.find(SECTION) {
-        Some(start) => {
-            let rest = &existing[start + SECTION.len()..];
-            let end = rest
-                .find("\n## ")
-                .map_or(existing.len(), |offset| start + SECTION.len() + offset + 1);
-            (&existing[..start], &existing[end..])
-        }
-        None => (existing.as_str(), ""),
-    };
-    let separator = if before.is_empty() || before.ends_with("\n\n") {
-        ""
-    } else {
-        "\n"
-    };
-    let after = if after.is_empty() {
-        String::new()
-    } else {
-        format!("\n{after}")
-    };
-    std::fs::write(&path, format!("{before}{separator}{table}{after}"))?;
+    std::fs::write(&path, sections::replace_section(&existing, SECTION, &table))?;
     Ok(())
 }
 

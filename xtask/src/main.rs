@@ -23,6 +23,9 @@
 mod bundle;
 mod loader_bench;
 mod ptx;
+// BENCHMARKS.md's sections, as `bfs bench` replaces them.
+#[path = "../../host/src/bench/sections.rs"]
+mod sections;
 mod setup;
 
 use std::path::{Path, PathBuf};

@@ -12,6 +12,7 @@ pub mod end_to_end;
 pub mod gapbs;
 pub mod roads;
 pub mod scaling;
+pub mod sections;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

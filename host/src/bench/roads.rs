@@ -64,7 +64,7 @@ impl Prepared {
     /// Bytes of the graph's CSR on the device: 64-bit row offsets and
     /// 32-bit column indices.
     pub fn csr_bytes(&self) -> u64 {
-        8 * (self.vertices as u64 + 1) + 4 * self.csr_entries
+        Csr::bytes_of(self.vertices, self.csr_entries)
     }
 }
 

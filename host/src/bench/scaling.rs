@@ -44,7 +44,7 @@ pub struct Built {
 impl Built {
     /// The bytes of its CSR: 64-bit row offsets and 32-bit columns.
     fn csr_bytes(&self) -> u64 {
-        8 * (self.vertices as u64 + 1) + 4 * self.csr_entries
+        Csr::bytes_of(self.vertices, self.csr_entries)
     }
 }
 

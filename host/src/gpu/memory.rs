@@ -20,7 +20,7 @@ pub struct DeviceGraph {
 impl DeviceGraph {
     /// Bytes the CSR occupies on the device: `8 (n + 1) + 4 m`.
     pub fn bytes(graph: &Csr) -> u64 {
-        size_of::<EdgeOffset>() as u64 * (graph.vertex_count() as u64 + 1) + 4 * graph.edge_count()
+        Csr::bytes_of(graph.vertex_count(), graph.edge_count())
     }
 
     pub(super) fn upload(graph: &Csr) -> Result<DeviceGraph> {

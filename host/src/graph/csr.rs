@@ -124,6 +124,12 @@ impl Csr {
         self.column_indices.len() as EdgeOffset
     }
 
+    /// Bytes of a CSR of `vertices` rows and `entries` column indices:
+    /// 64-bit row offsets (`n + 1`) and 32-bit columns, as the GPU holds it.
+    pub fn bytes_of(vertices: u32, entries: EdgeOffset) -> u64 {
+        size_of::<EdgeOffset>() as u64 * (vertices as u64 + 1) + 4 * entries
+    }
+
     /// Out-degree of `vertex`: its row names each neighbour once (a
     /// checked invariant), so the degree is below `n` and fits 32 bits.
     pub fn degree(&self, vertex: u32) -> u32 {

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
+use bfs::bench::sections::{self, FURTHER_SECTIONS};
 use bfs::bench::{end_to_end, roads, scaling};
 use bfs::gpu::{Gpu, Variant};
 use bfs::graph::GraphSource;
@@ -16,12 +17,6 @@ use bfs::{bench, cpu, output};
 use clap::{Args, ValueEnum};
 
 use crate::{GpuCount, parse_gpus};
-
-/// Where a section of `BENCHMARKS.md` ends and the next begins. The file
-/// is wholly generated, section by section: each mode of `bench` (and
-/// `cargo xtask bench --loader`) replaces only its own section and keeps
-/// the others; the main table is everything before the first of them.
-const FURTHER_SECTIONS: &str = "\n## ";
 
 /// The options of `bfs bench`.
 #[derive(Args)]
@@ -418,18 +413,11 @@ fn run_roads(arguments: &BenchArgs) -> anyhow::Result<()> {
 }
 
 /// Replaces the section under `heading` in the Markdown file at `path`
-/// (up to the next section) with `section`, or appends it.
+/// with `section`, or appends it ([`sections::replace_section`]).
 fn write_section(path: &Path, heading: &str, section: &str) -> bfs::Result<()> {
     let existing = std::fs::read_to_string(path).unwrap_or_default();
-    let text = match existing.find(heading) {
-        Some(start) => {
-            let after = start + heading.len();
-            let end = existing[after..]
-                .find(FURTHER_SECTIONS)
-                .map_or(existing.len(), |offset| after + offset + 1);
-            format!("{}{section}\n{}", &existing[..start], &existing[end..])
-        }
-        None => format!("{}\n\n{section}", existing.trim_end()),
-    };
-    output::write_text(path, &format!("{}\n", text.trim()))
+    output::write_text(
+        path,
+        &sections::replace_section(&existing, heading, section),
+    )
 }
