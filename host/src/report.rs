@@ -138,6 +138,8 @@ pub struct LevelTrace {
     /// ([`crate::gpu::Exchange`]).
     pub exchange_milliseconds: Option<f64>,
     pub exchange_megabytes: Option<f64>,
+    /// Times the level expanded its frontier ([`crate::gpu::Exchange`]).
+    pub exchange_rounds: Option<u32>,
     /// `top-down` or `bottom-up`, in a direction-optimizing search that
     /// goes level by level.
     pub direction: Option<&'static str>,
@@ -160,6 +162,7 @@ pub fn trace(graph: &Csr, result: &Bfs, steps: &[Step]) -> Vec<LevelTrace> {
             on_cpu: None,
             exchange_milliseconds: None,
             exchange_megabytes: None,
+            exchange_rounds: None,
             direction: None,
         })
         .collect();
@@ -202,6 +205,7 @@ pub fn trace(graph: &Csr, result: &Bfs, steps: &[Step]) -> Vec<LevelTrace> {
             if let Some(exchange) = step.exchange {
                 level.exchange_milliseconds = Some(exchange.elapsed.as_secs_f64() * 1e3);
                 level.exchange_megabytes = Some(exchange.bytes as f64 / 1e6);
+                level.exchange_rounds = Some(exchange.rounds);
             }
         }
     }

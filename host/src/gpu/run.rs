@@ -134,6 +134,10 @@ pub struct Exchange {
     /// (vertex and parent, 8 bytes each) on a top-down level, the whole
     /// frontier bitmap on a bottom-up one.
     pub bytes: u64,
+    /// Times a top-down level expanded its frontier: more than one where a
+    /// rank's claims for another overran their region
+    /// ([`crate::multi::claims`]); one on a bottom-up level.
+    pub rounds: u32,
 }
 
 impl Step {

@@ -114,10 +114,13 @@ impl<'g> Claims<'g> {
     }
 
     /// Exchanges a region's worth of words (or a million pairs, if
-    /// fewer) with every other rank once, so that NCCL connects the ranks
-    /// pairwise while they set up, not in the first search's first
-    /// exchange.
-    pub fn connect(&self, communicator: &dyn Collectives, stream: &Stream) -> Result<()> {
+    /// fewer) with every other rank, and waits for it: the ranks' meeting
+    /// point. At setup it makes NCCL connect the ranks pairwise, so that
+    /// the first search's first exchange does not; before each search it
+    /// holds every rank until all have come, and its traffic wakes the
+    /// links between the GPUs, which NVLink puts into a low-power state
+    /// after a while idle (docs/decisions.md, "Several GPUs").
+    pub fn meet(&self, communicator: &dyn Collectives, stream: &Stream) -> Result<()> {
         let (rank, ranks) = (communicator.rank(), communicator.ranks());
         let words = 2 * self.capacity.min(1 << 20) as usize;
         let transfers = |buffer: &DeviceBuffer<u32>| {

@@ -17,6 +17,8 @@ pub struct ExchangeClock {
     /// Pairs recorded this level.
     recorded: usize,
     bytes: u64,
+    /// Rounds of the level past its first (claims that overran).
+    extra_rounds: u32,
 }
 
 impl ExchangeClock {
@@ -42,6 +44,12 @@ impl ExchangeClock {
         Ok(())
     }
 
+    /// Counts a round of the level past its first: its frontier expanded
+    /// again because claims overran a region.
+    pub fn another_round(&mut self) {
+        self.extra_rounds += 1;
+    }
+
     /// The level's exchange, once the stream has passed its last
     /// collective; starts the next level's.
     pub fn take(&mut self) -> Result<Exchange> {
@@ -54,8 +62,9 @@ impl ExchangeClock {
         let exchange = Exchange {
             elapsed,
             bytes: self.bytes,
+            rounds: 1 + self.extra_rounds,
         };
-        (self.recorded, self.bytes) = (0, 0);
+        (self.recorded, self.bytes, self.extra_rounds) = (0, 0, 0);
         Ok(exchange)
     }
 }

@@ -11,7 +11,9 @@
 //!   vertices go to their owners ([`claims`]), and each owner applies what
 //!   it received.
 //! - A bottom-up level all-gathers the frontier's words (`n / 8` bytes in
-//!   all) and checks the owned unvisited vertices against them.
+//!   all), or, where a top-down level left fewer frontier vertices than
+//!   the bitmap has words, the ranks' queues, and checks the owned
+//!   unvisited vertices against them.
 //!
 //! After each level the ranks all-gather each one's count of the vertices
 //! it found and their degrees: the sums that decide the next direction,
@@ -253,7 +255,7 @@ impl<'g> Rank<'g> {
         };
         searcher
             .claims
-            .connect(&*searcher.communicator, gpu.stream())?;
+            .meet(&*searcher.communicator, gpu.stream())?;
         let (free, total) =
             cust::memory::mem_get_info().context(|| "querying free device memory".into())?;
         let memory = all_gather_pairs(
@@ -276,17 +278,11 @@ impl<'g> Rank<'g> {
     pub fn search(&mut self, source: u32, degree_of_source: u32) -> Result<RankRun> {
         self.reset(source)?;
         // The ranks meet before the clock starts: a rank still uploading
-        // its part would otherwise be timed in the others' first
-        // collective (docs/decisions.md, "Several GPUs"). The all-gather is
-        // of the cleared figures.
-        let stream = self.gpu.stream();
-        self.communicator.all_gather(
-            self.stats.as_device_ptr(),
-            self.gathered_stats.as_device_ptr(),
-            STATS_WORDS,
-            stream,
-        )?;
-        self.communicator.wait(stream)?;
+        // its part, or rank 0 still checking the last search, would
+        // otherwise be timed in the others' first collective; and the
+        // links that sat idle meanwhile would wake in the first levels'
+        // exchanges (docs/decisions.md, "Several GPUs").
+        self.claims.meet(&*self.communicator, self.gpu.stream())?;
         let started = Instant::now();
         let steps = self.levels_from(source, degree_of_source)?;
         let elapsed = started.elapsed();

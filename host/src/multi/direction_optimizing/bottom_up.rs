@@ -1,16 +1,18 @@
-//! A rank's bottom-up level: the frontier's words all-gathered, the owned
-//! unvisited vertices checked against them; and the frontier's way back
-//! into the owned queue for a top-down level.
+//! A rank's bottom-up level: the frontier's words all-gathered (or, fresh
+//! from a top-down level and sparse, the ranks' queues exchanged), the
+//! owned unvisited vertices checked against them; and the frontier's way
+//! back into the owned queue for a top-down level.
 
 use bfs_kernels::abi::BLOCK_SIZE;
 use bfs_kernels::abi::distributed::STATS_EDGES_WORD;
 use cust::launch;
-use cust::memory::AsyncCopyDestination;
+use cust::memory::{AsyncCopyDestination, DevicePointer};
 
 use super::{Figures, Rank};
 use crate::Result;
 use crate::error::CudaContext;
 use crate::gpu::blocks_for;
+use crate::multi::Transfer;
 
 impl Rank<'_> {
     /// One bottom-up level over the owned unvisited vertices, once the
@@ -20,23 +22,21 @@ impl Rank<'_> {
         let rank = self.rank() as usize;
         let stream = self.gpu.stream();
         let context = || format!("bottom-up level {level} on rank {rank}");
-        if self.frontier_in_queue {
-            let owned_size = frontier.vertices[rank] as u32;
-            let kernel = &self.kernels.queue_to_bitmap;
-            // SAFETY: a memset, then the owned queue's `owned_size`
-            // vertices' bits set in the bitmap over every vertex:
-            // `direction_optimizing_queue_to_bitmap`'s contract.
-            unsafe {
-                self.frontier.set_zero_async(stream).context(context)?;
-                launch!(kernel<<<blocks_for(owned_size, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
-                    self.queues[0].as_device_ptr(),
-                    owned_size,
-                    self.frontier.as_device_ptr()
-                ))
-                .context(context)?;
-            }
+        if !self.frontier_in_queue {
+            self.all_gather_frontier()?;
+        } else if frontier.vertices() < self.bitmap_words() {
+            self.exchange_frontier_queues(frontier)?;
+        } else {
+            let owned = (
+                self.queues[0].as_device_ptr(),
+                frontier.vertices[rank] as u32,
+            );
+            // SAFETY: a memset on the stream before the kernel that sets
+            // the owned queue's bits.
+            unsafe { self.frontier.set_zero_async(stream) }.context(context)?;
+            self.set_frontier_bits(owned)?;
+            self.all_gather_frontier()?;
         }
-        self.all_gather_frontier()?;
         // SAFETY: memsets on the stream, before the kernel that writes them.
         unsafe {
             self.next.set_zero_async(stream).context(context)?;
@@ -107,6 +107,77 @@ impl Rank<'_> {
         }
         self.frontier_in_queue = true;
         Ok(())
+    }
+
+    /// The words of the bitmap over every vertex.
+    fn bitmap_words(&self) -> u64 {
+        (self.vertex_count as u64).div_ceil(32)
+    }
+
+    /// Sets the bits of a queue's vertices (a pointer and a size) in the
+    /// frontier bitmap over every vertex.
+    fn set_frontier_bits(&self, (queue, size): (DevicePointer<u32>, u32)) -> Result<()> {
+        if size == 0 {
+            return Ok(());
+        }
+        let stream = self.gpu.stream();
+        let kernel = &self.kernels.queue_to_bitmap;
+        // SAFETY: the queue holds `size` vertex ids of the graph, and the
+        // bitmap covers every vertex: `direction_optimizing_queue_to_bitmap`'s
+        // contract.
+        unsafe {
+            launch!(kernel<<<blocks_for(size, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
+                queue,
+                size,
+                self.frontier.as_device_ptr()
+            ))
+        }
+        .context(|| "setting the frontier's bits".into())
+    }
+
+    /// Where the frontier, fresh from a top-down level, holds fewer
+    /// vertices than the bitmap has words, every rank sends its owned
+    /// queue to every other instead of the bitmap's words (4 bytes a
+    /// frontier vertex against an eighth of a byte a vertex of the
+    /// graph), and each sets the bits of what it holds and received. The
+    /// queues land one after the other in the all-gather's landing place,
+    /// which holds at least a word a 32 vertices, so more than them.
+    fn exchange_frontier_queues(&mut self, frontier: &Figures) -> Result<()> {
+        let rank = self.rank() as usize;
+        let stream = self.gpu.stream();
+        let own = self.queues[0].as_device_ptr();
+        let mut sends = Vec::new();
+        let mut receives = Vec::new();
+        let mut landed = 0usize;
+        for (peer, &count) in frontier.vertices.iter().enumerate() {
+            if peer == rank {
+                continue;
+            }
+            let count = count as usize;
+            sends.push(Transfer {
+                peer: peer as u32,
+                words: own,
+                count: frontier.vertices[rank] as usize,
+            });
+            receives.push(Transfer {
+                peer: peer as u32,
+                // SAFETY: the landing place holds every other rank's
+                // queue: fewer vertices than the bitmap's words, which it
+                // holds (`padded_words` for each rank).
+                words: unsafe { self.gathered_frontier.as_device_ptr().add(landed) },
+                count,
+            });
+            landed += count;
+        }
+        // SAFETY: a memset on the stream before the kernels that set bits.
+        unsafe { self.frontier.set_zero_async(stream) }
+            .context(|| "clearing the frontier bitmap".into())?;
+        self.set_frontier_bits((own, frontier.vertices[rank] as u32))?;
+        let communicator = &*self.communicator;
+        self.exchange.time(stream, 4 * landed as u64, || {
+            communicator.exchange(&sends, &receives, stream)
+        })?;
+        self.set_frontier_bits((self.gathered_frontier.as_device_ptr(), landed as u32))
     }
 
     /// Brings every rank's words of the frontier to every rank: one

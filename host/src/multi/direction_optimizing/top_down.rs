@@ -63,6 +63,7 @@ impl Rank<'_> {
             if !round.overflowed {
                 break;
             }
+            self.exchange.another_round();
         }
         self.queues.swap(0, 1);
         self.frontier_in_queue = true;

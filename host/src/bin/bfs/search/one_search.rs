@@ -150,7 +150,11 @@ fn print_trace(report: &Report) {
             .map_or(String::new(), |direction| format!(", {direction}"));
         let exchange = match (level.exchange_milliseconds, level.exchange_megabytes) {
             (Some(milliseconds), Some(megabytes)) => {
-                format!(", exchange {milliseconds:.4} ms, {megabytes:.3} MB a GPU")
+                let rounds = match level.exchange_rounds {
+                    Some(rounds) if rounds > 1 => format!(", {rounds} rounds"),
+                    _ => String::new(),
+                };
+                format!(", exchange {milliseconds:.4} ms, {megabytes:.3} MB a GPU{rounds}")
             }
             _ => String::new(),
         };
