@@ -349,28 +349,42 @@ impl Measured {
                 .map_or(0, |built| built.vertices as u64)
         };
         let per_gpu = |scaling: &ScalingRow| vertices_of(&scaling.row.graph) / scaling.gpus as u64;
+        // Rows compare only where one device ran them: the runs of a file
+        // of rows may have had different machines.
+        let device_of = |scaling: &ScalingRow| {
+            self.runs
+                .iter()
+                .find(|run| run.graphs.contains(&scaling.row.graph))
+                .map_or("", |run| run.device.as_str())
+        };
+        let group = |scaling: &ScalingRow| (per_gpu(scaling), device_of(scaling));
         let mut weak: Vec<&ScalingRow> = rows
             .iter()
             .copied()
             .filter(|scaling| {
                 rows.iter()
-                    .any(|other| other.gpus != scaling.gpus && per_gpu(other) == per_gpu(scaling))
+                    .any(|other| other.gpus != scaling.gpus && group(other) == group(scaling))
             })
             .collect();
-        weak.sort_by_key(|scaling| (per_gpu(scaling), scaling.gpus));
+        weak.sort_by_key(|scaling| (group(scaling), scaling.gpus));
         if !weak.is_empty() {
             let _ = writeln!(
                 text,
-                "\n### Weak scaling\n\n| vertices per GPU | graph | search | GPUs | median ms | GTEPS (Graph500) | \
-             GTEPS (Graph500) per GPU |"
+                "\n### Weak scaling\n\nRows of as many vertices per GPU, measured on one device.\n\n\
+                 | vertices per GPU | device | graph | search | GPUs | median ms | GTEPS (Graph500) | \
+                 GTEPS (Graph500) per GPU |"
             );
-            let _ = writeln!(text, "| ---: | --- | --- | ---: | ---: | ---: | ---: |");
+            let _ = writeln!(
+                text,
+                "| ---: | --- | --- | --- | ---: | ---: | ---: | ---: |"
+            );
             for scaling in weak {
                 let gteps = graph500(&scaling.row);
                 let _ = writeln!(
                     text,
-                    "| {} | {} | {} | {} | {:.3} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {:.3} | {} | {} |",
                     per_gpu(scaling),
+                    device_of(scaling),
                     scaling.row.graph,
                     scaling.row.variant,
                     scaling.gpus,
@@ -440,13 +454,14 @@ mod tests {
 
         let mut later = Measured::read(&path).unwrap();
         later.begin(
-            "4 × GPU".into(),
+            "4 × OTHER".into(),
             "bench --gpus 4 --graph large --graph middle".into(),
         );
         later.add_graph(built("large", 1 << 22));
         later.rows.push(row("large", Some(4), 16));
         later.add_graph(built("middle", 1 << 21));
         later.rows.push(row("middle", Some(4), 5));
+        later.rows.push(row("middle", Some(2), 9));
         let text = later.markdown();
         assert!(
             text.contains("`bench --gpus 2,4 --graph small` (small)"),
@@ -464,13 +479,29 @@ mod tests {
         // The graphs' table and one line a row; the middle graph's row of
         // the first run is gone.
         assert_eq!(lines("small").len(), 3, "{text}");
-        assert_eq!(lines("middle").len(), 2, "{text}");
+        assert_eq!(lines("middle").len(), 3, "{text}");
         assert!(lines("middle")[1].contains("| 4 |"), "{text}");
         // The speed-up over `auto` where one GPU's row exists, none where not.
         assert!(lines("small")[2].contains("| 2.00× |"), "{text}");
         assert!(lines("large")[1].contains("| - |"), "{text}");
         // The CSR's size: 8 bytes a row offset and 4 a column.
         assert!(lines("large")[0].contains("| 0.6 |"), "{text}");
+        // Weak scaling: 2^20 vertices a GPU on one device (the middle graph
+        // on 2, the large on 4), not the small graph's `auto`, which had as
+        // many on another device.
+        let weak: Vec<&str> = text
+            .lines()
+            .filter(|line| line.starts_with("| 1048576 | "))
+            .collect();
+        assert_eq!(weak.len(), 2, "{text}");
+        assert!(
+            weak[0].starts_with("| 1048576 | 4 × OTHER | middle | NCCL | 2 |"),
+            "{text}"
+        );
+        assert!(
+            weak[1].starts_with("| 1048576 | 4 × OTHER | large | NCCL | 4 |"),
+            "{text}"
+        );
 
         std::fs::write(&path, "{ not rows").unwrap();
         let refused = Measured::read(&path)
