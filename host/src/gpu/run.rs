@@ -131,8 +131,9 @@ pub struct Exchange {
     /// copies of the counts between them.
     pub elapsed: Duration,
     /// Bytes the rank received: the claims sent to it
-    /// (vertex and parent, 8 bytes each) on a top-down level, the whole
-    /// frontier bitmap on a bottom-up one.
+    /// (vertex and parent, 8 bytes each) on a top-down level; on a
+    /// bottom-up one the whole frontier bitmap, or the other ranks'
+    /// frontier queues (4 bytes a vertex) where they were the smaller.
     pub bytes: u64,
     /// Times a top-down level expanded its frontier: more than one where a
     /// rank's claims for another overran their region
