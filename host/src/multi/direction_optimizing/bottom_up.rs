@@ -27,10 +27,7 @@ impl Rank<'_> {
         } else if frontier.vertices() < self.bitmap_words() {
             self.exchange_frontier_queues(frontier)?;
         } else {
-            let owned = (
-                self.queues[0].as_device_ptr(),
-                frontier.vertices[rank] as u32,
-            );
+            let owned = self.owned_queue(frontier);
             // SAFETY: a memset on the stream before the kernel that sets
             // the owned queue's bits.
             unsafe { self.frontier.set_zero_async(stream) }.context(context)?;
@@ -114,6 +111,13 @@ impl Rank<'_> {
         (self.vertex_count as u64).div_ceil(32)
     }
 
+    /// The owned frontier's queue and its size, fresh from a top-down
+    /// level (`frontier`: every rank's figures of it).
+    fn owned_queue(&self, frontier: &Figures) -> (DevicePointer<u32>, u32) {
+        let size = frontier.vertices[self.rank() as usize] as u32;
+        (self.queues[0].as_device_ptr(), size)
+    }
+
     /// Sets the bits of a queue's vertices (a pointer and a size) in the
     /// frontier bitmap over every vertex.
     fn set_frontier_bits(&self, (queue, size): (DevicePointer<u32>, u32)) -> Result<()> {
@@ -145,7 +149,7 @@ impl Rank<'_> {
     fn exchange_frontier_queues(&mut self, frontier: &Figures) -> Result<()> {
         let rank = self.rank() as usize;
         let stream = self.gpu.stream();
-        let own = self.queues[0].as_device_ptr();
+        let own = self.owned_queue(frontier);
         let mut sends = Vec::new();
         let mut receives = Vec::new();
         let mut landed = 0usize;
@@ -156,8 +160,8 @@ impl Rank<'_> {
             let count = count as usize;
             sends.push(Transfer {
                 peer: peer as u32,
-                words: own,
-                count: frontier.vertices[rank] as usize,
+                words: own.0,
+                count: own.1 as usize,
             });
             receives.push(Transfer {
                 peer: peer as u32,
@@ -172,7 +176,7 @@ impl Rank<'_> {
         // SAFETY: a memset on the stream before the kernels that set bits.
         unsafe { self.frontier.set_zero_async(stream) }
             .context(|| "clearing the frontier bitmap".into())?;
-        self.set_frontier_bits((own, frontier.vertices[rank] as u32))?;
+        self.set_frontier_bits(own)?;
         let communicator = &*self.communicator;
         self.exchange.time(stream, 4 * landed as u64, || {
             communicator.exchange(&sends, &receives, stream)
@@ -189,7 +193,7 @@ impl Rank<'_> {
         let rank = self.rank() as usize;
         let stream = self.gpu.stream();
         let padded = self.padded_words;
-        let bitmap_bytes = 4 * (self.vertex_count as u64).div_ceil(32);
+        let bitmap_bytes = 4 * self.bitmap_words();
         let own = self.words_of(&self.owned).start as usize;
         // SAFETY: the bitmap runs `padded` words past its last vertex's.
         let own_words = unsafe { self.frontier.as_device_ptr().add(own) };
