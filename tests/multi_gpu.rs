@@ -106,14 +106,14 @@ fn gapbs_directions(graph: &Csr, levels: &[u32]) -> Vec<Direction> {
 /// frontier bitmap bottom-up; top-down, the claims the other ranks sent
 /// it, 8 bytes each, exactly the other ranks' frontier edges where every
 /// rank's are few (their room, sent uncounted), at most those edges
-/// otherwise, and nothing on one rank.
+/// otherwise, and nothing on one rank. Returns the most rounds a level ran.
 fn assert_exact(
     name: &str,
     graph: &Csr,
     setup: &Ranks,
     sources: &[u32],
     region_pairs: Option<u32>,
-) {
+) -> u32 {
     let ranks = match setup {
         Ranks::Threads(count) | Ranks::SharedGpu(count) => *count,
         Ranks::Process { .. } => unreachable!("the tests run ranks as threads"),
@@ -128,6 +128,7 @@ fn assert_exact(
     })
     .unwrap_or_else(|error| panic!("{name} over {setup:?}: {error}"));
     assert_eq!(runs.len(), sources.len(), "{name}: one result a source");
+    let mut most_rounds = 0;
     for (run, &source) in runs.iter().zip(sources) {
         let context = format!("{name} over {setup:?} from {source}");
         assert_eq!(run.result.source, source, "{context}");
@@ -185,6 +186,7 @@ fn assert_exact(
             let uncounted = edges
                 .iter()
                 .all(|&edges| edges <= UNCOUNTED_SLOT_EDGES.min(capacity));
+            most_rounds = most_rounds.max(exchange.rounds);
             let expected = match direction {
                 Direction::BottomUp
                     if fresh_from_queues && vertices.iter().sum::<u64>() < bitmap_words =>
@@ -204,6 +206,7 @@ fn assert_exact(
             );
         }
     }
+    most_rounds
 }
 
 #[test]
@@ -274,7 +277,13 @@ fn claims_past_a_regions_room_go_in_further_rounds() {
     for (name, graph) in graphs {
         for setup in rank_setups(devices).into_iter().skip(1) {
             for pairs in [1, 7] {
-                assert_exact(name, &graph, &setup, &sources(&graph), Some(pairs));
+                let rounds = assert_exact(name, &graph, &setup, &sources(&graph), Some(pairs));
+                if pairs == 1 {
+                    assert!(
+                        rounds > 1,
+                        "{name} over {setup:?}: regions of one pair, yet no level ran a second round"
+                    );
+                }
             }
         }
     }

@@ -46,9 +46,6 @@ pub trait Collectives {
     /// How the ranks exchange, for the device's description: `NCCL`.
     fn transport(&self) -> &'static str;
 
-    /// Sums `values` (device `u64`s) over the ranks, in place.
-    fn sum_u64(&self, values: DevicePointer<u64>, count: usize, stream: &Stream) -> Result<()>;
-
     /// Gathers `count` words from every rank: rank `r`'s `send` reaches
     /// every rank at `receive + r * count`.
     fn all_gather(

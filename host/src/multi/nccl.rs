@@ -41,10 +41,6 @@ const SUCCESS: Status = 0;
 const IN_PROGRESS: Status = 7;
 /// `ncclUint32`.
 const UINT32: c_int = 3;
-/// `ncclUint64`.
-const UINT64: c_int = 5;
-/// `ncclSum`.
-const SUM: c_int = 0;
 
 /// `ncclGetUniqueId`.
 type GetUniqueId = unsafe extern "C" fn(*mut UniqueId) -> Status;
@@ -54,17 +50,6 @@ type CommInitRank = unsafe extern "C" fn(*mut RawComm, c_int, UniqueId, c_int) -
 type CommDestroy = unsafe extern "C" fn(RawComm) -> Status;
 /// `ncclGetErrorString`.
 type GetErrorString = unsafe extern "C" fn(Status) -> *const c_char;
-/// `ncclAllReduce`: send, receive, count, type, the operation,
-/// communicator, stream.
-type AllReduce = unsafe extern "C" fn(
-    *const c_void,
-    *mut c_void,
-    usize,
-    c_int,
-    c_int,
-    RawComm,
-    RawStream,
-) -> Status;
 /// `ncclAllGather`.
 type AllGather =
     unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, RawComm, RawStream) -> Status;
@@ -85,7 +70,6 @@ struct Library {
     comm_init_rank: CommInitRank,
     comm_destroy: CommDestroy,
     get_error_string: GetErrorString,
-    all_reduce: AllReduce,
     all_gather: AllGather,
     group_start: Group,
     group_end: Group,
@@ -157,7 +141,6 @@ fn load() -> std::result::Result<Library, String> {
             get_error_string: std::mem::transmute::<*mut c_void, GetErrorString>(symbol(
                 "ncclGetErrorString",
             )?),
-            all_reduce: std::mem::transmute::<*mut c_void, AllReduce>(symbol("ncclAllReduce")?),
             all_gather: std::mem::transmute::<*mut c_void, AllGather>(symbol("ncclAllGather")?),
             group_start: std::mem::transmute::<*mut c_void, Group>(symbol("ncclGroupStart")?),
             group_end: std::mem::transmute::<*mut c_void, Group>(symbol("ncclGroupEnd")?),
@@ -316,7 +299,7 @@ impl Communicator {
     }
 }
 
-/// The collectives as NCCL's: an all-reduce, an all-gather, and pairwise
+/// The collectives as NCCL's: an all-gather, and pairwise
 /// sends and receives in one group.
 impl Collectives for Communicator {
     fn rank(&self) -> u32 {
@@ -329,24 +312,6 @@ impl Collectives for Communicator {
 
     fn transport(&self) -> &'static str {
         "NCCL"
-    }
-
-    fn sum_u64(&self, values: DevicePointer<u64>, count: usize, stream: &Stream) -> Result<()> {
-        let pointer = values.as_raw() as *mut c_void;
-        // SAFETY: `values` holds `count` u64s on this rank's device, and
-        // in-place all-reduce is allowed.
-        let status = unsafe {
-            (self.library.all_reduce)(
-                pointer,
-                pointer,
-                count,
-                UINT64,
-                SUM,
-                self.raw,
-                stream.as_inner().cast(),
-            )
-        };
-        check(self.library, status, "ncclAllReduce")
     }
 
     fn all_gather(

@@ -146,30 +146,6 @@ impl Collectives for Member {
         "ranks sharing one GPU"
     }
 
-    fn sum_u64(&self, values: DevicePointer<u64>, count: usize, stream: &Stream) -> Result<()> {
-        finish(stream)?;
-        let everyone = self.meet(vec![values.as_raw()])?;
-        let mut sums = vec![0u64; count];
-        let mut theirs = vec![0u64; count];
-        for address in everyone.iter().map(|posted| posted[0]) {
-            // SAFETY: each rank's `values` holds `count` u64s; `theirs` has
-            // room for them.
-            let result = unsafe {
-                cust::sys::cuMemcpyDtoH_v2(theirs.as_mut_ptr().cast(), address, 8 * count)
-            };
-            driver_result(result, || "reading the ranks' values to sum".into())?;
-            for (sum, value) in sums.iter_mut().zip(&theirs) {
-                *sum += value;
-            }
-        }
-        // Every rank has read every rank's values before any writes its sums.
-        self.meet(Vec::new())?;
-        // SAFETY: `values` holds `count` u64s, and no other rank reads them now.
-        let result =
-            unsafe { cust::sys::cuMemcpyHtoD_v2(values.as_raw(), sums.as_ptr().cast(), 8 * count) };
-        driver_result(result, || "writing the ranks' sums".into())
-    }
-
     fn all_gather(
         &self,
         send: DevicePointer<u32>,
