@@ -299,8 +299,8 @@ impl Communicator {
     }
 }
 
-/// The collectives as NCCL's: an all-gather, and pairwise
-/// sends and receives in one group.
+/// The collectives as NCCL's: an all-gather, and pairwise sends and
+/// receives in one group.
 impl Collectives for Communicator {
     fn rank(&self) -> u32 {
         self.rank
