@@ -65,7 +65,15 @@ pub fn run(workspace: &Workspace, environment: &Environment, files: &[String]) -
     print!("{table}");
     let path = workspace.root().join("BENCHMARKS.md");
     let existing = std::fs::read_to_string(&path).unwrap_or_default();
-    std::fs::write(&path, sections::replace_section(&existing, SECTION, &table))?;
+    // Written beside it, then renamed over it: a run cut short leaves
+    // BENCHMARKS.md whole.
+    let partial = path.with_extension("md.partial");
+    std::fs::write(
+        &partial,
+        sections::replace_section(&existing, SECTION, &table),
+    )
+    .with_context(|| format!("writing {}", partial.display()))?;
+    std::fs::rename(&partial, &path).with_context(|| format!("replacing {}", path.display()))?;
     Ok(())
 }
 
