@@ -14,7 +14,7 @@ use bfs::abi::direction_optimizing;
 use bfs::gpu::{Direction, Gpu, LEVEL_BY_LEVEL_ALPHA};
 use bfs::multi::claims::{UNCOUNTED_SLOT_EDGES, region_capacity};
 use bfs::multi::direction_optimizing::Rank;
-use bfs::multi::{self, Ranks};
+use bfs::multi::{self, FrontierWords, Ranks};
 use bfs::validate::{same_levels, validate};
 use bfs::{Csr, cpu};
 use bfs_tests::{REQUIRE_GPU, directed_random, generated, run_bfs, skip, sources, test_graphs};
@@ -35,14 +35,19 @@ fn device_count(test: &str) -> Option<u32> {
 
 /// The ranks to test on `devices` GPUs: one, all, and three (an uneven
 /// split) where there are more than three; and 2, 3 and 5 ranks sharing
-/// one GPU, the logic over several ranks on any machine.
+/// one GPU, the logic over several ranks on any machine, each with the
+/// frontier's words all-gathered (as processes do) and read from the
+/// other ranks' bitmaps (as threads on GPUs that reach each other do).
 fn rank_setups(devices: u32) -> Vec<Ranks> {
     let mut counts = vec![1, devices];
     if devices > 3 {
         counts.push(3);
     }
     counts.dedup();
-    let shared = [2, 3, 5].map(Ranks::SharedGpu);
+    let shared = [2, 3, 5].into_iter().flat_map(|count| {
+        [FrontierWords::Gathered, FrontierWords::ReadFromPeers]
+            .map(|words| Ranks::SharedGpu(count, words))
+    });
     counts
         .into_iter()
         .map(Ranks::Threads)
@@ -115,7 +120,7 @@ fn assert_exact(
     region_pairs: Option<u32>,
 ) -> u32 {
     let ranks = match setup {
-        Ranks::Threads(count) | Ranks::SharedGpu(count) => *count,
+        Ranks::Threads(count) | Ranks::SharedGpu(count, _) => *count,
         Ranks::Process { .. } => unreachable!("the tests run ranks as threads"),
     };
     let capacity = region_pairs.unwrap_or_else(|| region_capacity(graph.vertex_count())) as u64;

@@ -23,9 +23,12 @@
 //!   the host runs the level again, from the same frontier, after the
 //!   exchange, until every claim has gone.
 //! - **Bottom-up**, the GPUs all-gather the frontier's words they own
-//!   (`n / 8` bytes in all), and each checks its own unvisited vertices
-//!   on its own rows ([`distributed_bottom_up`], `direction-optimizing`'s
-//!   level, which also sums the degrees of what it finds). A GPU's visited
+//!   (`n / 8` bytes in all), or, where each can reach the others' memory,
+//!   read them from the others' bitmaps
+//!   ([`distributed_read_peer_frontiers`]), and each checks its own
+//!   unvisited vertices on its own rows ([`distributed_bottom_up`],
+//!   `direction-optimizing`'s level, which also sums the degrees of what
+//!   it finds). A GPU's visited
 //!   bitmap holds the other GPUs' vertices only as far as its own claims
 //!   set them: enough to send each claim once; the owner decides.
 //!
@@ -39,7 +42,7 @@
 //! `u64`s, one for each destination rank (its own unused).
 
 use crate::abi::direction_optimizing;
-use crate::abi::distributed::CLAIMS_PER_THREAD;
+use crate::abi::distributed::{CLAIMS_PER_THREAD, PEER_WORDS_PER_THREAD};
 use crate::abi::{BLOCK_SIZE, EdgeOffset};
 use crate::direction_optimizing::{add_block_sum, bottom_up_level, gather_neighbour_lists};
 use crate::gpu;
@@ -454,6 +457,70 @@ pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
             }
         }
         add_block_sum(block_edges, edges, next_edges);
+    }
+}
+
+/// Copies every other GPU's words of the frontier bitmap from that GPU's
+/// own bitmap into this GPU's `frontier`, where the GPUs reach each
+/// other's memory (peer access, over NVLink where they have it): a
+/// bottom-up level's all-gather without a collective, each word read in
+/// place and written where the kernel that checks the frontier reads it,
+/// not landed in a staging buffer and copied again. Grid row `s` takes
+/// rank `s`'s words, `rank_words[2 s] .. rank_words[2 s + 1]`, from the
+/// bitmap at `bitmaps[s]`; this GPU's own row returns at once. A thread
+/// copies [`PEER_WORDS_PER_THREAD`] words, a block's width apart, their
+/// loads issued before any store: each crosses the link between the GPUs.
+///
+/// # Safety
+/// `bitmaps` holds an address a rank: its frontier bitmap over every
+/// vertex, which this GPU can reach and no GPU writes during the launch
+/// (the ranks met after writing it, and meet again before they write it
+/// next); `rank_words` holds a pair of word bounds a rank within the
+/// bitmaps; `frontier` has a word for every 32 vertices.
+///
+/// # Launch
+/// Grid `ceil(most words of a rank / (BLOCK_SIZE * PEER_WORDS_PER_THREAD))`
+/// by `ranks`, block [`BLOCK_SIZE`], no shared memory.
+///
+/// # Thread mapping
+/// Thread `t` of block `b` in grid row `s` copies words `rank_words[2 s] +
+/// b * BLOCK_SIZE * PEER_WORDS_PER_THREAD + k * BLOCK_SIZE + t`, for `k`
+/// below [`PEER_WORDS_PER_THREAD`], those below `rank_words[2 s + 1]`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn distributed_read_peer_frontiers(
+    frontier: *mut u32,
+    bitmaps: *const u64,
+    rank_words: *const u32,
+    rank: u32,
+) {
+    const WORDS: usize = PEER_WORDS_PER_THREAD as usize;
+    let owner = gpu::block_index_y();
+    if owner == rank {
+        return;
+    }
+    // SAFETY: the owner's bounds and bitmap are read within their
+    // buffers; only words below its end are read and written, within
+    // every bitmap (the contract); no GPU writes the owner's bitmap
+    // meanwhile.
+    unsafe {
+        let first = gpu::load_read_only(rank_words.add(2 * owner as usize));
+        let end = gpu::load_read_only(rank_words.add(2 * owner as usize + 1));
+        let owners_bitmap = gpu::load_read_only_u64(bitmaps.add(owner as usize)) as *const u32;
+        let base =
+            first + gpu::block_index() * BLOCK_SIZE * PEER_WORDS_PER_THREAD + gpu::thread_index();
+        let mut words = [0u32; WORDS];
+        for (k, word) in words.iter_mut().enumerate() {
+            let index = base + k as u32 * BLOCK_SIZE;
+            if index < end {
+                *word = core::ptr::read(owners_bitmap.add(index as usize));
+            }
+        }
+        for (k, &word) in words.iter().enumerate() {
+            let index = base + k as u32 * BLOCK_SIZE;
+            if index < end {
+                *frontier.add(index as usize) = word;
+            }
+        }
     }
 }
 

@@ -20,7 +20,7 @@ use bfs_kernels::abi::distributed::CLAIMS_PER_THREAD;
 use bfs_kernels::abi::{BLOCK_SIZE, distributed};
 use cust::function::Function;
 use cust::launch;
-use cust::memory::{CopyDestination, DeviceBuffer, DevicePointer};
+use cust::memory::{AsyncCopyDestination, DeviceBuffer, DevicePointer, LockedBuffer};
 use cust::stream::Stream;
 
 use super::clock::ExchangeClock;
@@ -55,9 +55,11 @@ pub struct Claims<'g> {
     outgoing: DeviceBuffer<u32>,
     incoming: DeviceBuffer<u32>,
     /// This rank's claim count for each rank (`u64`s), and every rank's,
-    /// all-gathered (rank `s`'s for rank `d` at `s * ranks + d`).
+    /// all-gathered (rank `s`'s for rank `d` at `s * ranks + d`), and
+    /// their copy in page-locked host memory.
     counts: DeviceBuffer<u64>,
     gathered_counts: DeviceBuffer<u64>,
+    counts_on_host: LockedBuffer<u64>,
     /// Where each rank's vertices end, for the kernels' owner lookup.
     rank_ends: DeviceBuffer<u32>,
 }
@@ -91,6 +93,7 @@ impl<'g> Claims<'g> {
             incoming: DeviceBuffer::zeroed(region_words).context(allocation)?,
             counts: DeviceBuffer::zeroed(ranks).context(allocation)?,
             gathered_counts: DeviceBuffer::zeroed(ranks * ranks).context(allocation)?,
+            counts_on_host: LockedBuffer::new(&0, ranks * ranks).context(allocation)?,
             rank_ends: DeviceBuffer::from_slice(rank_ends).context(allocation)?,
         })
     }
@@ -198,11 +201,15 @@ impl<'g> Claims<'g> {
             clock.time(stream, 0, || {
                 communicator.all_gather(counts, gathered, 2 * ranks, stream)
             })?;
+            // SAFETY: a copy on the stream after the all-gather; the
+            // page-locked counts are read once the stream has passed it.
+            unsafe {
+                self.gathered_counts
+                    .async_copy_to(&mut self.counts_on_host, stream)
+                    .context(|| "reading the claim counts".into())?;
+            }
             communicator.wait(stream)?;
-            let mut all = vec![0u64; ranks * ranks];
-            self.gathered_counts
-                .copy_to(&mut all[..])
-                .context(|| "reading the claim counts".into())?;
+            let all = &self.counts_on_host[..];
             let overflowed = all.iter().any(|&count| count > capacity);
             let sent: Vec<Vec<u64>> = all
                 .chunks(ranks)

@@ -1,5 +1,6 @@
 //! What a level's exchange between ranks cost: CUDA events around each
-//! collective, and the bytes it brought.
+//! collective, the host's clock around each meeting of the ranks'
+//! threads, and the bytes they brought.
 
 use std::time::Duration;
 
@@ -19,6 +20,8 @@ pub struct ExchangeClock {
     bytes: u64,
     /// Rounds of the level past its first (claims that overran).
     extra_rounds: u32,
+    /// The level's meetings on the host.
+    on_host: Duration,
 }
 
 impl ExchangeClock {
@@ -44,6 +47,12 @@ impl ExchangeClock {
         Ok(())
     }
 
+    /// Counts a meeting of the ranks' threads that took `elapsed`, from
+    /// this rank's arrival (its stream done) to the last rank's.
+    pub fn met_on_host(&mut self, elapsed: Duration) {
+        self.on_host += elapsed;
+    }
+
     /// Counts a round of the level past its first: its frontier expanded
     /// again because claims overran a region.
     pub fn another_round(&mut self) {
@@ -54,7 +63,7 @@ impl ExchangeClock {
     /// collective; starts the next level's.
     pub fn take(&mut self) -> Result<Exchange> {
         let context = || "reading an exchange's time".to_string();
-        let mut elapsed = Duration::ZERO;
+        let mut elapsed = self.on_host;
         for (start, stop) in &self.events[..self.recorded] {
             stop.synchronize().context(context)?;
             elapsed += stop.elapsed(start).context(context)?;
@@ -65,6 +74,7 @@ impl ExchangeClock {
             rounds: 1 + self.extra_rounds,
         };
         (self.recorded, self.bytes, self.extra_rounds) = (0, 0, 0);
+        self.on_host = Duration::ZERO;
         Ok(exchange)
     }
 }

@@ -11,12 +11,15 @@
 //!   vertices go to their owners ([`claims`]), and each owner applies what
 //!   it received.
 //! - A bottom-up level all-gathers the frontier's words (`n / 8` bytes in
-//!   all), or, where a top-down level left fewer frontier vertices than
-//!   the bitmap has words, the ranks' queues, and checks the owned
+//!   all), or reads them from the other GPUs' bitmaps where the ranks are
+//!   threads whose GPUs reach each other's memory ([`FrontierWords`]), or,
+//!   where a top-down level left fewer frontier vertices than the bitmap
+//!   has words, exchanges the ranks' queues; then it checks the owned
 //!   unvisited vertices against them.
 //!
-//! After each level the ranks all-gather each one's count of the vertices
-//! it found and their degrees: the sums that decide the next direction,
+//! After each level the ranks pass each other each one's count of the
+//! vertices it found and their degrees (threads at a meeting on the host,
+//! processes by an all-gather): the sums that decide the next direction,
 //! by gapbs's rule, the same on every rank: to bottom-up when the
 //! frontier's edges exceed the unexplored edges over α, back when the
 //! frontier shrinks below `n / β`. α is `direction-optimizing`'s
@@ -26,6 +29,7 @@
 //! vertex's.
 //!
 //! [`claims`]: super::claims
+//! [`FrontierWords`]: super::FrontierWords
 
 use std::ops::Range;
 use std::time::{Duration, Instant};
@@ -33,11 +37,11 @@ use std::time::{Duration, Instant};
 use bfs_kernels::abi::distributed::{STATS_EDGES_WORD, STATS_WORDS};
 use bfs_kernels::abi::{EdgeOffset, direction_optimizing, distributed};
 use cust::function::Function;
-use cust::memory::{CopyDestination, DeviceBuffer};
+use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::claims::{Claims, words_of};
 use super::clock::ExchangeClock;
-use super::{Collectives, partition};
+use super::{Collectives, FrontierWords, partition};
 use crate::error::CudaContext;
 use crate::gpu::hub_chunks::ChunkedTopDown;
 use crate::gpu::{Direction, Gpu, LEVEL_BY_LEVEL_ALPHA, RowOffsets, Step, upload};
@@ -82,6 +86,9 @@ pub struct Rank<'g> {
     /// `padded_words` for each rank, in rank order.
     gathered_frontier: DeviceBuffer<u32>,
     padded_words: usize,
+    /// Where the ranks read each other's frontier words instead, where
+    /// they lie.
+    peer_frontiers: Option<PeerFrontiers>,
     /// The owned vertices' labels.
     levels: DeviceBuffer<u32>,
     parents: DeviceBuffer<u32>,
@@ -93,9 +100,13 @@ pub struct Rank<'g> {
     hubs: ChunkedTopDown<'g>,
     claims: Claims<'g>,
     /// This rank's figures of a level (`abi::distributed`'s layout), and
-    /// every rank's, all-gathered.
+    /// every rank's, all-gathered; their copies in page-locked host
+    /// memory, which a copy queued behind the kernels reaches as soon as
+    /// they end.
     stats: DeviceBuffer<u32>,
     gathered_stats: DeviceBuffer<u32>,
+    own_stats_on_host: LockedBuffer<u32>,
+    stats_on_host: LockedBuffer<u32>,
     /// Rank 0's landing place for the other ranks' labels.
     staging: Option<DeviceBuffer<u32>>,
     exchange: ExchangeClock,
@@ -109,6 +120,22 @@ struct Kernels<'g> {
     bottom_up: Function<'g>,
     queue_to_bitmap: Function<'g>,
     bitmap_to_queue: Function<'g>,
+    read_peer_frontiers: Function<'g>,
+}
+
+/// Every rank's two frontier bitmaps, where the ranks read each other's
+/// words: the addresses of the buffers that were `frontier` and `next` at
+/// setup, rank by rank. The ranks swap the two alike, level after level,
+/// so a rank's `frontier` is the setup's `frontier` on every rank or on
+/// none.
+struct PeerFrontiers {
+    bitmaps: [DeviceBuffer<u64>; 2],
+    /// This rank's setup `frontier`.
+    first_frontier: u64,
+    /// Each rank's word bounds, a pair a rank, and the most words a rank
+    /// owns.
+    rank_words: DeviceBuffer<u32>,
+    most_words: u32,
 }
 
 /// Each rank's figures of a level: the vertices it found (its part of the
@@ -170,16 +197,18 @@ impl<'g> Rank<'g> {
             + ChunkedTopDown::workspace_bytes(graph, owned.clone())
             + Claims::device_bytes(capacity, ranges.len() as u32)
             + 4 * STATS_WORDS as u64 * (1 + ranges.len() as u64)
+            + (2 * 8 + 2 * 4) * ranges.len() as u64
             + staging
     }
 
     /// Uploads this rank's rows of `graph` (owned: `ranges[rank]`) and
     /// allocates the search's buffers (claim regions of `capacity` pairs),
     /// once every rank knows every part fits; returns the rank and every
-    /// rank's memory.
+    /// rank's memory. A bottom-up level brings it the frontier's words as
+    /// `frontier_words` says (every rank is told alike).
     pub fn new(
         gpu: &'g Gpu,
-        communicator: Box<dyn Collectives>,
+        (communicator, frontier_words): (Box<dyn Collectives>, FrontierWords),
         graph: &Csr,
         ranges: Vec<Range<u32>>,
         capacity: u32,
@@ -211,7 +240,7 @@ impl<'g> Rank<'g> {
         let zeroed = |count: usize| DeviceBuffer::<u32>::zeroed(count.max(1)).context(allocation);
         let count = owned.len();
         let rank_ends: Vec<u32> = ranges.iter().map(|range| range.end).collect();
-        let searcher = Rank {
+        let mut searcher = Rank {
             gpu,
             kernels: Kernels {
                 top_down: gpu.kernel(distributed::TOP_DOWN)?,
@@ -222,6 +251,7 @@ impl<'g> Rank<'g> {
                 })?,
                 queue_to_bitmap: gpu.kernel(direction_optimizing::QUEUE_TO_BITMAP)?,
                 bitmap_to_queue: gpu.kernel(direction_optimizing::BITMAP_TO_QUEUE)?,
+                read_peer_frontiers: gpu.kernel(distributed::READ_PEER_FRONTIERS)?,
             },
             narrow_rows: bottom_up_rows(graph, &owned)
                 .upload_copy(&rows, "the search over GPUs")?,
@@ -232,6 +262,7 @@ impl<'g> Rank<'g> {
             next: zeroed(words + padded_words(&ranges))?,
             gathered_frontier: zeroed(ranges.len() * padded_words(&ranges))?,
             padded_words: padded_words(&ranges),
+            peer_frontiers: None,
             levels: zeroed(count)?,
             parents: zeroed(count)?,
             queues: [zeroed(count)?, zeroed(count)?],
@@ -240,6 +271,8 @@ impl<'g> Rank<'g> {
             claims: Claims::new(gpu, capacity, &rank_ends)?,
             stats: zeroed(STATS_WORDS)?,
             gathered_stats: zeroed(STATS_WORDS * ranges.len())?,
+            own_stats_on_host: LockedBuffer::new(&0, STATS_WORDS).context(allocation)?,
+            stats_on_host: LockedBuffer::new(&0, STATS_WORDS * ranges.len()).context(allocation)?,
             staging: match rank {
                 0 => Some(zeroed(2 * gather_words(&ranges) as usize)?),
                 _ => None,
@@ -253,6 +286,9 @@ impl<'g> Rank<'g> {
             symmetric: graph.is_symmetric(),
             communicator,
         };
+        if frontier_words == FrontierWords::ReadFromPeers && searcher.ranges.len() > 1 {
+            searcher.find_peer_frontiers()?;
+        }
         searcher
             .claims
             .meet(&*searcher.communicator, gpu.stream())?;
@@ -271,6 +307,38 @@ impl<'g> Rank<'g> {
 
     fn rank(&self) -> u32 {
         self.communicator.rank()
+    }
+
+    /// Learns where every rank keeps its two frontier bitmaps, and each
+    /// rank's words, for the bottom-up levels that read them there.
+    fn find_peer_frontiers(&mut self) -> Result<()> {
+        let context = || "placing the other ranks' frontier bitmaps".to_string();
+        let own = [self.frontier.as_device_ptr(), self.next.as_device_ptr()].map(|b| b.as_raw());
+        let all = all_gather_pairs(&*self.communicator, self.gpu, own)?;
+        let table = |which: usize| {
+            let addresses: Vec<u64> = all.iter().map(|bitmaps| bitmaps[which]).collect();
+            DeviceBuffer::from_slice(&addresses).context(context)
+        };
+        let bounds: Vec<Range<u32>> = self
+            .ranges
+            .iter()
+            .map(|range| self.words_of(range))
+            .collect();
+        let rank_words: Vec<u32> = bounds
+            .iter()
+            .flat_map(|words| [words.start, words.end])
+            .collect();
+        self.peer_frontiers = Some(PeerFrontiers {
+            bitmaps: [table(0)?, table(1)?],
+            first_frontier: own[0],
+            rank_words: DeviceBuffer::from_slice(&rank_words).context(context)?,
+            most_words: bounds
+                .iter()
+                .map(|words| words.len() as u32)
+                .max()
+                .unwrap_or(0),
+        });
+        Ok(())
     }
 
     /// Searches from `source` with the other ranks (every rank calls it
@@ -396,22 +464,43 @@ impl<'g> Rank<'g> {
     }
 
     /// The level's figures of every rank, once its kernels have counted
-    /// them: all-gathered, and read back.
+    /// them: read back and passed between the ranks' threads where they
+    /// meet on the host, else all-gathered and read back.
     fn figures(&mut self) -> Result<Figures> {
         let stream = self.gpu.stream();
         let communicator = &*self.communicator;
-        let (own, all) = (
-            self.stats.as_device_ptr(),
-            self.gathered_stats.as_device_ptr(),
-        );
-        self.exchange.time(stream, 0, || {
-            communicator.all_gather(own, all, STATS_WORDS, stream)
-        })?;
-        communicator.wait(stream)?;
-        let mut words = vec![0u32; self.gathered_stats.len()];
-        self.gathered_stats
-            .copy_to(&mut words[..])
-            .context(|| "reading the level's figures".into())?;
+        let context = || "reading the level's figures".to_string();
+        let words = if communicator.meets_on_host() {
+            // SAFETY: a copy on the stream after the level's kernels; the
+            // page-locked words are read once the stream has passed it.
+            unsafe {
+                self.stats
+                    .async_copy_to(&mut self.own_stats_on_host, stream)
+            }
+            .context(context)?;
+            communicator.wait(stream)?;
+            let arrived = Instant::now();
+            let words = communicator.meet_on_host(&self.own_stats_on_host)?;
+            self.exchange.met_on_host(arrived.elapsed());
+            words
+        } else {
+            let (own, all) = (
+                self.stats.as_device_ptr(),
+                self.gathered_stats.as_device_ptr(),
+            );
+            self.exchange.time(stream, 0, || {
+                communicator.all_gather(own, all, STATS_WORDS, stream)
+            })?;
+            // SAFETY: a copy on the stream after the all-gather; the
+            // page-locked words are read once the stream has passed it.
+            unsafe {
+                self.gathered_stats
+                    .async_copy_to(&mut self.stats_on_host, stream)
+            }
+            .context(context)?;
+            communicator.wait(stream)?;
+            self.stats_on_host.to_vec()
+        };
         let (vertices, edges) = words
             .chunks(STATS_WORDS)
             .map(|figures| {

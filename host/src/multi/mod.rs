@@ -8,8 +8,11 @@
 //! describes. Ranks run as threads of one process, one per GPU of this
 //! host ([`Ranks::Threads`]), or one per process ([`Ranks::Process`]: the
 //! path that spans machines), the NCCL id passed from rank 0 to the others
-//! through a file. For tests, ranks can also share one GPU and exchange by
-//! copies ([`Ranks::SharedGpu`], [`shared_gpu`]), behind the same
+//! through a file. Threads whose GPUs reach each other's memory read each
+//! bottom-up level's frontier words from the others' bitmaps
+//! ([`peer_access`], [`FrontierWords`]); processes all-gather them. For
+//! tests, ranks can also share one GPU and exchange by copies
+//! ([`Ranks::SharedGpu`], [`shared_gpu`]), behind the same
 //! [`Collectives`] as NCCL's.
 
 pub mod claims;
@@ -17,6 +20,7 @@ pub mod clock;
 pub mod direction_optimizing;
 pub mod nccl;
 pub mod partition;
+pub mod peer_access;
 pub mod shared_gpu;
 
 use std::path::{Path, PathBuf};
@@ -27,6 +31,7 @@ use cust::stream::Stream;
 
 use direction_optimizing::{Rank, RankMemory};
 use nccl::{Communicator, UNIQUE_ID_BYTES, UniqueId};
+use peer_access::PeerAccess;
 
 use crate::gpu::{Gpu, Step};
 use crate::{Bfs, Csr, Error, Result};
@@ -67,6 +72,17 @@ pub trait Collectives {
     /// collective that another rank never joins (it failed or was killed),
     /// an error within the ranks' timeout, never a hang.
     fn wait(&self, stream: &Stream) -> Result<()>;
+
+    /// Whether the ranks are threads of one process, which can meet on the
+    /// host ([`meet_on_host`](Self::meet_on_host)).
+    fn meets_on_host(&self) -> bool;
+
+    /// Where [`meets_on_host`](Self::meets_on_host): passes this rank's
+    /// `words` to every other rank and returns every rank's, in rank order,
+    /// once every rank has come (each with as many), or an error within
+    /// the ranks' timeout. A few words a level cost no collective there:
+    /// no kernel, and no launch that waits for one.
+    fn meet_on_host(&self, words: &[u32]) -> Result<Vec<u32>>;
 }
 
 /// One side of a pairwise transfer: `count` words at `words`, to or from
@@ -98,10 +114,25 @@ pub enum Ranks {
         started: SystemTime,
     },
     /// `count` ranks as threads on GPU 0, exchanging by copies there
-    /// ([`shared_gpu`]): the search's logic over several ranks on a host
-    /// with one GPU, where NCCL, which takes one rank a GPU, cannot run
-    /// it. For tests: its times say nothing of several GPUs.
-    SharedGpu(u32),
+    /// ([`shared_gpu`]), the frontier's words as `words` says: the
+    /// search's logic over several ranks on a host with one GPU, where
+    /// NCCL, which takes one rank a GPU, cannot run it. For tests: its
+    /// times say nothing of several GPUs.
+    SharedGpu(u32, FrontierWords),
+}
+
+/// How a bottom-up level brings each rank the other ranks' words of the
+/// frontier bitmap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrontierWords {
+    /// One all-gather, landed beside the bitmap and copied into place:
+    /// ranks in processes of their own, or on GPUs that cannot reach each
+    /// other's memory.
+    Gathered,
+    /// Each rank reads them from the others' bitmaps: ranks that are
+    /// threads of one process, each GPU able to reach the others' memory
+    /// (no collective, and each word written once, where it is read).
+    ReadFromPeers,
 }
 
 /// One search over the ranks, as rank 0 sees it.
@@ -167,13 +198,28 @@ pub fn search_with_regions(
                 )));
             }
             let id = nccl::unique_id()?;
+            let meeting = shared_gpu::Group::new(*count, join_timeout);
+            let words = match *count > 1 && peer_access::between_all(*count)? {
+                true => FrontierWords::ReadFromPeers,
+                false => FrontierWords::Gathered,
+            };
             on_threads(graph, *count, (sources, capacity), on_run, |rank| {
                 let gpu = Gpu::open_device(rank)?;
-                let communicator = Communicator::join(id, rank, *count, join_timeout)?;
-                Ok((gpu, Box::new(communicator)))
+                let access = match words {
+                    FrontierWords::ReadFromPeers => Some(PeerAccess::enable(rank, *count)?),
+                    FrontierWords::Gathered => None,
+                };
+                let communicator = Communicator::join(id, rank, *count, join_timeout)?
+                    .meeting_on_host(meeting.member(rank));
+                Ok(Joined {
+                    gpu,
+                    collectives: Box::new(communicator),
+                    words,
+                    _access: access,
+                })
             })
         }
-        Ranks::SharedGpu(count) => {
+        Ranks::SharedGpu(count, words) => {
             if *count == 0 {
                 return Err(Error::MultiGpu(
                     "ranks sharing a GPU: none was asked for".into(),
@@ -181,7 +227,12 @@ pub fn search_with_regions(
             }
             let group = shared_gpu::Group::new(*count, join_timeout);
             on_threads(graph, *count, (sources, capacity), on_run, |rank| {
-                Ok((Gpu::open_device(0)?, Box::new(group.member(rank))))
+                Ok(Joined {
+                    gpu: Gpu::open_device(0)?,
+                    collectives: Box::new(group.member(rank)),
+                    words: *words,
+                    _access: None,
+                })
             })
         }
         Ranks::Process {
@@ -214,30 +265,38 @@ pub fn search_with_regions(
                 let _ = std::fs::remove_file(id_file);
             }
             let on_run = (*rank == 0).then_some(on_run);
-            run_rank(
-                graph,
-                &gpu,
-                Box::new(communicator),
-                (sources, capacity),
-                on_run,
-            )
+            let joined = Joined {
+                gpu,
+                collectives: Box::new(communicator),
+                words: FrontierWords::Gathered,
+                _access: None,
+            };
+            run_rank(graph, joined, (sources, capacity), on_run)
         }
     }
 }
 
-/// Runs `count` ranks as threads of this process, each on the GPU and
-/// with the collectives `join` gives it; rank 0 on this thread, so
-/// `on_run` stays here.
+/// A rank once it has joined the others: its GPU, its collectives, how
+/// it receives the frontier's words, and, where it reads them from the
+/// other GPUs, its access to their memory.
+struct Joined {
+    gpu: Gpu,
+    collectives: Box<dyn Collectives>,
+    words: FrontierWords,
+    _access: Option<PeerAccess>,
+}
+
+/// Runs `count` ranks as threads of this process, each as `join` makes
+/// it; rank 0 on this thread, so `on_run` stays here.
 fn on_threads(
     graph: &Csr,
     count: u32,
     (sources, capacity): (&[u32], u32),
     on_run: OnRun<'_>,
-    join: impl Fn(u32) -> Result<(Gpu, Box<dyn Collectives>)> + Sync,
+    join: impl Fn(u32) -> Result<Joined> + Sync,
 ) -> Result<()> {
     let run = |rank: u32, on_run: Option<OnRun<'_>>| {
-        let (gpu, collectives) = join(rank)?;
-        run_rank(graph, &gpu, collectives, (sources, capacity), on_run)
+        run_rank(graph, join(rank)?, (sources, capacity), on_run)
     };
     std::thread::scope(|scope| {
         let others: Vec<_> = (1..count)
@@ -256,15 +315,16 @@ fn on_threads(
 /// each result to `on_run`.
 fn run_rank(
     graph: &Csr,
-    gpu: &Gpu,
-    collectives: Box<dyn Collectives>,
+    joined: Joined,
     (sources, capacity): (&[u32], u32),
     mut on_run: Option<OnRun<'_>>,
 ) -> Result<()> {
+    let (gpu, collectives) = (&joined.gpu, joined.collectives);
     let ranks = collectives.ranks();
     let device = format!("{ranks} × {} ({})", gpu.name(), collectives.transport());
     let ranges = partition::edge_balanced(graph, ranks);
-    let (mut searcher, memory) = Rank::new(gpu, collectives, graph, ranges, capacity)?;
+    let (mut searcher, memory) =
+        Rank::new(gpu, (collectives, joined.words), graph, ranges, capacity)?;
     let mut first_error = None;
     for &source in sources {
         let run = searcher.search(source, graph.degree(source))?;

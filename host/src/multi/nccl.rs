@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use cust::memory::DevicePointer;
 use cust::stream::Stream;
 
+use super::shared_gpu::Member;
 use super::{Collectives, Transfer};
 use crate::error::driver_result;
 use crate::{Error, Result};
@@ -205,6 +206,9 @@ pub struct Communicator {
     timeout: Duration,
     /// Whether the communicator was aborted (then it is freed already).
     aborted: Cell<bool>,
+    /// Where the ranks are threads of this process, their meeting on the
+    /// host.
+    meeting: Option<Member>,
 }
 
 /// A raw handle (a CUDA context, a communicator) handed to or from the
@@ -255,7 +259,15 @@ impl Communicator {
             ranks,
             timeout,
             aborted: Cell::new(false),
+            meeting: None,
         })
+    }
+
+    /// The communicator of a rank that is a thread of this process, which
+    /// meets the other ranks' threads at `meeting` as well.
+    pub fn meeting_on_host(mut self, meeting: Member) -> Communicator {
+        self.meeting = Some(meeting);
+        self
     }
 
     /// Aborts the communicator: its pending operations end, and it is
@@ -397,6 +409,24 @@ impl Collectives for Communicator {
                 std::hint::spin_loop();
             }
         }
+    }
+
+    fn meets_on_host(&self) -> bool {
+        self.meeting.is_some()
+    }
+
+    fn meet_on_host(&self, words: &[u32]) -> Result<Vec<u32>> {
+        let Some(meeting) = &self.meeting else {
+            return Err(Error::MultiGpu(format!(
+                "rank {}: the ranks are processes of their own, which do not meet on the host",
+                self.rank
+            )));
+        };
+        // A rank that gave up leaves the others' collectives nothing to
+        // wait for: abort them too.
+        meeting
+            .words_from_every_rank(words)
+            .inspect_err(|_| self.abort())
     }
 }
 

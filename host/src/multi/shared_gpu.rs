@@ -74,6 +74,14 @@ pub struct Member {
 }
 
 impl Member {
+    /// Passes this rank's `words` to every other rank and returns every
+    /// rank's, in rank order, once all have come: the meeting of ranks
+    /// that are threads of one process, on any GPUs.
+    pub fn words_from_every_rank(&self, words: &[u32]) -> Result<Vec<u32>> {
+        let everyone = self.meet(words.iter().map(|&word| word as u64).collect())?;
+        Ok(everyone.iter().flatten().map(|&word| word as u32).collect())
+    }
+
     /// Waits until every rank has posted its words (this rank `posted`:
     /// addresses, counts), and returns them by rank.
     fn meet(&self, posted: Vec<u64>) -> Result<Vec<Vec<u64>>> {
@@ -199,5 +207,13 @@ impl Collectives for Member {
 
     fn wait(&self, stream: &Stream) -> Result<()> {
         finish(stream)
+    }
+
+    fn meets_on_host(&self) -> bool {
+        true
+    }
+
+    fn meet_on_host(&self, words: &[u32]) -> Result<Vec<u32>> {
+        self.words_from_every_rank(words)
     }
 }

@@ -13,6 +13,9 @@ pub const APPLY_CLAIMS: &str = "distributed_apply_claims";
 pub const BOTTOM_UP: &str = "distributed_bottom_up";
 /// The same over row offsets in 32 bits.
 pub const BOTTOM_UP_NARROW: &str = "distributed_bottom_up_narrow";
+/// Copies the other GPUs' words of the frontier bitmap from their own
+/// bitmaps (ranks that can reach each other's memory).
+pub const READ_PEER_FRONTIERS: &str = "distributed_read_peer_frontiers";
 
 /// A GPU's figures of a level, as the GPUs all-gather them: the
 /// vertices it found (a `u32` word, its next queue's size), a word of
@@ -25,3 +28,7 @@ pub const STATS_EDGES_WORD: usize = 2;
 /// width apart: their loads and atomics in flight together
 /// (docs/decisions.md, "Several GPUs").
 pub const CLAIMS_PER_THREAD: u32 = 4;
+
+/// Words a thread of `distributed_read_peer_frontiers` copies, a block's
+/// width apart: their loads from the other GPU in flight together.
+pub const PEER_WORDS_PER_THREAD: u32 = 4;

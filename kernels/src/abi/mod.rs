@@ -74,6 +74,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     distributed::APPLY_CLAIMS,
     distributed::BOTTOM_UP,
     distributed::BOTTOM_UP_NARROW,
+    distributed::READ_PEER_FRONTIERS,
     hub_chunks::SPLIT,
     hub_chunks::EXPAND,
     persistent::LEVELS,

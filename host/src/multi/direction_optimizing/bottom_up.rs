@@ -1,10 +1,11 @@
-//! A rank's bottom-up level: the frontier's words all-gathered (or, fresh
-//! from a top-down level and sparse, the ranks' queues exchanged), the
-//! owned unvisited vertices checked against them; and the frontier's way
-//! back into the owned queue for a top-down level.
+//! A rank's bottom-up level: the frontier's words all-gathered or read
+//! from the other GPUs (or, fresh from a top-down level and sparse, the
+//! ranks' queues exchanged), the owned unvisited vertices checked against
+//! them; and the frontier's way back into the owned queue for a top-down
+//! level.
 
 use bfs_kernels::abi::BLOCK_SIZE;
-use bfs_kernels::abi::distributed::STATS_EDGES_WORD;
+use bfs_kernels::abi::distributed::{PEER_WORDS_PER_THREAD, STATS_EDGES_WORD};
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, DevicePointer};
 
@@ -23,10 +24,16 @@ impl Rank<'_> {
         let stream = self.gpu.stream();
         let context = || format!("bottom-up level {level} on rank {rank}");
         if !self.frontier_in_queue {
-            self.all_gather_frontier()?;
+            match self.peer_frontiers.is_some() {
+                true => self.read_peer_frontiers()?,
+                false => self.all_gather_frontier()?,
+            }
         } else if frontier.vertices() < self.bitmap_words() {
             self.exchange_frontier_queues(frontier)?;
         } else {
+            // Gathered, not read from the other GPUs: their bits were set in
+            // this level, after the last meeting, and a collective is what
+            // waits for them.
             let owned = self.owned_queue(frontier);
             // SAFETY: a memset on the stream before the kernel that sets
             // the owned queue's bits.
@@ -35,8 +42,17 @@ impl Rank<'_> {
             self.all_gather_frontier()?;
         }
         // SAFETY: memsets on the stream, before the kernel that writes them.
+        // The kernel writes the owned words of `next`; the others are
+        // another rank's, which the next bottom-up level overwrites before
+        // it reads them.
         unsafe {
-            self.next.set_zero_async(stream).context(context)?;
+            let owned = self.words_of(&self.owned);
+            if !owned.is_empty() {
+                self.next
+                    .index(owned.start as usize..owned.end as usize)
+                    .set_zero_async(stream)
+                    .context(context)?;
+            }
             self.stats.set_zero_async(stream).context(context)?;
         }
         if !self.owned.is_empty() {
@@ -182,6 +198,43 @@ impl Rank<'_> {
             communicator.exchange(&sends, &receives, stream)
         })?;
         self.set_frontier_bits((self.gathered_frontier.as_device_ptr(), landed as u32))
+    }
+
+    /// Brings the other ranks' words of the frontier to this rank, read
+    /// from their bitmaps (`distributed_read_peer_frontiers`): the ranks
+    /// met after writing them, in the last level's figures.
+    fn read_peer_frontiers(&mut self) -> Result<()> {
+        let rank = self.rank();
+        let stream = self.gpu.stream();
+        let Some(peers) = &self.peer_frontiers else {
+            return Ok(());
+        };
+        let frontier = self.frontier.as_device_ptr();
+        let bitmaps = &peers.bitmaps[(frontier.as_raw() != peers.first_frontier) as usize];
+        let grid = (
+            blocks_for(peers.most_words, BLOCK_SIZE * PEER_WORDS_PER_THREAD),
+            self.ranges.len() as u32,
+            1,
+        );
+        let kernel = &self.kernels.read_peer_frontiers;
+        let bitmap_bytes = 4 * self.bitmap_words();
+        self.exchange.time(stream, bitmap_bytes, || {
+            // SAFETY: every rank's bitmap of the role `frontier` has here,
+            // which this GPU reaches (peer access, or one shared context),
+            // and each rank's word bounds within them; the other ranks
+            // wrote them before the last figures' all-gather and write
+            // them next after this level's:
+            // `distributed_read_peer_frontiers`' contract.
+            unsafe {
+                launch!(kernel<<<grid, BLOCK_SIZE, 0, stream>>>(
+                    frontier,
+                    bitmaps.as_device_ptr(),
+                    peers.rank_words.as_device_ptr(),
+                    rank
+                ))
+            }
+            .context(|| format!("reading the other ranks' frontier words on rank {rank}"))
+        })
     }
 
     /// Brings every rank's words of the frontier to every rank: one

@@ -98,6 +98,6 @@ pub(super) fn plan_line(ranks: &Ranks) -> String {
         Ranks::Process { rank, ranks, .. } => format!(
             "the search over {ranks} processes through NCCL, one GPU each; this is rank {rank}"
         ),
-        Ranks::SharedGpu(count) => format!("the search over {count} ranks sharing GPU 0"),
+        Ranks::SharedGpu(count, _) => format!("the search over {count} ranks sharing GPU 0"),
     }
 }
