@@ -9,7 +9,9 @@
 //! waits for its rank's stream, meets the other ranks (each posts its
 //! buffer's address), copies what it receives from theirs, and meets them
 //! again before any rank goes on to overwrite its buffer. The copies are
-//! synchronous: correct, and no measure of anything.
+//! synchronous: correct, and no measure of anything. The same meeting
+//! passes a level's figures between ranks that are threads of one process
+//! on GPUs of their own (`Member::words_from_every_rank`), beside NCCL.
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
