@@ -91,7 +91,7 @@ impl Member {
         let mut meeting = group
             .meeting
             .lock()
-            .map_err(|_| Error::MultiGpu("a rank sharing the GPU panicked".into()))?;
+            .map_err(|_| Error::MultiGpu("another rank's thread panicked".into()))?;
         meeting.posted[self.rank as usize] = posted;
         meeting.arrived += 1;
         if meeting.arrived == group.ranks {
@@ -107,7 +107,7 @@ impl Member {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(Error::MultiGpu(format!(
-                    "rank {}: not every one of the {} ranks sharing the GPU came within {} s",
+                    "rank {}: not every one of the {} ranks came to their meeting within {} s",
                     self.rank,
                     group.ranks,
                     group.timeout.as_secs_f64()
@@ -116,7 +116,7 @@ impl Member {
             meeting = group
                 .everyone_arrived
                 .wait_timeout(meeting, left)
-                .map_err(|_| Error::MultiGpu("a rank sharing the GPU panicked".into()))?
+                .map_err(|_| Error::MultiGpu("another rank's thread panicked".into()))?
                 .0;
         }
         Ok(meeting.last.clone())
