@@ -18,23 +18,28 @@
 //!   (vertex, parent) to its claims for that vertex's owner. The GPUs
 //!   exchange claims pairwise (all-to-all), and each owner applies what it
 //!   received ([`distributed_apply_claims`]): the first claim of a vertex
-//!   still unvisited there labels and queues it. A GPU's claims for one
+//!   still unvisited there labels and queues it. Where each GPU reaches
+//!   the others' memory, a small level's claims are not sent: the GPUs
+//!   meet on the GPU ([`distributed_meet_peers`]) and each owner applies
+//!   its claims where their senders wrote them. A GPU's claims for one
 //!   owner have a fixed capacity; a claim past it gives its bit back, and
 //!   the host runs the level again, from the same frontier, after the
 //!   exchange, until every claim has gone.
 //! - **Bottom-up**, the GPUs all-gather the frontier's words they own
 //!   (`n / 8` bytes in all), or, where each can reach the others' memory,
 //!   read them from the others' bitmaps
-//!   ([`distributed_read_peer_frontiers`]), and each checks its own
-//!   unvisited vertices on its own rows ([`distributed_bottom_up`],
-//!   `direction-optimizing`'s level, which also sums the degrees of what
-//!   it finds). A GPU's visited
-//!   bitmap holds the other GPUs' vertices only as far as its own claims
-//!   set them: enough to send each claim once; the owner decides.
+//!   ([`distributed_read_peer_frontiers`]; fresh from a top-down level,
+//!   the others' queues, [`distributed_read_peer_queues`]), and each
+//!   checks its own unvisited vertices on its own rows
+//!   ([`distributed_bottom_up`], `direction-optimizing`'s level, which
+//!   also sums the degrees of what it finds). A GPU's visited bitmap holds
+//!   the other GPUs' vertices only as far as its own claims set them:
+//!   enough to send each claim once; the owner decides.
 //!
-//! After each level the GPUs all-gather each one's count of the vertices
-//! it found and their degrees ([`STATS_WORDS`](crate::abi::distributed::STATS_WORDS)
-//! words each): the next direction's sums, the same on every GPU.
+//! After each level the GPUs pass each other each one's count of the
+//! vertices it found and their degrees, the level's status and the claims
+//! it read ([`STATS_WORDS`](crate::abi::distributed::STATS_WORDS) words
+//! each): the next direction's sums, the same on every GPU.
 //!
 //! A *claim region* holds `capacity` pairs, two words each (the vertex,
 //! then its parent); a GPU has one region for each other GPU, in rank
@@ -42,7 +47,9 @@
 //! `u64`s, one for each destination rank (its own unused).
 
 use crate::abi::direction_optimizing;
-use crate::abi::distributed::{CLAIMS_PER_THREAD, PEER_WORDS_PER_THREAD};
+use crate::abi::distributed::{
+    CLAIMS_PER_THREAD, MEETING_FAILED, PEER_QUADS_PER_THREAD, PEER_WORDS_PER_THREAD,
+};
 use crate::abi::{BLOCK_SIZE, EdgeOffset};
 use crate::direction_optimizing::{add_block_sum, bottom_up_level, gather_neighbour_lists};
 use crate::gpu;
@@ -353,19 +360,28 @@ pub unsafe extern "ptx-kernel" fn distributed_expand_hub_chunks(
 }
 
 /// Applies the claims this GPU received in a top-down level: grid row `s`
-/// takes rank `s`'s region (`received`, the other ranks' in rank order),
-/// whose count is `claim_counts[s * ranks + rank]` (the ranks' counts,
-/// all-gathered), at most `capacity`. The first claim of a vertex still
-/// unvisited here sets its bit, labels it for `level + 1` with the claim's
-/// parent, queues it and adds its degree to `*next_edges`. A thread
-/// applies [`CLAIMS_PER_THREAD`] pairs, a block's width apart: it loads
-/// them all, then issues their atomics together, and only then looks at
-/// what came back, as each is a chain of scattered accesses.
+/// takes rank `s`'s claims for this GPU, `regions[s]`'s pairs, whose count
+/// is the `u64` at `counts[s]`, at most `capacity`. Both are where the
+/// exchange landed them here, or, where the GPUs reach each other's
+/// memory, where rank `s` wrote them on its own GPU
+/// ([`distributed_meet_peers`]); hence the volatile loads. The first claim
+/// of a vertex still unvisited here sets its bit, labels it for `level + 1`
+/// with the claim's parent, queues it and adds its degree to
+/// `*next_edges`. A thread applies [`CLAIMS_PER_THREAD`] pairs, a block's
+/// width apart: it loads them all, then issues their atomics together, and
+/// only then looks at what came back, as each is a chain of scattered
+/// accesses.
+///
+/// The first block of each row adds the pairs it takes to
+/// `*received_pairs`, and where rank `s` claimed more than `capacity`
+/// raises `*status` to `round + 1`: the level runs another round. A
+/// `*status` of [`MEETING_FAILED`] (the meeting timed out) applies nothing.
 ///
 /// # Safety
-/// `received` has `ranks - 1` regions of `capacity` pairs, each rank's
-/// holding at least its count's (capped) pairs of vertices this GPU owns;
-/// `claim_counts` has `ranks * ranks` `u64`s; the rest as for
+/// `regions` and `counts` hold an address a rank (this GPU's own unused),
+/// each region 8-byte aligned and holding at least its count's (capped)
+/// pairs of vertices this GPU owns, readable from this GPU and written by no GPU during the launch;
+/// `status` is one `u32`, `received_pairs` one `u64`; the rest as for
 /// [`distributed_top_down`].
 ///
 /// # Launch
@@ -379,11 +395,13 @@ pub unsafe extern "ptx-kernel" fn distributed_expand_hub_chunks(
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
-    received: *const u32,
+    regions: *const u64,
+    counts: *const u64,
     capacity: u32,
-    claim_counts: *const u64,
     rank: u32,
-    ranks: u32,
+    round: u32,
+    status: *mut u32,
+    received_pairs: *mut u64,
     row_offsets: *const EdgeOffset,
     first_vertex: u32,
     end_vertex: u32,
@@ -411,19 +429,29 @@ pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
         next_queue,
         next_size,
     };
-    let region = (sender - (sender > rank) as u32) as usize * capacity as usize;
     let first_pair = gpu::block_index() * BLOCK_SIZE * CLAIMS_PER_THREAD + gpu::thread_index();
-    // SAFETY: the sender's count is read from the gathered counts and
-    // capped at the region's capacity; its pairs' vertices are owned here
-    // (the contract); every thread reaches the block's sum, whose shared
-    // memory the launch provides.
+    // SAFETY: the sender's region and count are read where the tables say
+    // (the contract), the count capped at the region's capacity; its
+    // pairs' vertices are owned here; every thread reaches the block's
+    // sum, whose shared memory the launch provides.
     unsafe {
+        if core::ptr::read_volatile(status) == MEETING_FAILED {
+            return;
+        }
         if gpu::thread_index() == 0 {
             *block_edges = 0;
         }
         gpu::sync_threads();
-        let sent = gpu::load_read_only_u64(claim_counts.add((sender * ranks + rank) as usize));
+        let pairs_at = gpu::load_read_only_u64(regions.add(sender as usize)) as *const u64;
+        let count_at = gpu::load_read_only_u64(counts.add(sender as usize)) as *const u64;
+        let sent = core::ptr::read_volatile(count_at);
         let count = sent.min(capacity as u64) as u32;
+        if gpu::block_index() == 0 && gpu::thread_index() == 0 {
+            gpu::atomic_add_u64(received_pairs, count as u64);
+            if sent > capacity as u64 {
+                gpu::atomic_max(status, round + 1);
+            }
+        }
         // (vertex, parent, its visited word before the atomic); not
         // `.flatten()` below: the loops would not unroll, and the pairs
         // would go to local memory.
@@ -431,12 +459,9 @@ pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
         for (k, pair) in pairs.iter_mut().enumerate() {
             let index = first_pair + k as u32 * BLOCK_SIZE;
             if index < count {
-                let at = received.add(2 * (region + index as usize));
-                *pair = Some((
-                    gpu::load_read_only(at),
-                    gpu::load_read_only(at.add(1)),
-                    0u32,
-                ));
+                // The pair in one load: the vertex in its low word.
+                let both = core::ptr::read_volatile(pairs_at.add(index as usize));
+                *pair = Some((both as u32, (both >> 32) as u32, 0u32));
             }
         }
         // The atomics together; each returns the word before its bit.
@@ -460,6 +485,64 @@ pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
     }
 }
 
+/// The GPUs' meeting on the GPU, where each reaches the others' memory: a
+/// round's claims are written (the top-down kernels before this one on
+/// the stream), so each GPU tells every other, and waits until every
+/// other has told it; then [`distributed_apply_claims`] reads each
+/// sender's claims on the sender's GPU. No host takes part, and no
+/// collective: one warp, lane `p` for rank `p`.
+///
+/// Lane `p` stores `sequence` into rank `p`'s `signals` at this rank's
+/// slot, a release at system scope, which makes every write of the kernels
+/// before it visible to rank `p`; then it polls this GPU's slot `p` with
+/// acquire loads until rank `p`'s store arrives. `sequence` counts the
+/// rounds, the same on every GPU, so a slot is never reset: a GPU cannot
+/// be a round ahead, as the next round starts only after the ranks have
+/// met on the host, after every GPU has applied what it read. A lane that
+/// waits `timeout_ns` gives up and sets `*status` to [`MEETING_FAILED`]:
+/// a rank that failed or was stopped never comes, and the host reports it
+/// instead of waiting forever.
+///
+/// # Safety
+/// `signals` has a word a rank; `peer_signals` holds each rank's
+/// `signals` address, which this GPU reaches; `status` is one `u32`;
+/// `rank < ranks <= 32`.
+///
+/// # Launch
+/// Grid 1, block 32, no shared memory.
+///
+/// # Thread mapping
+/// Lane `p < ranks` tells and waits for rank `p`; the others, and this
+/// rank's own lane, return.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn distributed_meet_peers(
+    signals: *mut u32,
+    peer_signals: *const u64,
+    rank: u32,
+    ranks: u32,
+    sequence: u32,
+    timeout_ns: u64,
+    status: *mut u32,
+) {
+    let peer = gpu::thread_index();
+    if peer >= ranks || peer == rank {
+        return;
+    }
+    // SAFETY: the slots lie within every rank's signals (the contract),
+    // and the peer's address comes from the table.
+    unsafe {
+        let theirs = gpu::load_read_only_u64(peer_signals.add(peer as usize)) as *mut u32;
+        gpu::store_release_system(theirs.add(rank as usize), sequence);
+        let started = gpu::global_timer();
+        while gpu::load_acquire_system(signals.add(peer as usize)) != sequence {
+            if gpu::global_timer().wrapping_sub(started) > timeout_ns {
+                core::ptr::write_volatile(status, MEETING_FAILED);
+                return;
+            }
+        }
+    }
+}
+
 /// Copies every other GPU's words of the frontier bitmap from that GPU's
 /// own bitmap into this GPU's `frontier`, where the GPUs reach each
 /// other's memory (peer access, over NVLink where they have it): a
@@ -467,25 +550,30 @@ pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
 /// place and written where the kernel that checks the frontier reads it,
 /// not landed in a staging buffer and copied again. Grid row `s` takes
 /// rank `s`'s words, `rank_words[2 s] .. rank_words[2 s + 1]`, from the
-/// bitmap at `bitmaps[s]`; this GPU's own row returns at once. A thread
-/// copies [`PEER_WORDS_PER_THREAD`] words, a block's width apart, their
-/// loads issued before any store: each crosses the link between the GPUs.
+/// bitmap at `bitmaps[s]`; this GPU's own row returns at once. The words
+/// move in aligned quads, 16 bytes a load, as few loads as possible cross
+/// the link: a thread copies [`PEER_QUADS_PER_THREAD`] quads, a block's
+/// width apart, their loads issued before any store; a quad that the
+/// rank's bounds cut moves word by word.
 ///
 /// # Safety
-/// `bitmaps` holds an address a rank: its frontier bitmap over every
-/// vertex, which this GPU can reach and no GPU writes during the launch
-/// (the ranks met after writing it, and meet again before they write it
-/// next); `rank_words` holds a pair of word bounds a rank within the
-/// bitmaps; `frontier` has a word for every 32 vertices.
+/// `bitmaps` holds an address a rank, 16-byte aligned: its frontier
+/// bitmap over every vertex, which this GPU can reach and no GPU writes
+/// during the launch (the ranks met after writing it, and meet again
+/// before they write it next); `rank_words` holds a pair of word bounds a
+/// rank within the bitmaps; `frontier`, 16-byte aligned, has a word for
+/// every 32 vertices.
 ///
 /// # Launch
-/// Grid `ceil(most words of a rank / (BLOCK_SIZE * PEER_WORDS_PER_THREAD))`
-/// by `ranks`, block [`BLOCK_SIZE`], no shared memory.
+/// Grid `ceil(most quads a rank's words touch / (BLOCK_SIZE *
+/// PEER_QUADS_PER_THREAD))` by `ranks`, block [`BLOCK_SIZE`], no shared
+/// memory.
 ///
 /// # Thread mapping
-/// Thread `t` of block `b` in grid row `s` copies words `rank_words[2 s] +
-/// b * BLOCK_SIZE * PEER_WORDS_PER_THREAD + k * BLOCK_SIZE + t`, for `k`
-/// below [`PEER_WORDS_PER_THREAD`], those below `rank_words[2 s + 1]`.
+/// Thread `t` of block `b` in grid row `s` copies quads `rank_words[2 s] /
+/// 4 + b * BLOCK_SIZE * PEER_QUADS_PER_THREAD + k * BLOCK_SIZE + t`, for
+/// `k` below [`PEER_QUADS_PER_THREAD`], the words of each below
+/// `rank_words[2 s + 1]` and from `rank_words[2 s]`.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn distributed_read_peer_frontiers(
     frontier: *mut u32,
@@ -493,32 +581,103 @@ pub unsafe extern "ptx-kernel" fn distributed_read_peer_frontiers(
     rank_words: *const u32,
     rank: u32,
 ) {
-    const WORDS: usize = PEER_WORDS_PER_THREAD as usize;
+    const QUADS: usize = PEER_QUADS_PER_THREAD as usize;
     let owner = gpu::block_index_y();
     if owner == rank {
         return;
     }
     // SAFETY: the owner's bounds and bitmap are read within their
-    // buffers; only words below its end are read and written, within
-    // every bitmap (the contract); no GPU writes the owner's bitmap
-    // meanwhile.
+    // buffers; only words within its bounds are read and written, within
+    // every bitmap (the contract), whole quads only where all four are;
+    // no GPU writes the owner's bitmap meanwhile.
     unsafe {
         let first = gpu::load_read_only(rank_words.add(2 * owner as usize));
         let end = gpu::load_read_only(rank_words.add(2 * owner as usize + 1));
         let owners_bitmap = gpu::load_read_only_u64(bitmaps.add(owner as usize)) as *const u32;
-        let base =
-            first + gpu::block_index() * BLOCK_SIZE * PEER_WORDS_PER_THREAD + gpu::thread_index();
-        let mut words = [0u32; WORDS];
-        for (k, word) in words.iter_mut().enumerate() {
-            let index = base + k as u32 * BLOCK_SIZE;
-            if index < end {
-                *word = core::ptr::read(owners_bitmap.add(index as usize));
+        let base = first / 4
+            + gpu::block_index() * BLOCK_SIZE * PEER_QUADS_PER_THREAD
+            + gpu::thread_index();
+        let whole = |quad: u32| first <= 4 * quad && 4 * quad + 4 <= end;
+        let mut quads = [None; QUADS];
+        for (k, slot) in quads.iter_mut().enumerate() {
+            let quad = base + k as u32 * BLOCK_SIZE;
+            if whole(quad) {
+                let at = owners_bitmap.add(4 * quad as usize).cast::<gpu::Quad>();
+                *slot = Some(gpu::load_read_only_quad(at));
             }
         }
-        for (k, &word) in words.iter().enumerate() {
+        for (k, slot) in quads.iter().enumerate() {
+            let quad = base + k as u32 * BLOCK_SIZE;
+            match *slot {
+                Some(words) => {
+                    let at = frontier.add(4 * quad as usize).cast::<gpu::Quad>();
+                    gpu::store_volatile_quad(at, words);
+                }
+                // A quad the bounds cut, word by word.
+                None => {
+                    for word in 4 * quad..4 * quad + 4 {
+                        if first <= word && word < end {
+                            *frontier.add(word as usize) = *owners_bitmap.add(word as usize);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Sets the bits of every GPU's frontier queue in this GPU's `frontier`
+/// bitmap, reading each other GPU's queue where it lies, where the GPUs
+/// reach each other's memory: a bottom-up level fresh from a top-down one,
+/// whose frontier is a queue on each GPU, few enough vertices that the
+/// queues cost less than the bitmap's words. Grid row `s` takes rank `s`'s
+/// queue, `sizes[s]` vertices at `queues[s]` (this GPU's own too). A
+/// thread sets [`PEER_WORDS_PER_THREAD`] vertices' bits, a block's width
+/// apart, their loads issued before any atomic.
+///
+/// # Safety
+/// `queues` holds an address a rank: its frontier queue, which this GPU
+/// reaches and no GPU writes during the launch (the ranks met after
+/// writing them, and meet again before they write them next), of at least
+/// `sizes[s]` vertex ids below `n`; `sizes` has a word a rank; `frontier`
+/// has a word for every 32 vertices.
+///
+/// # Launch
+/// Grid `ceil(largest queue / (BLOCK_SIZE * PEER_WORDS_PER_THREAD))` by
+/// `ranks`, block [`BLOCK_SIZE`], no shared memory.
+///
+/// # Thread mapping
+/// Thread `t` of block `b` in grid row `s` takes entries `b * BLOCK_SIZE *
+/// PEER_WORDS_PER_THREAD + k * BLOCK_SIZE + t` of rank `s`'s queue, for `k`
+/// below [`PEER_WORDS_PER_THREAD`], those below `sizes[s]`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn distributed_read_peer_queues(
+    frontier: *mut u32,
+    queues: *const u64,
+    sizes: *const u32,
+) {
+    const ENTRIES: usize = PEER_WORDS_PER_THREAD as usize;
+    let owner = gpu::block_index_y();
+    // SAFETY: the owner's queue and size are read within their buffers,
+    // only entries below its size; each vertex's word lies in the bitmap
+    // (the contract); no GPU writes the queue meanwhile.
+    unsafe {
+        let size = gpu::load_read_only(sizes.add(owner as usize));
+        let queue = gpu::load_read_only_u64(queues.add(owner as usize)) as *const u32;
+        let base = gpu::block_index() * BLOCK_SIZE * PEER_WORDS_PER_THREAD + gpu::thread_index();
+        let mut vertices = [None; ENTRIES];
+        for (k, vertex) in vertices.iter_mut().enumerate() {
             let index = base + k as u32 * BLOCK_SIZE;
-            if index < end {
-                *frontier.add(index as usize) = word;
+            if index < size {
+                *vertex = Some(core::ptr::read_volatile(queue.add(index as usize)));
+            }
+        }
+        // Not `.flatten()`: the loop would not unroll (as in
+        // `distributed_apply_claims`).
+        #[allow(clippy::manual_flatten)]
+        for vertex in &vertices {
+            if let Some(vertex) = *vertex {
+                gpu::atomic_or(frontier.add(vertex as usize / 32), 1 << (vertex % 32));
             }
         }
     }

@@ -154,6 +154,16 @@ pub unsafe fn atomic_min(address: *mut u32, value: u32) -> u32 {
     unsafe { AtomicU32::from_ptr(address) }.fetch_min(value, Ordering::Relaxed)
 }
 
+/// `atomicMax(address, value)`: returns the old value.
+///
+/// # Safety
+/// As for [`atomic_add`].
+#[inline(always)]
+pub unsafe fn atomic_max(address: *mut u32, value: u32) -> u32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { AtomicU32::from_ptr(address) }.fetch_max(value, Ordering::Relaxed)
+}
+
 /// `atomicMin(address, value)` on a 64-bit word: returns the old value.
 ///
 /// # Safety
@@ -344,6 +354,64 @@ pub unsafe fn add_release_gpu(address: *mut u64, value: u64) {
             options(nostack),
         )
     }
+}
+
+/// `st.release.sys` of 32 bits: a store that orders this thread's earlier
+/// accesses, and whatever happened before them (the kernels before it on
+/// its stream), before it for every observer of the system, another GPU
+/// reading over NVLink included.
+///
+/// # Safety
+/// `address` is a valid, aligned global address, on this GPU or another
+/// that this one reaches.
+#[inline(always)]
+pub unsafe fn store_release_system(address: *mut u32, value: u32) {
+    // SAFETY: the caller guarantees a valid, aligned address.
+    unsafe {
+        asm!(
+            "st.release.sys.global.u32 [{address}], {value};",
+            address = in(reg64) address,
+            value = in(reg32) value,
+            options(nostack),
+        )
+    }
+}
+
+/// `ld.acquire.sys` of 32 bits: the load that pairs with
+/// [`store_release_system`], ordering this thread's later accesses after
+/// it, system-wide.
+///
+/// # Safety
+/// `address` is valid and aligned.
+#[inline(always)]
+pub unsafe fn load_acquire_system(address: *const u32) -> u32 {
+    let value: u32;
+    // SAFETY: the caller guarantees a valid, aligned address.
+    unsafe {
+        asm!(
+            "ld.acquire.sys.global.u32 {value}, [{address}];",
+            value = out(reg32) value,
+            address = in(reg64) address,
+            options(nostack),
+        )
+    }
+    value
+}
+
+/// `%globaltimer`: nanoseconds of the GPU's clock, the same on every SM
+/// (for timeouts, not for timing code).
+#[inline(always)]
+pub fn global_timer() -> u64 {
+    let nanoseconds: u64;
+    // SAFETY: reads a special register.
+    unsafe {
+        asm!(
+            "mov.u64 {t}, %globaltimer;",
+            t = out(reg64) nanoseconds,
+            options(nostack, nomem),
+        )
+    }
+    nanoseconds
 }
 
 /// Warp-aggregated reservation: each lane reserves `count` consecutive

@@ -14,7 +14,10 @@
 # NCCL's own probes of its kernels' attributes. With one rank no claim goes
 # to another, so `nccl` also runs the multi-GPU test of small claim regions
 # on one GPU, whose 2, 3 and 5 ranks share it: every exchange kernel, and
-# the rounds of claims past a region's room.
+# the rounds of claims past a region's room. Where there are two GPUs or
+# more, `nccl` also runs over two (`--gpus 2`): the ranks' meeting on the
+# GPU before they read each other's claims, which ranks sharing a GPU hold
+# on the host instead.
 # Fails on any sanitizer error. Usage:
 # [SANITIZE_TOOLS="memcheck ..."] sanitize.sh [VARIANT...|nccl]
 set -uo pipefail
@@ -47,9 +50,14 @@ for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
                 ;;
         esac
         [ "$variant" = nccl ] && runs+=("ranks sharing a GPU")
+        [ "$variant" = nccl ] && [ "$(nvidia-smi -L | wc -l)" -ge 2 ] && runs+=("gen:kron:14:8 over two GPUs")
         for graph in "${runs[@]}"; do
             run_log=$(mktemp)
             command=(./bfs "${search[@]}" --graph $graph --source 1 --verify)
+            if [ "$graph" = "gen:kron:14:8 over two GPUs" ]; then
+                # NCCL's setup under the tools takes longer than the default.
+                command=(./bfs --gpus 2 --join-timeout 600 --graph gen:kron:14:8 --source 1 --verify)
+            fi
             if [ "$graph" = "ranks sharing a GPU" ]; then
                 command=(env CUDA_VISIBLE_DEVICES=0 BFS_REQUIRE_GPU=1 tests/multi_gpu
                     claims_past_a_regions_room_go_in_further_rounds --test-threads=1)

@@ -264,8 +264,8 @@ impl Measured {
          Graph500: input edge tuples within the component, duplicates and self loops included; CSR: CSR entries \
          examined (the other tables' count). \
          Speed-up: Graph500 GTEPS over `auto`'s on one GPU (none where the graph does not fit one GPU). Exchange: the time of a level's exchanges \
-         (CUDA events around each collective and each kernel that reads the other GPUs' frontier words: the \
-         transfers and each GPU's wait for the slowest, not the host's copies of the counts; where the ranks are \
+         (CUDA events around each collective, each meeting on the GPU and each kernel that reads the other GPUs' \
+         frontier words or queues: the transfers and each GPU's wait for the slowest, not the host's copies of the counts; where the ranks are \
          threads that meet on the host to pass a level's figures, the host's clock from a GPU's end of the level \
          to the last GPU's), a search's over its levels, median over sources. GB a GPU: the device memory of the GPU that \
          used the most, what the search allocated and (in brackets) what the GPU had in use, its context's and \

@@ -15,6 +15,18 @@
 //! count, without an all-gather of the counts or reading them back: one
 //! collective a level fewer and no round trip to the host. Otherwise the
 //! host reads the counts and sends exactly the claims.
+//!
+//! Where the ranks reach each other's memory ([`Reach::PeerMemory`]) and
+//! no rank's frontier has more than [`IN_PLACE_EDGES`] edges, nothing is
+//! sent: the ranks meet once their claims are written (on the GPU,
+//! `distributed_meet_peers`, where each has a GPU of its own), and each
+//! owner applies its claims where their senders wrote them, counts and
+//! all; a region that overran shows in the level's figures, and the level
+//! runs another round.
+//!
+//! [`Reach::PeerMemory`]: super::Reach::PeerMemory
+
+use std::time::Duration;
 
 use bfs_kernels::abi::distributed::CLAIMS_PER_THREAD;
 use bfs_kernels::abi::{BLOCK_SIZE, distributed};
@@ -24,7 +36,7 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, DevicePointer, LockedBuff
 use cust::stream::Stream;
 
 use super::clock::ExchangeClock;
-use super::{Collectives, Transfer};
+use super::{Collectives, Transfer, all_gather_words};
 use crate::Result;
 use crate::error::CudaContext;
 use crate::gpu::{Gpu, blocks_for};
@@ -34,6 +46,12 @@ use crate::gpu::{Gpu, blocks_for};
 /// counts: at most 128 KB from each rank, against a round trip to the host
 /// (docs/decisions.md, "Several GPUs").
 pub const UNCOUNTED_SLOT_EDGES: u64 = 1 << 14;
+
+/// The most frontier edges of any rank for which a top-down level's
+/// owners read their claims where the senders wrote them, where they can:
+/// past it, the loads across the links cost more than the collective's
+/// copies (docs/decisions.md, "Several GPUs").
+pub const IN_PLACE_EDGES: u64 = 1 << 20;
 
 /// Pairs a claim region holds, for a graph of `vertex_count` vertices: a
 /// thirty-second of them (at least [`UNCOUNTED_SLOT_EDGES`] times four),
@@ -62,6 +80,40 @@ pub struct Claims<'g> {
     counts_on_host: LockedBuffer<u64>,
     /// Where each rank's vertices end, for the kernels' owner lookup.
     rank_ends: DeviceBuffer<u32>,
+    /// Where the apply kernel finds each sender's claims for this rank and
+    /// their count once exchanged: in `incoming` and `gathered_counts`.
+    landed: ClaimSources,
+    /// Where the ranks read each other's claims in place: where they lie,
+    /// and the ranks' meeting.
+    peers: Option<PeerClaims<'g>>,
+}
+
+/// An address a rank: where its claims for this rank lie, and their count.
+struct ClaimSources {
+    pairs: DeviceBuffer<u64>,
+    counts: DeviceBuffer<u64>,
+}
+
+/// The claims read where their senders wrote them: each sender's region
+/// for this rank and count, and how the ranks meet before they read.
+struct PeerClaims<'g> {
+    written: ClaimSources,
+    /// On the GPU where each rank has one of its own; ranks sharing a GPU
+    /// meet on the host, as a GPU that waits for another rank's kernel
+    /// on the same GPU may never run it (streams share the GPU's queues).
+    on_gpu: Option<GpuMeeting<'g>>,
+}
+
+/// What the ranks' meeting on the GPU takes (`distributed_meet_peers`).
+struct GpuMeeting<'g> {
+    meet: Function<'g>,
+    /// The other ranks' arrivals at this rank, a word a rank, and every
+    /// rank's such words.
+    signals: DeviceBuffer<u32>,
+    peer_signals: DeviceBuffer<u64>,
+    /// Rounds met so far: the value each rank stores for the next.
+    sequence: u32,
+    timeout: Duration,
 }
 
 /// What the exchange of one round found: whether any rank's claims
@@ -76,26 +128,105 @@ impl<'g> Claims<'g> {
     pub fn device_bytes(capacity: u32, ranks: u32) -> u64 {
         let others = ranks.saturating_sub(1).max(1) as u64;
         let capacity = capacity.max(1) as u64;
-        2 * 4 * 2 * capacity * others + 8 * ranks as u64 * (1 + ranks as u64) + 4 * ranks as u64
+        let ranks = ranks as u64;
+        // The regions, the counts and gathered counts, the ranks' ends; the
+        // two tables of claims' sources, the meeting's words and table.
+        2 * 4 * 2 * capacity * others
+            + 8 * ranks * (1 + ranks)
+            + 4 * ranks
+            + (2 * 2 * 8 + 4 + 8) * ranks
     }
 
-    /// The buffers of a rank of `ranks`, whose vertices end at
-    /// `rank_ends`, with regions of `capacity` pairs.
-    pub fn new(gpu: &'g Gpu, capacity: u32, rank_ends: &[u32]) -> Result<Claims<'g>> {
+    /// The buffers of rank `rank`, of as many as `rank_ends` has (where
+    /// each rank's vertices end), with regions of `capacity` pairs; the
+    /// claims travel by the ranks' collectives until
+    /// [`Self::read_from_peers`].
+    pub fn new(gpu: &'g Gpu, rank: u32, capacity: u32, rank_ends: &[u32]) -> Result<Claims<'g>> {
         let ranks = rank_ends.len();
         let capacity = capacity.max(1);
         let region_words = 2 * capacity as usize * ranks.saturating_sub(1).max(1);
         let allocation = || "allocating the claims' regions".to_string();
+        let incoming = DeviceBuffer::zeroed(region_words).context(allocation)?;
+        let gathered_counts = DeviceBuffer::<u64>::zeroed(ranks * ranks).context(allocation)?;
+        // What sender `s` claimed for this rank lands in its region of
+        // `incoming`, its count at `s * ranks + rank` of the gathered counts.
+        let rank = rank as usize;
+        let landed: Vec<[u64; 2]> = (0..ranks)
+            .map(|sender| {
+                let counts = gathered_counts.as_device_ptr().as_raw();
+                [
+                    region_address(incoming.as_device_ptr().as_raw(), capacity, sender, rank),
+                    counts + 8 * (sender * ranks + rank) as u64,
+                ]
+            })
+            .collect();
         Ok(Claims {
             apply: gpu.kernel(distributed::APPLY_CLAIMS)?,
             capacity,
             outgoing: DeviceBuffer::zeroed(region_words).context(allocation)?,
-            incoming: DeviceBuffer::zeroed(region_words).context(allocation)?,
+            incoming,
             counts: DeviceBuffer::zeroed(ranks).context(allocation)?,
-            gathered_counts: DeviceBuffer::zeroed(ranks * ranks).context(allocation)?,
+            gathered_counts,
             counts_on_host: LockedBuffer::new(&0, ranks * ranks).context(allocation)?,
             rank_ends: DeviceBuffer::from_slice(rank_ends).context(allocation)?,
+            landed: ClaimSources::new(&landed)?,
+            peers: None,
         })
+    }
+
+    /// From now on, reads each sender's claims where it wrote them, once
+    /// the ranks have met, in levels of few edges: every rank calls it,
+    /// together, where the ranks reach each other's memory.
+    pub fn read_from_peers(&mut self, communicator: &dyn Collectives, gpu: &'g Gpu) -> Result<()> {
+        let rank = communicator.rank() as usize;
+        let context = || "placing the other ranks' claims".to_string();
+        let signals =
+            DeviceBuffer::<u32>::zeroed(communicator.ranks() as usize).context(context)?;
+        let own = [
+            self.outgoing.as_device_ptr().as_raw(),
+            self.counts.as_device_ptr().as_raw(),
+            signals.as_device_ptr().as_raw(),
+        ];
+        let every_rank = all_gather_words(communicator, gpu, own)?;
+        // Sender `s` wrote its claims for this rank in its own outgoing
+        // region for this rank, their count at `rank` of its counts.
+        let written: Vec<[u64; 2]> = every_rank
+            .iter()
+            .enumerate()
+            .map(|(sender, &[outgoing, counts, _])| {
+                [
+                    region_address(outgoing, self.capacity, rank, sender),
+                    counts + 8 * rank as u64,
+                ]
+            })
+            .collect();
+        let peer_signals: Vec<u64> = every_rank.iter().map(|words| words[2]).collect();
+        let on_gpu = match communicator.has_own_gpu() {
+            true => Some(GpuMeeting {
+                meet: gpu.kernel(distributed::MEET_PEERS)?,
+                signals,
+                peer_signals: DeviceBuffer::from_slice(&peer_signals).context(context)?,
+                sequence: 0,
+                timeout: communicator.timeout(),
+            }),
+            false => None,
+        };
+        self.peers = Some(PeerClaims {
+            written: ClaimSources::new(&written)?,
+            on_gpu,
+        });
+        Ok(())
+    }
+
+    /// Pairs a region holds.
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Whether the ranks read a level's claims where their senders wrote
+    /// them, the ranks' frontiers having `frontier_edges`.
+    pub fn read_in_place(&self, frontier_edges: &[u64]) -> bool {
+        self.peers.is_some() && frontier_edges.iter().all(|&edges| edges <= IN_PLACE_EDGES)
     }
 
     /// The top-down kernels' outbox: the regions, the counts, the
@@ -145,13 +276,8 @@ impl<'g> Claims<'g> {
 
     /// Rank `rank`'s region in `buffer` for rank `peer`.
     fn region(&self, buffer: &DeviceBuffer<u32>, rank: usize, peer: usize) -> DevicePointer<u32> {
-        let index = peer - (peer > rank) as usize;
-        // SAFETY: a region of `capacity` pairs for each other rank.
-        unsafe {
-            buffer
-                .as_device_ptr()
-                .add(2 * index * self.capacity as usize)
-        }
+        let address = region_address(buffer.as_device_ptr().as_raw(), self.capacity, peer, rank);
+        DevicePointer::from_raw(address)
     }
 
     /// Clears this rank's counts before a round's kernels.
@@ -260,18 +386,72 @@ impl<'g> Claims<'g> {
         Ok((Round { overflowed }, per_sender))
     }
 
-    /// Queues the application of the claims received (`per_sender[s]`
-    /// pairs at most from rank `s`) on the owned vertices' labels and next
-    /// queue: `owned` is the rows, the range, the visited bitmap, the
-    /// labels, the level and the next queue, its size and edges, as
+    /// Meets the other ranks once this round's claims are written (the
+    /// kernels queued before), before each reads its claims where their
+    /// senders wrote them: on the GPU, queued, where each rank has a GPU
+    /// of its own, else on the host, once the stream is done. Timed as the
+    /// round's exchange. A rank that never comes to the meeting on the GPU
+    /// sets the level's status (`owned.status`) to `MEETING_FAILED` after
+    /// the ranks' timeout.
+    pub fn meet_before_reading(
+        &mut self,
+        communicator: &dyn Collectives,
+        stream: &Stream,
+        owned: &Owned,
+        clock: &mut ExchangeClock,
+    ) -> Result<()> {
+        let (rank, ranks) = (communicator.rank(), communicator.ranks());
+        let Some(PeerClaims {
+            on_gpu: Some(meeting),
+            ..
+        }) = &mut self.peers
+        else {
+            communicator.wait(stream)?;
+            let arrived = std::time::Instant::now();
+            communicator.meet_on_host(&[])?;
+            clock.met_on_host(arrived.elapsed());
+            return Ok(());
+        };
+        meeting.sequence = meeting.sequence.wrapping_add(1);
+        let kernel = &meeting.meet;
+        let timeout_ns = meeting.timeout.as_nanos().min(u64::MAX as u128) as u64;
+        clock.time(stream, 0, || {
+            // SAFETY: a word a rank in `signals`, every rank's signals'
+            // address in the table, which this GPU reaches (peer access),
+            // and the level's status word: `distributed_meet_peers`'
+            // contract (`ranks` at most 32, as peer access allows 8).
+            unsafe {
+                launch!(kernel<<<1, 32, 0, stream>>>(
+                    meeting.signals.as_device_ptr(),
+                    meeting.peer_signals.as_device_ptr(),
+                    rank,
+                    ranks,
+                    meeting.sequence,
+                    timeout_ns,
+                    owned.status
+                ))
+            }
+            .context(|| format!("meeting the other ranks in level {}", owned.level))
+        })
+    }
+
+    /// Queues the application of round `round`'s claims for this rank
+    /// (`per_sender[s]` pairs at most from rank `s`), exchanged or, `in
+    /// place`, where their senders wrote them, on the owned vertices'
+    /// labels and next queue: `owned` is the rows, the range, the visited
+    /// bitmap, the labels, the level and its figures, as
     /// `distributed_apply_claims` takes them.
     pub fn apply(
         &self,
         stream: &Stream,
         (rank, ranks): (u32, u32),
-        per_sender: &[u64],
+        (round, per_sender, in_place): (u32, &[u64], bool),
         owned: &Owned,
     ) -> Result<()> {
+        let sources = match (&self.peers, in_place) {
+            (Some(peers), true) => &peers.written,
+            _ => &self.landed,
+        };
         let most = per_sender.iter().copied().max().unwrap_or(0);
         if most == 0 {
             return Ok(());
@@ -282,17 +462,20 @@ impl<'g> Claims<'g> {
             ranks,
             1,
         );
-        // SAFETY: a region of `capacity` pairs for each other rank, holding
-        // at least its count's (capped) pairs of vertices this rank owns,
-        // as the exchange received them; the counts gathered are every
-        // rank's; the rest is `Owned`'s contract.
+        // SAFETY: the sources hold each rank's region of `capacity` pairs
+        // for this rank, holding at least its count's (capped) pairs of
+        // vertices this rank owns, and the count's address: received here,
+        // or on the sender's GPU, which this GPU reaches, after the ranks'
+        // meeting; the rest is `Owned`'s contract.
         unsafe {
             launch!(kernel<<<grid, BLOCK_SIZE, 8, stream>>>(
-                self.incoming.as_device_ptr(),
+                sources.pairs.as_device_ptr(),
+                sources.counts.as_device_ptr(),
                 self.capacity,
-                self.gathered_counts.as_device_ptr(),
                 rank,
-                ranks,
+                round,
+                owned.status,
+                owned.received_pairs,
                 owned.row_offsets,
                 owned.first_vertex,
                 owned.end_vertex,
@@ -309,6 +492,29 @@ impl<'g> Claims<'g> {
     }
 }
 
+/// The address of the region for rank `peer` in rank `holder`'s regions
+/// at `regions` (one of `capacity` pairs for each rank but `holder`, in
+/// rank order).
+fn region_address(regions: u64, capacity: u32, peer: usize, holder: usize) -> u64 {
+    let index = peer - (peer > holder) as usize;
+    regions + 4 * 2 * index as u64 * capacity as u64
+}
+
+impl ClaimSources {
+    /// The tables of `sources`: a region's address and its count's, a rank.
+    fn new(sources: &[[u64; 2]]) -> Result<ClaimSources> {
+        let context = || "placing the claims' sources".to_string();
+        let table = |which: usize| {
+            let addresses: Vec<u64> = sources.iter().map(|source| source[which]).collect();
+            DeviceBuffer::from_slice(&addresses).context(context)
+        };
+        Ok(ClaimSources {
+            pairs: table(0)?,
+            counts: table(1)?,
+        })
+    }
+}
+
 /// What the claims' kernels read and write of a rank's own vertices.
 pub struct Owned {
     pub row_offsets: DevicePointer<u64>,
@@ -321,6 +527,9 @@ pub struct Owned {
     pub next_queue: DevicePointer<u32>,
     pub next_size: DevicePointer<u32>,
     pub next_edges: DevicePointer<u64>,
+    /// The level's status and the claim pairs it read (its figures').
+    pub status: DevicePointer<u32>,
+    pub received_pairs: DevicePointer<u64>,
 }
 
 /// A buffer of `u64`s as twice as many words, for the collectives, which

@@ -1,6 +1,6 @@
 //! What a level's exchange between ranks cost: CUDA events around each
-//! collective, the host's clock around each meeting of the ranks'
-//! threads, and the bytes they brought.
+//! collective and each meeting on the GPU, the host's clock around each
+//! meeting of the ranks' threads, and the bytes they brought.
 
 use std::time::Duration;
 
@@ -45,6 +45,12 @@ impl ExchangeClock {
         self.recorded += 1;
         self.bytes += bytes;
         Ok(())
+    }
+
+    /// Counts `bytes` as received by the level, read where another rank
+    /// wrote them rather than brought by a collective.
+    pub fn received(&mut self, bytes: u64) {
+        self.bytes += bytes;
     }
 
     /// Counts a meeting of the ranks' threads that took `elapsed`, from

@@ -12,7 +12,7 @@
 //!   it received.
 //! - A bottom-up level all-gathers the frontier's words (`n / 8` bytes in
 //!   all), or reads them from the other GPUs' bitmaps where the ranks are
-//!   threads whose GPUs reach each other's memory ([`FrontierWords`]), or,
+//!   threads whose GPUs reach each other's memory ([`Reach`]), or,
 //!   where a top-down level left fewer frontier vertices than the bitmap
 //!   has words, exchanges the ranks' queues; then it checks the owned
 //!   unvisited vertices against them.
@@ -29,19 +29,21 @@
 //! vertex's.
 //!
 //! [`claims`]: super::claims
-//! [`FrontierWords`]: super::FrontierWords
+//! [`Reach`]: super::Reach
 
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
-use bfs_kernels::abi::distributed::{STATS_EDGES_WORD, STATS_WORDS};
+use bfs_kernels::abi::distributed::{
+    MEETING_FAILED, STATS_EDGES_WORD, STATS_RECEIVED_WORD, STATS_STATUS_WORD, STATS_WORDS,
+};
 use bfs_kernels::abi::{EdgeOffset, direction_optimizing, distributed};
 use cust::function::Function;
-use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, LockedBuffer};
+use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
-use super::claims::{Claims, words_of};
+use super::claims::Claims;
 use super::clock::ExchangeClock;
-use super::{Collectives, FrontierWords, partition};
+use super::{Collectives, Reach, all_gather_words, partition};
 use crate::error::CudaContext;
 use crate::gpu::hub_chunks::ChunkedTopDown;
 use crate::gpu::{Direction, Gpu, LEVEL_BY_LEVEL_ALPHA, RowOffsets, Step, upload};
@@ -121,29 +123,39 @@ struct Kernels<'g> {
     queue_to_bitmap: Function<'g>,
     bitmap_to_queue: Function<'g>,
     read_peer_frontiers: Function<'g>,
+    read_peer_queues: Function<'g>,
 }
 
-/// Every rank's two frontier bitmaps, where the ranks read each other's
-/// words: the addresses of the buffers that were `frontier` and `next` at
-/// setup, rank by rank. The ranks swap the two alike, level after level,
-/// so a rank's `frontier` is the setup's `frontier` on every rank or on
-/// none.
+/// Every rank's two frontier bitmaps and two queues, where the ranks read
+/// each other's: the addresses of the buffers that were `frontier` and
+/// `next`, and `queues[0]` and `queues[1]`, at setup, rank by rank. The
+/// ranks swap each pair alike, level after level, so a rank's `frontier`
+/// is the setup's `frontier` on every rank or on none, and so are its
+/// queues.
 struct PeerFrontiers {
     bitmaps: [DeviceBuffer<u64>; 2],
-    /// This rank's setup `frontier`.
+    queues: [DeviceBuffer<u64>; 2],
+    /// This rank's setup `frontier` and `queues[0]`.
     first_frontier: u64,
-    /// Each rank's word bounds, a pair a rank, and the most words a rank
-    /// owns.
+    first_queue: u64,
+    /// Each rank's word bounds, a pair a rank, and the most quads (four
+    /// aligned words) a rank's words touch.
     rank_words: DeviceBuffer<u32>,
-    most_words: u32,
+    most_quads: u32,
+    /// Each rank's frontier queue's size, as the host last passed it.
+    queue_sizes: DeviceBuffer<u32>,
+    queue_sizes_on_host: LockedBuffer<u32>,
 }
 
 /// Each rank's figures of a level: the vertices it found (its part of the
-/// next frontier) and their edges.
+/// next frontier), their edges, the level's status and the claim pairs
+/// it read from the other GPUs.
 #[derive(Clone, Debug)]
 struct Figures {
     vertices: Vec<u64>,
     edges: Vec<u64>,
+    status: Vec<u32>,
+    received_pairs: Vec<u64>,
 }
 
 impl Figures {
@@ -153,6 +165,11 @@ impl Figures {
 
     fn edges(&self) -> u64 {
         self.edges.iter().sum()
+    }
+
+    /// Whether a rank's claims in round `round` overran a region.
+    fn overflowed(&self, round: u32) -> bool {
+        self.status.contains(&(round + 1))
     }
 }
 
@@ -197,7 +214,7 @@ impl<'g> Rank<'g> {
             + ChunkedTopDown::workspace_bytes(graph, owned.clone())
             + Claims::device_bytes(capacity, ranges.len() as u32)
             + 4 * STATS_WORDS as u64 * (1 + ranges.len() as u64)
-            + (2 * 8 + 2 * 4) * ranges.len() as u64
+            + (4 * 8 + 2 * 4 + 4) * ranges.len() as u64
             + staging
     }
 
@@ -208,7 +225,7 @@ impl<'g> Rank<'g> {
     /// `frontier_words` says (every rank is told alike).
     pub fn new(
         gpu: &'g Gpu,
-        (communicator, frontier_words): (Box<dyn Collectives>, FrontierWords),
+        (communicator, reach): (Box<dyn Collectives>, Reach),
         graph: &Csr,
         ranges: Vec<Range<u32>>,
         capacity: u32,
@@ -217,7 +234,7 @@ impl<'g> Rank<'g> {
         let owned = ranges[rank as usize].clone();
         let needed = Self::device_bytes(graph, &ranges, rank, capacity);
         let free = gpu.free_memory()?;
-        let parts_too_large = all_gather_pairs(&*communicator, gpu, [needed, free])?
+        let parts_too_large = all_gather_words(&*communicator, gpu, [needed, free])?
             .iter()
             .filter(|[needed, free]| needed > free)
             .count();
@@ -252,6 +269,7 @@ impl<'g> Rank<'g> {
                 queue_to_bitmap: gpu.kernel(direction_optimizing::QUEUE_TO_BITMAP)?,
                 bitmap_to_queue: gpu.kernel(direction_optimizing::BITMAP_TO_QUEUE)?,
                 read_peer_frontiers: gpu.kernel(distributed::READ_PEER_FRONTIERS)?,
+                read_peer_queues: gpu.kernel(distributed::READ_PEER_QUEUES)?,
             },
             narrow_rows: bottom_up_rows(graph, &owned)
                 .upload_copy(&rows, "the search over GPUs")?,
@@ -268,7 +286,7 @@ impl<'g> Rank<'g> {
             queues: [zeroed(count)?, zeroed(count)?],
             frontier_in_queue: true,
             hubs: ChunkedTopDown::new(gpu, graph, owned.clone())?,
-            claims: Claims::new(gpu, capacity, &rank_ends)?,
+            claims: Claims::new(gpu, rank, capacity, &rank_ends)?,
             stats: zeroed(STATS_WORDS)?,
             gathered_stats: zeroed(STATS_WORDS * ranges.len())?,
             own_stats_on_host: LockedBuffer::new(&0, STATS_WORDS).context(allocation)?,
@@ -286,15 +304,18 @@ impl<'g> Rank<'g> {
             symmetric: graph.is_symmetric(),
             communicator,
         };
-        if frontier_words == FrontierWords::ReadFromPeers && searcher.ranges.len() > 1 {
+        if reach == Reach::PeerMemory && searcher.ranges.len() > 1 {
             searcher.find_peer_frontiers()?;
+            searcher
+                .claims
+                .read_from_peers(&*searcher.communicator, gpu)?;
         }
         searcher
             .claims
             .meet(&*searcher.communicator, gpu.stream())?;
         let (free, total) =
             cust::memory::mem_get_info().context(|| "querying free device memory".into())?;
-        let memory = all_gather_pairs(
+        let memory = all_gather_words(
             &*searcher.communicator,
             gpu,
             [searcher.allocated, (total - free) as u64],
@@ -313,10 +334,16 @@ impl<'g> Rank<'g> {
     /// rank's words, for the bottom-up levels that read them there.
     fn find_peer_frontiers(&mut self) -> Result<()> {
         let context = || "placing the other ranks' frontier bitmaps".to_string();
-        let own = [self.frontier.as_device_ptr(), self.next.as_device_ptr()].map(|b| b.as_raw());
-        let all = all_gather_pairs(&*self.communicator, self.gpu, own)?;
+        let own = [
+            self.frontier.as_device_ptr(),
+            self.next.as_device_ptr(),
+            self.queues[0].as_device_ptr(),
+            self.queues[1].as_device_ptr(),
+        ]
+        .map(|buffer| buffer.as_raw());
+        let all = all_gather_words(&*self.communicator, self.gpu, own)?;
         let table = |which: usize| {
-            let addresses: Vec<u64> = all.iter().map(|bitmaps| bitmaps[which]).collect();
+            let addresses: Vec<u64> = all.iter().map(|buffers| buffers[which]).collect();
             DeviceBuffer::from_slice(&addresses).context(context)
         };
         let bounds: Vec<Range<u32>> = self
@@ -328,15 +355,20 @@ impl<'g> Rank<'g> {
             .iter()
             .flat_map(|words| [words.start, words.end])
             .collect();
+        let ranks = self.ranges.len();
         self.peer_frontiers = Some(PeerFrontiers {
             bitmaps: [table(0)?, table(1)?],
+            queues: [table(2)?, table(3)?],
             first_frontier: own[0],
+            first_queue: own[2],
             rank_words: DeviceBuffer::from_slice(&rank_words).context(context)?,
-            most_words: bounds
+            most_quads: bounds
                 .iter()
-                .map(|words| words.len() as u32)
+                .map(|words| words.end.div_ceil(4) - words.start / 4)
                 .max()
                 .unwrap_or(0),
+            queue_sizes: DeviceBuffer::zeroed(ranks).context(context)?,
+            queue_sizes_on_host: LockedBuffer::new(&0, ranks).context(context)?,
         });
         Ok(())
     }
@@ -349,8 +381,13 @@ impl<'g> Rank<'g> {
         // its part, or rank 0 still checking the last search, would
         // otherwise be timed in the others' first collective; and the
         // links that sat idle meanwhile would wake in the first levels'
-        // exchanges (docs/decisions.md, "Several GPUs").
+        // exchanges (docs/decisions.md, "Several GPUs"). Threads then meet
+        // on the host too, and leave together: each leaves the exchange
+        // when its own GPU has done its part, which is not at once.
         self.claims.meet(&*self.communicator, self.gpu.stream())?;
+        if self.communicator.meets_on_host() {
+            self.communicator.meet_on_host(&[])?;
+        }
         let started = Instant::now();
         let steps = self.levels_from(source, degree_of_source)?;
         let elapsed = started.elapsed();
@@ -409,6 +446,8 @@ impl<'g> Rank<'g> {
         let ranks = self.ranges.len();
         let owner = self.ranges.iter().position(|range| range.contains(&source));
         let mut frontier = Figures {
+            status: vec![0; ranks],
+            received_pairs: vec![0; ranks],
             vertices: (0..ranks).map(|r| (Some(r) == owner) as u64).collect(),
             edges: (0..ranks)
                 .map(|r| {
@@ -501,14 +540,21 @@ impl<'g> Rank<'g> {
             communicator.wait(stream)?;
             self.stats_on_host.to_vec()
         };
-        let (vertices, edges) = words
-            .chunks(STATS_WORDS)
-            .map(|figures| {
-                let edges = &figures[STATS_EDGES_WORD..STATS_EDGES_WORD + 2];
-                (figures[0] as u64, edges[0] as u64 | (edges[1] as u64) << 32)
-            })
-            .unzip();
-        Ok(Figures { vertices, edges })
+        let word = |figures: &[u32], at: usize| figures[at] as u64 | (figures[at + 1] as u64) << 32;
+        let ranks = words.chunks(STATS_WORDS);
+        let figures = Figures {
+            vertices: ranks.clone().map(|figures| figures[0] as u64).collect(),
+            edges: ranks.clone().map(|f| word(f, STATS_EDGES_WORD)).collect(),
+            status: ranks.clone().map(|f| f[STATS_STATUS_WORD]).collect(),
+            received_pairs: ranks.map(|f| word(f, STATS_RECEIVED_WORD)).collect(),
+        };
+        if let Some(rank) = figures.status.iter().position(|&s| s == MEETING_FAILED) {
+            return Err(Error::MultiGpu(format!(
+                "rank {rank}: not every other rank came to the meeting on the GPU within {} s (a rank stopped?)",
+                communicator.timeout().as_secs_f64()
+            )));
+        }
+        Ok(figures)
     }
 
     /// The bitmap words of `range`'s vertices, none for an empty range: a
@@ -537,29 +583,6 @@ fn padded_words(ranges: &[Range<u32>]) -> usize {
         .max()
         .unwrap_or(0)
         .max(1)
-}
-
-/// All-gathers a pair of `u64`s from every rank, before the search's
-/// buffers exist; returns them by rank.
-fn all_gather_pairs(
-    communicator: &dyn Collectives,
-    gpu: &Gpu,
-    pair: [u64; 2],
-) -> Result<Vec<[u64; 2]>> {
-    let context = || "exchanging the ranks' memory".to_string();
-    let ranks = communicator.ranks() as usize;
-    let own = DeviceBuffer::from_slice(&pair[..]).context(context)?;
-    let all = DeviceBuffer::<u64>::zeroed(2 * ranks).context(context)?;
-    communicator.all_gather(
-        words_of(own.as_device_ptr()),
-        words_of(all.as_device_ptr()),
-        4,
-        gpu.stream(),
-    )?;
-    communicator.wait(gpu.stream())?;
-    let mut values = vec![0u64; 2 * ranks];
-    all.copy_to(&mut values[..]).context(context)?;
-    Ok(values.chunks(2).map(|pair| [pair[0], pair[1]]).collect())
 }
 
 /// The width of the rows the bottom-up kernel reads on the rank owning

@@ -9,11 +9,11 @@
 //! host ([`Ranks::Threads`]), or one per process ([`Ranks::Process`]: the
 //! path that spans machines), the NCCL id passed from rank 0 to the others
 //! through a file. Threads whose GPUs reach each other's memory read each
-//! bottom-up level's frontier words from the others' bitmaps
-//! ([`peer_access`], [`FrontierWords`]); processes all-gather them. For
-//! tests, ranks can also share one GPU and exchange by copies
-//! ([`Ranks::SharedGpu`], [`shared_gpu`]), behind the same
-//! [`Collectives`] as NCCL's.
+//! top-down level's claims and each bottom-up level's frontier words
+//! where the other GPUs wrote them ([`peer_access`], [`Reach`]);
+//! processes exchange and all-gather them. For tests, ranks can also
+//! share one GPU and exchange by copies ([`Ranks::SharedGpu`],
+//! [`shared_gpu`]), behind the same [`Collectives`] as NCCL's.
 
 pub mod claims;
 pub mod clock;
@@ -24,15 +24,17 @@ pub mod peer_access;
 pub mod shared_gpu;
 
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::SyncSender;
 use std::time::{Duration, Instant, SystemTime};
 
-use cust::memory::DevicePointer;
+use cust::memory::{CopyDestination, DeviceBuffer, DevicePointer};
 use cust::stream::Stream;
 
 use direction_optimizing::{Rank, RankMemory};
 use nccl::{Communicator, UNIQUE_ID_BYTES, UniqueId};
 use peer_access::PeerAccess;
 
+use crate::error::CudaContext;
 use crate::gpu::{Gpu, Step};
 use crate::{Bfs, Csr, Error, Result};
 
@@ -72,6 +74,14 @@ pub trait Collectives {
     /// collective that another rank never joins (it failed or was killed),
     /// an error within the ranks' timeout, never a hang.
     fn wait(&self, stream: &Stream) -> Result<()>;
+
+    /// How long a rank waits for the others before it gives up.
+    fn timeout(&self) -> Duration;
+
+    /// Whether this rank's GPU runs no other rank's work, so that it may
+    /// wait there for the others (`distributed_meet_peers`): two ranks on
+    /// one GPU could each wait for a kernel queued behind the other's.
+    fn has_own_gpu(&self) -> bool;
 
     /// Whether the ranks are threads of one process, which can meet on the
     /// host ([`meet_on_host`](Self::meet_on_host)).
@@ -114,25 +124,30 @@ pub enum Ranks {
         started: SystemTime,
     },
     /// `count` ranks as threads on GPU 0, exchanging by copies there
-    /// ([`shared_gpu`]), the frontier's words as `words` says: the
+    /// ([`shared_gpu`]), reaching each other as `reach` says: the
     /// search's logic over several ranks on a host with one GPU, where
     /// NCCL, which takes one rank a GPU, cannot run it. For tests: its
     /// times say nothing of several GPUs.
-    SharedGpu(u32, FrontierWords),
+    SharedGpu(u32, Reach),
 }
 
-/// How a bottom-up level brings each rank the other ranks' words of the
-/// frontier bitmap.
+/// What each rank reaches of the others, which decides how a level's
+/// claims and frontier words travel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FrontierWords {
-    /// One all-gather, landed beside the bitmap and copied into place:
-    /// ranks in processes of their own, or on GPUs that cannot reach each
-    /// other's memory.
-    Gathered,
-    /// Each rank reads them from the others' bitmaps: ranks that are
-    /// threads of one process, each GPU able to reach the others' memory
-    /// (no collective, and each word written once, where it is read).
-    ReadFromPeers,
+pub enum Reach {
+    /// Only their collectives: a top-down level's claims are exchanged,
+    /// a bottom-up level's frontier words all-gathered, landed beside the
+    /// bitmap and copied into place. Ranks in processes of their own, or
+    /// on GPUs that cannot reach each other's memory.
+    Collectives,
+    /// Their memory: threads of one process, each GPU able to reach the
+    /// others' memory. A rank reads the claims for it where their senders
+    /// wrote them, once the ranks have met (on the GPU, where each has its
+    /// own), in levels of a few frontier edges
+    /// ([`claims::IN_PLACE_EDGES`]), and the frontier's words from the
+    /// others' bitmaps: no collective in those levels, and each word
+    /// written once, where it is read.
+    PeerMemory,
 }
 
 /// One search over the ranks, as rank 0 sees it.
@@ -199,27 +214,27 @@ pub fn search_with_regions(
             }
             let id = nccl::unique_id()?;
             let meeting = shared_gpu::Group::new(*count, join_timeout);
-            let words = match *count > 1 && peer_access::between_all(*count)? {
-                true => FrontierWords::ReadFromPeers,
-                false => FrontierWords::Gathered,
+            let reach = match *count > 1 && peer_access::between_all(*count)? {
+                true => Reach::PeerMemory,
+                false => Reach::Collectives,
             };
             on_threads(graph, *count, (sources, capacity), on_run, |rank| {
                 let gpu = Gpu::open_device(rank)?;
-                let access = match words {
-                    FrontierWords::ReadFromPeers => Some(PeerAccess::enable(rank, *count)?),
-                    FrontierWords::Gathered => None,
+                let access = match reach {
+                    Reach::PeerMemory => Some(PeerAccess::enable(rank, *count)?),
+                    Reach::Collectives => None,
                 };
                 let communicator = Communicator::join(id, rank, *count, join_timeout)?
                     .meeting_on_host(meeting.member(rank));
                 Ok(Joined {
                     gpu,
                     collectives: Box::new(communicator),
-                    words,
+                    reach,
                     _access: access,
                 })
             })
         }
-        Ranks::SharedGpu(count, words) => {
+        Ranks::SharedGpu(count, reach) => {
             if *count == 0 {
                 return Err(Error::MultiGpu(
                     "ranks sharing a GPU: none was asked for".into(),
@@ -230,7 +245,7 @@ pub fn search_with_regions(
                 Ok(Joined {
                     gpu: Gpu::open_device(0)?,
                     collectives: Box::new(group.member(rank)),
-                    words: *words,
+                    reach: *reach,
                     _access: None,
                 })
             })
@@ -268,7 +283,7 @@ pub fn search_with_regions(
             let joined = Joined {
                 gpu,
                 collectives: Box::new(communicator),
-                words: FrontierWords::Gathered,
+                reach: Reach::Collectives,
                 _access: None,
             };
             run_rank(graph, joined, (sources, capacity), on_run)
@@ -276,18 +291,47 @@ pub fn search_with_regions(
     }
 }
 
-/// A rank once it has joined the others: its GPU, its collectives, how
-/// it receives the frontier's words, and, where it reads them from the
-/// other GPUs, its access to their memory.
+/// All-gathers `N` `u64`s from every rank, outside a search's levels (its
+/// memory, its buffers' addresses); returns them by rank.
+fn all_gather_words<const N: usize>(
+    communicator: &dyn Collectives,
+    gpu: &Gpu,
+    words: [u64; N],
+) -> Result<Vec<[u64; N]>> {
+    let context = || "exchanging the ranks' figures".to_string();
+    let ranks = communicator.ranks() as usize;
+    let own = DeviceBuffer::from_slice(&words[..]).context(context)?;
+    let all = DeviceBuffer::<u64>::zeroed(N * ranks).context(context)?;
+    communicator.all_gather(
+        claims::words_of(own.as_device_ptr()),
+        claims::words_of(all.as_device_ptr()),
+        2 * N,
+        gpu.stream(),
+    )?;
+    communicator.wait(gpu.stream())?;
+    let mut values = vec![0u64; N * ranks];
+    all.copy_to(&mut values[..]).context(context)?;
+    Ok(values
+        .chunks(N)
+        .map(|chunk| std::array::from_fn(|i| chunk[i]))
+        .collect())
+}
+
+/// A rank once it has joined the others: its GPU, its collectives, what
+/// it reaches of the others, and, where that is their memory, its access
+/// to it.
 struct Joined {
     gpu: Gpu,
     collectives: Box<dyn Collectives>,
-    words: FrontierWords,
+    reach: Reach,
     _access: Option<PeerAccess>,
 }
 
 /// Runs `count` ranks as threads of this process, each as `join` makes
-/// it; rank 0 on this thread, so `on_run` stays here.
+/// it, every rank on a thread of its own: this thread hands rank 0's runs
+/// to `on_run` (which need not be `Send`), one at a time, rank 0 waiting
+/// until each is handled, as it would on its own thread. No rank runs on
+/// the thread that validates (docs/decisions.md, "Several GPUs").
 fn on_threads(
     graph: &Csr,
     count: u32,
@@ -298,15 +342,33 @@ fn on_threads(
     let run = |rank: u32, on_run: Option<OnRun<'_>>| {
         run_rank(graph, join(rank)?, (sources, capacity), on_run)
     };
+    let (runs, handed) = std::sync::mpsc::sync_channel::<(MultiRun, SyncSender<Result<()>>)>(0);
     std::thread::scope(|scope| {
-        let others: Vec<_> = (1..count)
-            .map(|rank| scope.spawn(move || run(rank, None)))
+        let ranks: Vec<_> = (0..count)
+            .map(|rank| {
+                let runs = runs.clone();
+                scope.spawn(move || {
+                    let mut hand_over = |multi_run: MultiRun| {
+                        let (answer, answered) = std::sync::mpsc::sync_channel(1);
+                        runs.send((multi_run, answer))
+                            .map_err(|_| Error::MultiGpu("the results' thread stopped".into()))?;
+                        answered
+                            .recv()
+                            .map_err(|_| Error::MultiGpu("the results' thread stopped".into()))?
+                    };
+                    run(rank, (rank == 0).then_some(&mut hand_over as OnRun<'_>))
+                })
+            })
             .collect();
-        let first = run(0, Some(on_run));
-        others
+        drop(runs);
+        for (multi_run, answer) in handed {
+            // Rank 0 waits for the answer: it is gone only if it failed.
+            let _ = answer.send(on_run(multi_run));
+        }
+        ranks
             .into_iter()
             .map(|thread| thread.join().expect("a rank's thread does not panic"))
-            .fold(first, Result::and)
+            .fold(Ok(()), Result::and)
     })
 }
 
@@ -324,7 +386,7 @@ fn run_rank(
     let device = format!("{ranks} × {} ({})", gpu.name(), collectives.transport());
     let ranges = partition::edge_balanced(graph, ranks);
     let (mut searcher, memory) =
-        Rank::new(gpu, (collectives, joined.words), graph, ranges, capacity)?;
+        Rank::new(gpu, (collectives, joined.reach), graph, ranges, capacity)?;
     let mut first_error = None;
     for &source in sources {
         let run = searcher.search(source, graph.degree(source))?;

@@ -411,6 +411,16 @@ impl Collectives for Communicator {
         }
     }
 
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    fn has_own_gpu(&self) -> bool {
+        // Ranks that meet on the host are threads, which take a GPU each;
+        // processes may share one.
+        self.meeting.is_some()
+    }
+
     fn meets_on_host(&self) -> bool {
         self.meeting.is_some()
     }

@@ -13,6 +13,7 @@
 //! passes a level's figures between ranks that are threads of one process
 //! on GPUs of their own (`Member::words_from_every_rank`), beside NCCL.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -30,7 +31,17 @@ pub struct Group {
     timeout: Duration,
     meeting: Mutex<Meeting>,
     everyone_arrived: Condvar,
+    /// `Meeting::completed`, read without the lock by ranks that spin.
+    completed: AtomicU64,
+    /// How long a rank spins for the others before it sleeps: [`SPIN`]
+    /// where every rank can have a core, else not at all.
+    spin: Duration,
 }
+
+/// How long a rank spins, watching for the last rank's arrival, before it
+/// sleeps on the condition variable: through a level's usual meeting, so
+/// that the ranks leave it together rather than one woken after another.
+const SPIN: Duration = Duration::from_millis(2);
 
 /// A barrier that passes on an address from each rank.
 struct Meeting {
@@ -57,6 +68,11 @@ impl Group {
                 last: Vec::new(),
             }),
             everyone_arrived: Condvar::new(),
+            completed: AtomicU64::new(0),
+            spin: match std::thread::available_parallelism() {
+                Ok(cores) if cores.get() > ranks as usize => SPIN,
+                _ => Duration::ZERO,
+            },
         })
     }
 
@@ -88,21 +104,29 @@ impl Member {
     /// addresses, counts), and returns them by rank.
     fn meet(&self, posted: Vec<u64>) -> Result<Vec<Vec<u64>>> {
         let group = &*self.group;
-        let mut meeting = group
-            .meeting
-            .lock()
-            .map_err(|_| Error::MultiGpu("another rank's thread panicked".into()))?;
+        let panicked = || Error::MultiGpu("another rank's thread panicked".into());
+        let mut meeting = group.meeting.lock().map_err(|_| panicked())?;
         meeting.posted[self.rank as usize] = posted;
         meeting.arrived += 1;
         if meeting.arrived == group.ranks {
             meeting.arrived = 0;
             meeting.completed += 1;
             meeting.last = meeting.posted.clone();
+            group.completed.store(meeting.completed, Ordering::Release);
             group.everyone_arrived.notify_all();
             return Ok(meeting.last.clone());
         }
         let this_meeting = meeting.completed;
-        let deadline = Instant::now() + group.timeout;
+        drop(meeting);
+        let arrived = Instant::now();
+        while group.completed.load(Ordering::Acquire) == this_meeting
+            && arrived.elapsed() < group.spin
+        {
+            std::hint::spin_loop();
+        }
+        // The words of the meeting stay until this rank comes to the next.
+        let mut meeting = group.meeting.lock().map_err(|_| panicked())?;
+        let deadline = arrived + group.timeout;
         while meeting.completed == this_meeting {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -116,7 +140,7 @@ impl Member {
             meeting = group
                 .everyone_arrived
                 .wait_timeout(meeting, left)
-                .map_err(|_| Error::MultiGpu("another rank's thread panicked".into()))?
+                .map_err(|_| panicked())?
                 .0;
         }
         Ok(meeting.last.clone())
@@ -209,6 +233,14 @@ impl Collectives for Member {
 
     fn wait(&self, stream: &Stream) -> Result<()> {
         finish(stream)
+    }
+
+    fn timeout(&self) -> Duration {
+        self.group.timeout
+    }
+
+    fn has_own_gpu(&self) -> bool {
+        false
     }
 
     fn meets_on_host(&self) -> bool {

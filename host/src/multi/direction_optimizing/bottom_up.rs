@@ -5,7 +5,9 @@
 //! level.
 
 use bfs_kernels::abi::BLOCK_SIZE;
-use bfs_kernels::abi::distributed::{PEER_WORDS_PER_THREAD, STATS_EDGES_WORD};
+use bfs_kernels::abi::distributed::{
+    PEER_QUADS_PER_THREAD, PEER_WORDS_PER_THREAD, STATS_EDGES_WORD,
+};
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, DevicePointer};
 
@@ -29,7 +31,10 @@ impl Rank<'_> {
                 false => self.all_gather_frontier()?,
             }
         } else if frontier.vertices() < self.bitmap_words() {
-            self.exchange_frontier_queues(frontier)?;
+            match self.peer_frontiers.is_some() {
+                true => self.read_peer_queues(frontier)?,
+                false => self.exchange_frontier_queues(frontier)?,
+            }
         } else {
             // Gathered, not read from the other GPUs: their bits were set in
             // this level, after the last meeting, and a collective is what
@@ -212,7 +217,7 @@ impl Rank<'_> {
         let frontier = self.frontier.as_device_ptr();
         let bitmaps = &peers.bitmaps[(frontier.as_raw() != peers.first_frontier) as usize];
         let grid = (
-            blocks_for(peers.most_words, BLOCK_SIZE * PEER_WORDS_PER_THREAD),
+            blocks_for(peers.most_quads, BLOCK_SIZE * PEER_QUADS_PER_THREAD),
             self.ranges.len() as u32,
             1,
         );
@@ -221,10 +226,11 @@ impl Rank<'_> {
         self.exchange.time(stream, bitmap_bytes, || {
             // SAFETY: every rank's bitmap of the role `frontier` has here,
             // which this GPU reaches (peer access, or one shared context),
-            // and each rank's word bounds within them; the other ranks
-            // wrote them before the last figures' all-gather and write
-            // them next after this level's:
-            // `distributed_read_peer_frontiers`' contract.
+            // whole allocations, so 16-byte aligned as `frontier` is, and
+            // each rank's word bounds within them; the other ranks wrote
+            // them before the last figures' meeting and write them next
+            // after this level's: `distributed_read_peer_frontiers`'
+            // contract.
             unsafe {
                 launch!(kernel<<<grid, BLOCK_SIZE, 0, stream>>>(
                     frontier,
@@ -234,6 +240,64 @@ impl Rank<'_> {
                 ))
             }
             .context(|| format!("reading the other ranks' frontier words on rank {rank}"))
+        })
+    }
+
+    /// Where the frontier, fresh from a top-down level, holds fewer
+    /// vertices than the bitmap has words, and the ranks reach each
+    /// other's memory, sets the bits of every rank's queue, the others'
+    /// read where they lie (`distributed_read_peer_queues`): the ranks met
+    /// after writing them, in the last level's figures.
+    fn read_peer_queues(&mut self, frontier: &Figures) -> Result<()> {
+        let rank = self.rank() as usize;
+        let stream = self.gpu.stream();
+        let context = || format!("reading the other ranks' frontier queues on rank {rank}");
+        let Some(peers) = &mut self.peer_frontiers else {
+            return Ok(());
+        };
+        let current = self.queues[0].as_device_ptr().as_raw();
+        let queues = &peers.queues[(current != peers.first_queue) as usize];
+        for (size, &vertices) in peers.queue_sizes_on_host.iter_mut().zip(&frontier.vertices) {
+            *size = vertices as u32;
+        }
+        let most = frontier.vertices.iter().copied().max().unwrap_or(0) as u32;
+        let others: u64 = frontier.vertices.iter().sum::<u64>() - frontier.vertices[rank];
+        // SAFETY: a memset and a copy from page-locked memory on the stream
+        // before the kernel that reads them; the host writes the sizes
+        // again only in a later level, after waiting for this one.
+        unsafe {
+            self.frontier.set_zero_async(stream).context(context)?;
+            peers
+                .queue_sizes
+                .async_copy_from(&peers.queue_sizes_on_host, stream)
+                .context(context)?;
+        }
+        if most == 0 {
+            return Ok(());
+        }
+        let grid = (
+            blocks_for(most, BLOCK_SIZE * PEER_WORDS_PER_THREAD),
+            self.ranges.len() as u32,
+            1,
+        );
+        let kernel = &self.kernels.read_peer_queues;
+        let frontier_bitmap = self.frontier.as_device_ptr();
+        let sizes = peers.queue_sizes.as_device_ptr();
+        self.exchange.time(stream, 4 * others, || {
+            // SAFETY: every rank's queue of the role `queues[0]` has here,
+            // which this GPU reaches, holding as many vertex ids as the
+            // sizes say; the other ranks wrote them before the last
+            // figures' meeting and write them next after this level's; the
+            // bitmap covers every vertex: `distributed_read_peer_queues`'
+            // contract.
+            unsafe {
+                launch!(kernel<<<grid, BLOCK_SIZE, 0, stream>>>(
+                    frontier_bitmap,
+                    queues.as_device_ptr(),
+                    sizes
+                ))
+            }
+            .context(context)
         })
     }
 

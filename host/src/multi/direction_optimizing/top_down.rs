@@ -5,7 +5,7 @@
 
 use bfs_kernels::abi::BLOCK_SIZE;
 use bfs_kernels::abi::direction_optimizing;
-use bfs_kernels::abi::distributed::STATS_EDGES_WORD;
+use bfs_kernels::abi::distributed::{STATS_EDGES_WORD, STATS_RECEIVED_WORD, STATS_STATUS_WORD};
 use bfs_kernels::abi::hub_chunks;
 use cust::launch;
 use cust::memory::DevicePointer;
@@ -47,27 +47,56 @@ impl Rank<'_> {
             let (light_queue, chunk_list) = self.hubs.split_lists();
             ((light_queue, light_size), (chunk_list, chunk_count))
         };
-        loop {
+        let ranks = self.communicator.ranks();
+        let in_place = self.claims.read_in_place(&frontier.edges);
+        let mut round = 0;
+        let figures = loop {
             self.claims.clear(stream)?;
             self.expand(level, light, chunks)?;
-            let (round, per_sender) = self.claims.exchange(
-                &*self.communicator,
-                stream,
-                &frontier.edges,
-                &mut self.exchange,
-            )?;
             let owned = self.owned_labels(level);
-            let ranks = self.communicator.ranks();
-            self.claims
-                .apply(stream, (rank as u32, ranks), &per_sender, &owned)?;
-            if !round.overflowed {
-                break;
+            let overflowed = if in_place {
+                // Each rank reads its claims where their senders wrote them,
+                // at most as many as a sender's frontier has edges; the
+                // figures tell whether a region overran.
+                let capacity = self.claims.capacity() as u64;
+                let bounds: Vec<u64> = frontier.edges.iter().map(|&e| e.min(capacity)).collect();
+                let communicator = &*self.communicator;
+                self.claims.meet_before_reading(
+                    communicator,
+                    stream,
+                    &owned,
+                    &mut self.exchange,
+                )?;
+                self.claims
+                    .apply(stream, (rank as u32, ranks), (round, &bounds, true), &owned)?;
+                false
+            } else {
+                let (exchanged, per_sender) = self.claims.exchange(
+                    &*self.communicator,
+                    stream,
+                    &frontier.edges,
+                    &mut self.exchange,
+                )?;
+                let round = (round, &per_sender[..], false);
+                self.claims
+                    .apply(stream, (rank as u32, ranks), round, &owned)?;
+                exchanged.overflowed
+            };
+            if !overflowed {
+                let figures = self.figures()?;
+                if !figures.overflowed(round) {
+                    break figures;
+                }
             }
             self.exchange.another_round();
+            round += 1;
+        };
+        if in_place {
+            self.exchange.received(8 * figures.received_pairs[rank]);
         }
         self.queues.swap(0, 1);
         self.frontier_in_queue = true;
-        self.figures()
+        Ok(figures)
     }
 
     /// Queues the top-down kernels over the light vertices and the hubs'
@@ -137,6 +166,9 @@ impl Rank<'_> {
     /// a level whose frontier is `level`.
     fn owned_labels(&self, level: u32) -> Owned {
         let stats = self.stats.as_device_ptr();
+        // SAFETY: the figures' words lie within them.
+        let [edges, status, received] = [STATS_EDGES_WORD, STATS_STATUS_WORD, STATS_RECEIVED_WORD]
+            .map(|word| unsafe { stats.add(word) });
         Owned {
             row_offsets: self.rows.as_device_ptr(),
             first_vertex: self.owned.start,
@@ -147,8 +179,9 @@ impl Rank<'_> {
             level,
             next_queue: self.queues[1].as_device_ptr(),
             next_size: stats,
-            // SAFETY: the figures' edges word lies within them.
-            next_edges: DevicePointer::from_raw(unsafe { stats.add(STATS_EDGES_WORD) }.as_raw()),
+            next_edges: DevicePointer::from_raw(edges.as_raw()),
+            status,
+            received_pairs: DevicePointer::from_raw(received.as_raw()),
         }
     }
 }
