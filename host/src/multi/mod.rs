@@ -144,9 +144,10 @@ pub enum Reach {
     /// others' memory. A rank reads the claims for it where their senders
     /// wrote them, once the ranks have met (on the GPU, where each has its
     /// own), in levels of a few frontier edges
-    /// ([`claims::IN_PLACE_EDGES`]), and the frontier's words from the
-    /// others' bitmaps: no collective in those levels, and each word
-    /// written once, where it is read.
+    /// ([`claims::IN_PLACE_EDGES`]), and the frontier's words (or, fresh
+    /// from a top-down level, queues) where the others keep them: no
+    /// collective in those levels, and each word written once, where it
+    /// is read.
     PeerMemory,
 }
 

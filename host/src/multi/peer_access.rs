@@ -10,8 +10,15 @@ use cust::sys::{CUcontext, CUdevice, CUresult};
 use crate::Result;
 use crate::error::driver_result;
 
-/// Whether every pair of GPUs `0..count` can reach each other's memory.
+/// The most peers a GPU's context can open to its own: CUDA allows eight.
+const MOST_PEERS: u32 = 8;
+
+/// Whether every pair of GPUs `0..count` can reach each other's memory
+/// (none can, past eight others each: `MOST_PEERS`).
 pub fn between_all(count: u32) -> Result<bool> {
+    if count > MOST_PEERS + 1 {
+        return Ok(false);
+    }
     for own in 0..count {
         for peer in (0..count).filter(|&peer| peer != own) {
             let what = || format!("asking whether GPU {own} can reach GPU {peer}'s memory");
