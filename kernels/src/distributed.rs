@@ -380,9 +380,9 @@ pub unsafe extern "ptx-kernel" fn distributed_expand_hub_chunks(
 /// # Safety
 /// `regions` and `counts` hold an address a rank (this GPU's own unused),
 /// each region 8-byte aligned and holding at least its count's (capped)
-/// pairs of vertices this GPU owns, readable from this GPU and written by no GPU during the launch;
-/// `status` is one `u32`, `received_pairs` one `u64`; the rest as for
-/// [`distributed_top_down`].
+/// pairs of vertices this GPU owns, readable from this GPU and written by
+/// no GPU during the launch; `status` is one `u32`, `received_pairs` one
+/// `u64`; the rest as for [`distributed_top_down`].
 ///
 /// # Launch
 /// Grid `ceil(most pairs / (BLOCK_SIZE * CLAIMS_PER_THREAD))` by `ranks`,
