@@ -221,8 +221,8 @@ impl<'g> Rank<'g> {
     /// Uploads this rank's rows of `graph` (owned: `ranges[rank]`) and
     /// allocates the search's buffers (claim regions of `capacity` pairs),
     /// once every rank knows every part fits; returns the rank and every
-    /// rank's memory. A bottom-up level brings it the frontier's words as
-    /// `frontier_words` says (every rank is told alike).
+    /// rank's memory. Its levels bring it the other ranks' claims and
+    /// frontier words as `reach` says (every rank is told alike).
     pub fn new(
         gpu: &'g Gpu,
         (communicator, reach): (Box<dyn Collectives>, Reach),
@@ -330,8 +330,9 @@ impl<'g> Rank<'g> {
         self.communicator.rank()
     }
 
-    /// Learns where every rank keeps its two frontier bitmaps, and each
-    /// rank's words, for the bottom-up levels that read them there.
+    /// Learns where every rank keeps its two frontier bitmaps and its two
+    /// queues, and each rank's words, for the bottom-up levels that read
+    /// them there.
     fn find_peer_frontiers(&mut self) -> Result<()> {
         let context = || "placing the other ranks' frontier bitmaps".to_string();
         let own = [

@@ -1,9 +1,11 @@
 //! Access from each GPU of this process to the others' memory (CUDA peer
 //! access, over NVLink where the GPUs have it). Where every pair of GPUs
-//! of a search has it, the ranks, threads of this process, read each
-//! bottom-up level's frontier words from the others' bitmaps instead of
-//! all-gathering them (`kernels/src/distributed.rs`,
-//! `distributed_read_peer_frontiers`).
+//! of a search has it, the ranks, threads of this process, read a small
+//! top-down level's claims, and a bottom-up level's frontier words or
+//! queues, where the other GPUs wrote them instead of sending them
+//! (`kernels/src/distributed.rs`: `distributed_meet_peers`,
+//! `distributed_apply_claims`, `distributed_read_peer_frontiers`,
+//! `distributed_read_peer_queues`).
 
 use cust::sys::{CUcontext, CUdevice, CUresult};
 
