@@ -112,8 +112,9 @@ fn gapbs_directions(graph: &Csr, levels: &[u32]) -> Vec<Direction> {
 /// it, 8 bytes each, exactly the other ranks' frontier edges where every
 /// rank's are few and the claims are sent (their room, uncounted), else
 /// at most those edges and at least one for each of its vertices that
-/// only another rank reached, and nothing on one rank. Returns the most
-/// rounds a level ran.
+/// only another rank reached, and nothing on one rank; where the ranks
+/// read the bottom-up frontiers in place, no claim of a vertex those
+/// frontiers held. Returns the most rounds a level ran.
 fn assert_exact(
     name: &str,
     graph: &Csr,
@@ -196,6 +197,30 @@ fn assert_exact(
                 .filter(|&v| levels[v as usize] == level + 1 && !reached_here[v as usize])
                 .count() as u64
         };
+        // Claims for rank 0 that the other ranks may send at `level`: the
+        // vertices of rank 0 their frontier reaches, each once a sender,
+        // but none of a level in `seen` (frontiers every rank read).
+        let unseen_for_rank_0 = |level: u32, seen: &[u32]| -> u64 {
+            let levels = &run.result.levels;
+            let mut claims = 0;
+            for range in &ranges[1..] {
+                let mut claimed = vec![false; graph.vertex_count() as usize];
+                for vertex in range.clone().filter(|&v| levels[v as usize] == level) {
+                    for &neighbour in graph.neighbours(vertex) {
+                        let unseen = !seen.contains(&levels[neighbour as usize]);
+                        if ranges[0].contains(&neighbour) && unseen && !claimed[neighbour as usize]
+                        {
+                            claimed[neighbour as usize] = true;
+                            claims += 1;
+                        }
+                    }
+                }
+            }
+            claims
+        };
+        // The levels whose frontier every rank read in place (bottom-up,
+        // not gathered by a collective): visited on every rank since.
+        let mut read_in_place = Vec::new();
         for (index, step) in run.steps.iter().enumerate() {
             let level = step.first_level;
             // A bottom-up level after a top-down one (or the source) sends
@@ -216,10 +241,9 @@ fn assert_exact(
                 .iter()
                 .all(|&edges| edges <= UNCOUNTED_SLOT_EDGES.min(capacity));
             most_rounds = most_rounds.max(exchange.rounds);
+            let queues = fresh_from_queues && vertices.iter().sum::<u64>() < bitmap_words;
             let expected = match direction {
-                Direction::BottomUp
-                    if fresh_from_queues && vertices.iter().sum::<u64>() < bitmap_words =>
-                {
+                Direction::BottomUp if queues => {
                     exchange.bytes == 4 * vertices[1..].iter().sum::<u64>()
                 }
                 Direction::BottomUp => exchange.bytes == bitmap_bytes,
@@ -229,8 +253,15 @@ fn assert_exact(
                     exchange.bytes % 8 == 0
                         && exchange.bytes <= 8 * others
                         && exchange.bytes >= 8 * claimed_for_rank_0(level)
+                        && (!in_place
+                            || exchange.bytes <= 8 * unseen_for_rank_0(level, &read_in_place))
                 }
             };
+            // A bottom-up level fresh from a top-down one with a frontier
+            // too large for queues gathers it by a collective.
+            if direction == Direction::BottomUp && in_place && (queues || !fresh_from_queues) {
+                read_in_place.push(level);
+            }
             assert!(
                 expected,
                 "{context}: {} level {level} received {} bytes; the ranks' frontier edges are {edges:?}, the bitmap {bitmap_bytes} bytes",

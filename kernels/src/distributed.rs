@@ -33,8 +33,11 @@
 //!   checks its own unvisited vertices on its own rows
 //!   ([`distributed_bottom_up`], `direction-optimizing`'s level, which
 //!   also sums the degrees of what it finds). A GPU's visited bitmap holds
-//!   the other GPUs' vertices only as far as its own claims set them:
-//!   enough to send each claim once; the owner decides.
+//!   the other GPUs' vertices as far as its own claims set them, enough to
+//!   send each claim once, and, where it reads the frontiers in place, as
+//!   far as those frontiers set them: the top-down levels after the
+//!   bottom-up ones send no claim for the vertices those found. The owner
+//!   decides.
 //!
 //! After each level the GPUs pass each other each one's count of the
 //! vertices it found and their degrees, the level's status and the claims
@@ -554,15 +557,18 @@ pub unsafe extern "ptx-kernel" fn distributed_meet_peers(
 /// move in aligned quads, 16 bytes a load, as few loads as possible cross
 /// the link: a thread copies [`PEER_QUADS_PER_THREAD`] quads, a block's
 /// width apart, their loads issued before any store; a quad that the
-/// rank's bounds cut moves word by word.
+/// rank's bounds cut moves word by word. Each word is also set in
+/// `visited`: a frontier's vertices are visited, so a later top-down
+/// level here sends no claim for them (most of the neighbours of a
+/// frontier past the bottom-up levels were in those levels' frontiers).
 ///
 /// # Safety
 /// `bitmaps` holds an address a rank, 16-byte aligned: its frontier
 /// bitmap over every vertex, which this GPU can reach and no GPU writes
 /// during the launch (the ranks met after writing it, and meet again
 /// before they write it next); `rank_words` holds a pair of word bounds a
-/// rank within the bitmaps; `frontier`, 16-byte aligned, has a word for
-/// every 32 vertices.
+/// rank within the bitmaps; `frontier` and `visited`, 16-byte aligned,
+/// have a word for every 32 vertices.
 ///
 /// # Launch
 /// Grid `ceil(most quads a rank's words touch / (BLOCK_SIZE *
@@ -573,10 +579,12 @@ pub unsafe extern "ptx-kernel" fn distributed_meet_peers(
 /// Thread `t` of block `b` in grid row `s` copies quads `rank_words[2 s] /
 /// 4 + b * BLOCK_SIZE * PEER_QUADS_PER_THREAD + k * BLOCK_SIZE + t`, for
 /// `k` below [`PEER_QUADS_PER_THREAD`], the words of each below
-/// `rank_words[2 s + 1]` and from `rank_words[2 s]`.
+/// `rank_words[2 s + 1]` and from `rank_words[2 s]`, into `frontier` and
+/// `visited`.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn distributed_read_peer_frontiers(
     frontier: *mut u32,
+    visited: *mut u32,
     bitmaps: *const u64,
     rank_words: *const u32,
     rank: u32,
@@ -589,7 +597,8 @@ pub unsafe extern "ptx-kernel" fn distributed_read_peer_frontiers(
     // SAFETY: the owner's bounds and bitmap are read within their
     // buffers; only words within its bounds are read and written, within
     // every bitmap (the contract), whole quads only where all four are;
-    // no GPU writes the owner's bitmap meanwhile.
+    // no GPU writes the owner's bitmap meanwhile, and only this thread
+    // this launch's words of `visited`.
     unsafe {
         let first = gpu::load_read_only(rank_words.add(2 * owner as usize));
         let end = gpu::load_read_only(rank_words.add(2 * owner as usize + 1));
@@ -612,12 +621,23 @@ pub unsafe extern "ptx-kernel" fn distributed_read_peer_frontiers(
                 Some(words) => {
                     let at = frontier.add(4 * quad as usize).cast::<gpu::Quad>();
                     gpu::store_volatile_quad(at, words);
+                    let seen = visited.add(4 * quad as usize).cast::<gpu::Quad>();
+                    let (gpu::Quad(old), gpu::Quad(new)) = (gpu::load_volatile_quad(seen), words);
+                    let union = [
+                        old[0] | new[0],
+                        old[1] | new[1],
+                        old[2] | new[2],
+                        old[3] | new[3],
+                    ];
+                    gpu::store_volatile_quad(seen, gpu::Quad(union));
                 }
                 // A quad the bounds cut, word by word.
                 None => {
                     for word in 4 * quad..4 * quad + 4 {
                         if first <= word && word < end {
-                            *frontier.add(word as usize) = *owners_bitmap.add(word as usize);
+                            let words = *owners_bitmap.add(word as usize);
+                            *frontier.add(word as usize) = words;
+                            *visited.add(word as usize) |= words;
                         }
                     }
                 }
@@ -633,14 +653,17 @@ pub unsafe extern "ptx-kernel" fn distributed_read_peer_frontiers(
 /// queues cost less than the bitmap's words. Grid row `s` takes rank `s`'s
 /// queue, `sizes[s]` vertices at `queues[s]` (this GPU's own too). A
 /// thread sets [`PEER_WORDS_PER_THREAD`] vertices' bits, a block's width
-/// apart, their loads issued before any atomic.
+/// apart, their loads issued before any atomic. The other ranks'
+/// vertices' bits are also set in `visited`, as
+/// [`distributed_read_peer_frontiers`] sets their words (this GPU's own
+/// are set already).
 ///
 /// # Safety
 /// `queues` holds an address a rank: its frontier queue, which this GPU
 /// reaches and no GPU writes during the launch (the ranks met after
 /// writing them, and meet again before they write them next), of at least
 /// `sizes[s]` vertex ids below `n`; `sizes` has a word a rank; `frontier`
-/// has a word for every 32 vertices.
+/// and `visited` have a word for every 32 vertices.
 ///
 /// # Launch
 /// Grid `ceil(largest queue / (BLOCK_SIZE * PEER_WORDS_PER_THREAD))` by
@@ -653,14 +676,16 @@ pub unsafe extern "ptx-kernel" fn distributed_read_peer_frontiers(
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn distributed_read_peer_queues(
     frontier: *mut u32,
+    visited: *mut u32,
     queues: *const u64,
     sizes: *const u32,
+    rank: u32,
 ) {
     const ENTRIES: usize = PEER_WORDS_PER_THREAD as usize;
     let owner = gpu::block_index_y();
     // SAFETY: the owner's queue and size are read within their buffers,
-    // only entries below its size; each vertex's word lies in the bitmap
-    // (the contract); no GPU writes the queue meanwhile.
+    // only entries below its size; each vertex's word lies in both
+    // bitmaps (the contract); no GPU writes the queue meanwhile.
     unsafe {
         let size = gpu::load_read_only(sizes.add(owner as usize));
         let queue = gpu::load_read_only_u64(queues.add(owner as usize)) as *const u32;
@@ -677,7 +702,11 @@ pub unsafe extern "ptx-kernel" fn distributed_read_peer_queues(
         #[allow(clippy::manual_flatten)]
         for vertex in &vertices {
             if let Some(vertex) = *vertex {
-                gpu::atomic_or(frontier.add(vertex as usize / 32), 1 << (vertex % 32));
+                let (word, bit) = (vertex as usize / 32, 1 << (vertex % 32));
+                gpu::atomic_or(frontier.add(word), bit);
+                if owner != rank {
+                    gpu::atomic_or(visited.add(word), bit);
+                }
             }
         }
     }

@@ -214,7 +214,7 @@ impl Rank<'_> {
         let Some(peers) = &self.peer_frontiers else {
             return Ok(());
         };
-        let frontier = self.frontier.as_device_ptr();
+        let (frontier, visited) = (self.frontier.as_device_ptr(), self.visited.as_device_ptr());
         let bitmaps = &peers.bitmaps[(frontier.as_raw() != peers.first_frontier) as usize];
         let grid = (
             blocks_for(peers.most_quads, BLOCK_SIZE * PEER_QUADS_PER_THREAD),
@@ -226,14 +226,15 @@ impl Rank<'_> {
         self.exchange.time(stream, bitmap_bytes, || {
             // SAFETY: every rank's bitmap of the role `frontier` has here,
             // which this GPU reaches (peer access, or one shared context),
-            // whole allocations, so 16-byte aligned as `frontier` is, and
-            // each rank's word bounds within them; the other ranks wrote
-            // them before the last figures' meeting and write them next
-            // after this level's: `distributed_read_peer_frontiers`'
-            // contract.
+            // whole allocations, so 16-byte aligned as `frontier` and
+            // `visited` are, and each rank's word bounds within them; the
+            // other ranks wrote them before the last figures' meeting and
+            // write them next after this level's:
+            // `distributed_read_peer_frontiers`' contract.
             unsafe {
                 launch!(kernel<<<grid, BLOCK_SIZE, 0, stream>>>(
                     frontier,
+                    visited,
                     bitmaps.as_device_ptr(),
                     peers.rank_words.as_device_ptr(),
                     rank
@@ -287,14 +288,16 @@ impl Rank<'_> {
             // SAFETY: every rank's queue of the role `queues[0]` has here,
             // which this GPU reaches, holding as many vertex ids as the
             // sizes say; the other ranks wrote them before the last
-            // figures' meeting and write them next after this level's; the
-            // bitmap covers every vertex: `distributed_read_peer_queues`'
+            // figures' meeting and write them next after this level's; both
+            // bitmaps cover every vertex: `distributed_read_peer_queues`'
             // contract.
             unsafe {
                 launch!(kernel<<<grid, BLOCK_SIZE, 0, stream>>>(
                     frontier_bitmap,
+                    self.visited.as_device_ptr(),
                     queues.as_device_ptr(),
-                    sizes
+                    sizes,
+                    rank as u32
                 ))
             }
             .context(context)
