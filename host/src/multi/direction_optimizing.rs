@@ -15,7 +15,9 @@
 //!   threads whose GPUs reach each other's memory ([`Reach`]), or,
 //!   where a top-down level left fewer frontier vertices than the bitmap
 //!   has words, exchanges the ranks' queues; then it checks the owned
-//!   unvisited vertices against them.
+//!   unvisited vertices against them. What it reads in place it also
+//!   marks visited, so the top-down levels after it claim none of those
+//!   vertices.
 //!
 //! After each level the ranks pass each other each one's count of the
 //! vertices it found and their degrees (threads at a meeting on the host,
