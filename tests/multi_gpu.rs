@@ -13,6 +13,7 @@ use std::time::Duration;
 use bfs::abi::direction_optimizing;
 use bfs::gpu::{Direction, Gpu, LEVEL_BY_LEVEL_ALPHA};
 use bfs::multi::claims::{UNCOUNTED_SLOT_EDGES, region_capacity};
+use bfs::multi::delegates::Choice;
 use bfs::multi::direction_optimizing::Rank;
 use bfs::multi::{self, Ranks, Reach};
 use bfs::validate::{same_levels, validate};
@@ -182,12 +183,23 @@ fn assert_exact(
                 .collect()
         };
         let bitmap_words = graph.vertex_count().div_ceil(32) as u64;
+        // The hubs whose lists every rank walks its piece of: what they
+        // reach, no rank claims.
+        let delegates = match ranks {
+            1 => Choice::none(),
+            _ => Choice::of(graph),
+        };
+        let delegated = |vertex: u32| delegates.index_of(vertex).is_some();
         // Rank 0's vertices found at `level + 1` that no edge from its own
-        // frontier reaches: another rank's claims brought each of them.
+        // frontier nor from a delegate of the frontier reaches: another
+        // rank's claims brought each of them.
         let claimed_for_rank_0 = |level: u32| -> u64 {
             let levels = &run.result.levels;
             let mut reached_here = vec![false; graph.vertex_count() as usize];
-            for vertex in ranges[0].clone().filter(|&v| levels[v as usize] == level) {
+            let delegates_at_level = delegates.ids.iter().copied();
+            let delegates_at_level = delegates_at_level.filter(|&v| levels[v as usize] == level);
+            let own = ranges[0].clone().filter(|&v| levels[v as usize] == level);
+            for vertex in own.chain(delegates_at_level) {
                 for &neighbour in graph.neighbours(vertex) {
                     reached_here[neighbour as usize] = true;
                 }
@@ -198,14 +210,16 @@ fn assert_exact(
                 .count() as u64
         };
         // Claims for rank 0 that the other ranks may send at `level`: the
-        // vertices of rank 0 their frontier reaches, each once a sender,
-        // but none of a level in `seen` (frontiers every rank read).
+        // vertices of rank 0 their frontier reaches, but for delegates',
+        // each once a sender, but none of a level in `seen` (frontiers
+        // every rank read).
         let unseen_for_rank_0 = |level: u32, seen: &[u32]| -> u64 {
             let levels = &run.result.levels;
             let mut claims = 0;
             for range in &ranges[1..] {
                 let mut claimed = vec![false; graph.vertex_count() as usize];
-                for vertex in range.clone().filter(|&v| levels[v as usize] == level) {
+                let frontier = range.clone().filter(|&v| levels[v as usize] == level);
+                for vertex in frontier.filter(|&v| !delegated(v)) {
                     for &neighbour in graph.neighbours(vertex) {
                         let unseen = !seen.contains(&levels[neighbour as usize]);
                         if ranges[0].contains(&neighbour) && unseen && !claimed[neighbour as usize]

@@ -24,7 +24,8 @@
 //!   its claims where their senders wrote them. A GPU's claims for one
 //!   owner have a fixed capacity; a claim past it gives its bit back, and
 //!   the host runs the level again, from the same frontier, after the
-//!   exchange, until every claim has gone.
+//!   exchange, until every claim has gone. The hubs' lists are cut by
+//!   owner too, and every GPU walks its piece ([`delegates`]).
 //! - **Bottom-up**, the GPUs all-gather the frontier's words they own
 //!   (`n / 8` bytes in all), or, where each can reach the others' memory,
 //!   read them from the others' bitmaps
@@ -48,6 +49,8 @@
 //! then its parent); a GPU has one region for each other GPU, in rank
 //! order, to send from and one to receive into. A GPU's claim counts are
 //! `u64`s, one for each destination rank (its own unused).
+
+pub mod delegates;
 
 use crate::abi::direction_optimizing;
 use crate::abi::distributed::{

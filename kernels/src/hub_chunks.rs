@@ -58,7 +58,10 @@ pub fn chunk_edge(first_edge: EdgeOffset, index: u32, thread: u32) -> EdgeOffset
 /// end, every other vertex to `light_queue`.
 ///
 /// The rows are those of the vertices from `first_vertex` on (0 on one
-/// GPU; a GPU of several holds its own vertices' rows alone).
+/// GPU; a GPU of several holds its own vertices' rows alone). A vertex of
+/// `delegated_degree` edges or more goes to neither list: on a GPU of
+/// several its list is walked by every GPU, a piece each
+/// ([`crate::distributed::delegates`]); one GPU passes `EdgeOffset::MAX`.
 ///
 /// # Safety
 /// `queue` holds `size` vertices, each `first_vertex` or more and with a
@@ -78,6 +81,7 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_split(
     size: u32,
     row_offsets: *const EdgeOffset,
     first_vertex: u32,
+    delegated_degree: EdgeOffset,
     light_queue: *mut u32,
     light_size: *mut u32,
     chunks: *mut u32,
@@ -91,10 +95,11 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_split(
     // is this thread's alone, within its array (the contract).
     unsafe {
         let vertex = gpu::load_read_only(queue.add(index as usize));
-        let count = chunks_of(
-            row(row_offsets, vertex - first_vertex),
-            hub_chunks::CHUNKED_LIST_EDGES,
-        );
+        let list = row(row_offsets, vertex - first_vertex);
+        if list.1 - list.0 >= delegated_degree {
+            return;
+        }
+        let count = chunks_of(list, hub_chunks::CHUNKED_LIST_EDGES);
         if count == 0 {
             let slot = gpu::coalesced_reserve_one(|total| gpu::atomic_add(light_size, total));
             *light_queue.add(slot as usize) = vertex;

@@ -20,7 +20,8 @@
 //! rounds of their junctions: `chain_contracted`; and the junctions'
 //! contraction hierarchy, swept level by level: `hierarchy_sweep`. Across
 //! GPUs, the steps of a 1D-partitioned search besides its
-//! direction-optimizing levels: `distributed`.
+//! direction-optimizing levels: `distributed`, and its hubs' lists walked
+//! by every GPU: `distributed::delegates`.
 //!
 //! Built a second time, for sm_90 with `--cfg bfs_sm90`, the crate holds
 //! only the kernels that need Hopper's thread-block clusters: `cluster`

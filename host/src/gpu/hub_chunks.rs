@@ -145,7 +145,7 @@ impl<'g> ChunkedTopDown<'g> {
                 gpu,
                 (level.frontier, level.frontier_size),
                 level.row_offsets,
-                0,
+                (0, EdgeOffset::MAX),
             )
         }?;
         stream.synchronize().context(context)?;
@@ -175,7 +175,9 @@ impl<'g> ChunkedTopDown<'g> {
     /// Queues the split of `frontier` (a queue and its size, vertices of
     /// `vertices`) into the light queue and the chunk list, whose sizes
     /// [`split_sizes`](Self::split_sizes) gives once the stream has passed
-    /// it; `row_offsets` holds the rows from `first_vertex`'s on.
+    /// it; `row_offsets` holds the rows from `first_vertex`'s on. Vertices
+    /// of `delegated_degree` edges or more go to neither
+    /// (`EdgeOffset::MAX`: none is left out).
     ///
     /// # Safety
     /// The queue holds that many vertices, each `first_vertex` or more
@@ -185,7 +187,7 @@ impl<'g> ChunkedTopDown<'g> {
         gpu: &Gpu,
         (frontier, frontier_size): (DevicePointer<u32>, u32),
         row_offsets: DevicePointer<EdgeOffset>,
-        first_vertex: u32,
+        (first_vertex, delegated_degree): (u32, EdgeOffset),
     ) -> Result<()> {
         let stream = gpu.stream();
         let context = || "splitting a frontier's hubs into chunks".to_string();
@@ -202,6 +204,7 @@ impl<'g> ChunkedTopDown<'g> {
                 frontier_size,
                 row_offsets,
                 first_vertex,
+                delegated_degree,
                 self.light_queue.as_device_ptr(),
                 sizes,
                 self.chunks.as_device_ptr(),

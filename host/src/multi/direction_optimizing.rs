@@ -5,11 +5,13 @@
 //! A rank holds its own vertices' rows, levels, parents and frontier
 //! queues, and bitmaps over every vertex (visited, the frontier, the next
 //! one, and where a bottom-up level's all-gather lands the frontier): its
-//! memory is its share of the graph plus about `n / 2` bytes, however
-//! many ranks there are.
+//! memory is its share of the graph, its pieces of the hubs' lists (an
+//! eighth of the CSR entries at most, over all ranks) and about `n / 2`
+//! bytes, however many ranks there are.
 //! - A top-down level expands the owned frontier; claims of other ranks'
 //!   vertices go to their owners ([`claims`]), and each owner applies what
-//!   it received.
+//!   it received. The hubs' lists ([`delegates`]) every rank walks a piece
+//!   of: the neighbours it owns.
 //! - A bottom-up level all-gathers the frontier's words (`n / 8` bytes in
 //!   all), or reads them from the other GPUs' bitmaps where the ranks are
 //!   threads whose GPUs reach each other's memory ([`Reach`]), or,
@@ -31,6 +33,7 @@
 //! vertex's.
 //!
 //! [`claims`]: super::claims
+//! [`delegates`]: super::delegates
 //! [`Reach`]: super::Reach
 
 use std::ops::Range;
@@ -45,6 +48,7 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::claims::Claims;
 use super::clock::ExchangeClock;
+use super::delegates::{Choice, Delegates};
 use super::{Collectives, Reach, all_gather_words, partition};
 use crate::error::CudaContext;
 use crate::gpu::hub_chunks::ChunkedTopDown;
@@ -102,15 +106,19 @@ pub struct Rank<'g> {
     /// `frontier`.
     frontier_in_queue: bool,
     hubs: ChunkedTopDown<'g>,
+    /// The hubs whose lists every rank holds a piece of.
+    delegates: Delegates<'g>,
     claims: Claims<'g>,
     /// This rank's figures of a level (`abi::distributed`'s layout), and
     /// every rank's, all-gathered; their copies in page-locked host
     /// memory, which a copy queued behind the kernels reaches as soon as
-    /// they end.
+    /// they end. A rank's figures are [`STATS_WORDS`] words, then a bit
+    /// for each delegate that the level found: `figure_words` in all.
     stats: DeviceBuffer<u32>,
     gathered_stats: DeviceBuffer<u32>,
     own_stats_on_host: LockedBuffer<u32>,
     stats_on_host: LockedBuffer<u32>,
+    figure_words: usize,
     /// Rank 0's landing place for the other ranks' labels.
     staging: Option<DeviceBuffer<u32>>,
     exchange: ExchangeClock,
@@ -151,13 +159,15 @@ struct PeerFrontiers {
 
 /// Each rank's figures of a level: the vertices it found (its part of the
 /// next frontier), their edges, the level's status and the claim pairs
-/// it read from the other GPUs.
+/// it read from the other GPUs; and the delegates it found, every
+/// rank's bits together.
 #[derive(Clone, Debug)]
 struct Figures {
     vertices: Vec<u64>,
     edges: Vec<u64>,
     status: Vec<u32>,
     received_pairs: Vec<u64>,
+    delegates: Vec<u32>,
 }
 
 impl Figures {
@@ -198,6 +208,21 @@ impl<'g> Rank<'g> {
     /// Device bytes rank `rank` of `ranges` allocates for `graph`, with
     /// claim regions of `capacity` pairs.
     pub fn device_bytes(graph: &Csr, ranges: &[Range<u32>], rank: u32, capacity: u32) -> u64 {
+        Self::bytes_with(
+            graph,
+            ranges,
+            (rank, capacity),
+            &delegates_of(graph, ranges),
+        )
+    }
+
+    /// [`device_bytes`](Self::device_bytes) with `delegates`.
+    fn bytes_with(
+        graph: &Csr,
+        ranges: &[Range<u32>],
+        (rank, capacity): (u32, u32),
+        delegates: &Choice,
+    ) -> u64 {
         let owned = &ranges[rank as usize];
         let n = graph.vertex_count();
         let count = owned.len() as u64;
@@ -215,7 +240,8 @@ impl<'g> Rank<'g> {
             + 4 * 4 * count.max(1)
             + ChunkedTopDown::workspace_bytes(graph, owned.clone())
             + Claims::device_bytes(capacity, ranges.len() as u32)
-            + 4 * STATS_WORDS as u64 * (1 + ranges.len() as u64)
+            + delegates.device_bytes(graph, owned)
+            + 4 * (STATS_WORDS + delegates.words()) as u64 * (1 + ranges.len() as u64)
             + (4 * 8 + 2 * 4 + 4) * ranges.len() as u64
             + staging
     }
@@ -234,7 +260,8 @@ impl<'g> Rank<'g> {
     ) -> Result<(Rank<'g>, Vec<RankMemory>)> {
         let rank = communicator.rank();
         let owned = ranges[rank as usize].clone();
-        let needed = Self::device_bytes(graph, &ranges, rank, capacity);
+        let delegates = delegates_of(graph, &ranges);
+        let needed = Self::bytes_with(graph, &ranges, (rank, capacity), &delegates);
         let free = gpu.free_memory()?;
         let parts_too_large = all_gather_words(&*communicator, gpu, [needed, free])?
             .iter()
@@ -259,6 +286,7 @@ impl<'g> Rank<'g> {
         let zeroed = |count: usize| DeviceBuffer::<u32>::zeroed(count.max(1)).context(allocation);
         let count = owned.len();
         let rank_ends: Vec<u32> = ranges.iter().map(|range| range.end).collect();
+        let figure_words = STATS_WORDS + delegates.words();
         let mut searcher = Rank {
             gpu,
             kernels: Kernels {
@@ -288,11 +316,14 @@ impl<'g> Rank<'g> {
             queues: [zeroed(count)?, zeroed(count)?],
             frontier_in_queue: true,
             hubs: ChunkedTopDown::new(gpu, graph, owned.clone())?,
+            delegates: Delegates::new(gpu, graph, delegates, &owned)?,
             claims: Claims::new(gpu, rank, capacity, &rank_ends)?,
-            stats: zeroed(STATS_WORDS)?,
-            gathered_stats: zeroed(STATS_WORDS * ranges.len())?,
-            own_stats_on_host: LockedBuffer::new(&0, STATS_WORDS).context(allocation)?,
-            stats_on_host: LockedBuffer::new(&0, STATS_WORDS * ranges.len()).context(allocation)?,
+            stats: zeroed(figure_words)?,
+            gathered_stats: zeroed(figure_words * ranges.len())?,
+            own_stats_on_host: LockedBuffer::new(&0, figure_words).context(allocation)?,
+            stats_on_host: LockedBuffer::new(&0, figure_words * ranges.len())
+                .context(allocation)?,
+            figure_words,
             staging: match rank {
                 0 => Some(zeroed(2 * gather_words(&ranges) as usize)?),
                 _ => None,
@@ -448,7 +479,12 @@ impl<'g> Rank<'g> {
         let n = self.vertex_count as u64;
         let ranks = self.ranges.len();
         let owner = self.ranges.iter().position(|range| range.contains(&source));
+        let mut delegates = vec![0u32; self.delegates.choice().words()];
+        if let Some(index) = self.delegates.choice().index_of(source) {
+            delegates[index / 32] |= 1 << (index % 32);
+        }
         let mut frontier = Figures {
+            delegates,
             status: vec![0; ranks],
             received_pairs: vec![0; ranks],
             vertices: (0..ranks).map(|r| (Some(r) == owner) as u64).collect(),
@@ -508,8 +544,14 @@ impl<'g> Rank<'g> {
     /// The level's figures of every rank, once its kernels have counted
     /// them: read back and passed between the ranks' threads where they
     /// meet on the host, else all-gathered and read back.
-    fn figures(&mut self) -> Result<Figures> {
+    fn figures(&mut self, found: u32) -> Result<Figures> {
         let stream = self.gpu.stream();
+        let own_figures = self.stats.as_device_ptr();
+        // SAFETY: the delegates' bits follow the figures' words.
+        let delegate_bits = unsafe { own_figures.add(STATS_WORDS) };
+        let owned = self.owned_labels(found);
+        self.delegates
+            .note(self.gpu, &owned, found, delegate_bits)?;
         let communicator = &*self.communicator;
         let context = || "reading the level's figures".to_string();
         let words = if communicator.meets_on_host() {
@@ -531,7 +573,7 @@ impl<'g> Rank<'g> {
                 self.gathered_stats.as_device_ptr(),
             );
             self.exchange.time(stream, 0, || {
-                communicator.all_gather(own, all, STATS_WORDS, stream)
+                communicator.all_gather(own, all, self.figure_words, stream)
             })?;
             // SAFETY: a copy on the stream after the all-gather; the
             // page-locked words are read once the stream has passed it.
@@ -544,8 +586,15 @@ impl<'g> Rank<'g> {
             self.stats_on_host.to_vec()
         };
         let word = |figures: &[u32], at: usize| figures[at] as u64 | (figures[at + 1] as u64) << 32;
-        let ranks = words.chunks(STATS_WORDS);
+        let ranks = words.chunks(self.figure_words);
+        let mut delegates = vec![0u32; self.figure_words - STATS_WORDS];
+        for figures in ranks.clone() {
+            for (bits, rank_bits) in delegates.iter_mut().zip(&figures[STATS_WORDS..]) {
+                *bits |= rank_bits;
+            }
+        }
         let figures = Figures {
+            delegates,
             vertices: ranks.clone().map(|figures| figures[0] as u64).collect(),
             edges: ranks.clone().map(|f| word(f, STATS_EDGES_WORD)).collect(),
             status: ranks.clone().map(|f| f[STATS_STATUS_WORD]).collect(),
@@ -573,6 +622,16 @@ impl<'g> Rank<'g> {
             range.end / 32
         };
         range.start / 32..end
+    }
+}
+
+/// The delegates of a search over `ranges`: none where one rank holds
+/// every list.
+fn delegates_of(graph: &Csr, ranges: &[Range<u32>]) -> Choice {
+    if ranges.len() > 1 {
+        Choice::of(graph)
+    } else {
+        Choice::none()
     }
 }
 

@@ -2,7 +2,8 @@
 //!
 //! The graph is split into vertex ranges of about equal edges
 //! ([`partition`]); each GPU, a *rank*, holds its range's rows and
-//! labels and a few bitmaps over every vertex, and the ranks exchange
+//! labels, its piece of each hub's list ([`delegates`]) and a few
+//! bitmaps over every vertex, and the ranks exchange
 //! each level's claims ([`claims`], to their owners) and frontier through
 //! NCCL ([`nccl`], loaded at run time), as [`direction_optimizing`]
 //! describes. Ranks run as threads of one process, one per GPU of this
@@ -17,6 +18,7 @@
 
 pub mod claims;
 pub mod clock;
+pub mod delegates;
 pub mod direction_optimizing;
 pub mod nccl;
 pub mod partition;

@@ -23,6 +23,13 @@ pub const READ_PEER_FRONTIERS: &str = "distributed_read_peer_frontiers";
 /// Sets the bits of every GPU's frontier queue, read where it lies (ranks
 /// that can reach each other's memory).
 pub const READ_PEER_QUEUES: &str = "distributed_read_peer_queues";
+/// Marks the delegates a GPU owns that a level found, in the level's
+/// figures.
+pub const NOTE_DELEGATES: &str = "distributed_note_delegates";
+/// Lists the frontier's delegates and their chunks on a GPU.
+pub const LIST_DELEGATES: &str = "distributed_list_delegates";
+/// Expands a GPU's pieces of the listed delegates' lists.
+pub const EXPAND_DELEGATES: &str = "distributed_expand_delegates";
 
 /// A GPU's figures of a level, as the GPUs all-gather them: the
 /// vertices it found (a `u32` word, its next queue's size), the level's

@@ -94,7 +94,7 @@ impl Rank<'_> {
         }
         std::mem::swap(&mut self.frontier, &mut self.next);
         self.frontier_in_queue = false;
-        self.figures()
+        self.figures(level + 1)
     }
 
     /// Where the frontier is the owned words of the bitmap, converts them

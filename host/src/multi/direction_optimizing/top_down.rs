@@ -36,11 +36,18 @@ impl Rank<'_> {
             ((queue, owned_size), (queue, 0))
         } else {
             let rows = self.rows.as_device_ptr();
+            // Delegates are left out: every rank walks its piece of their
+            // lists below.
+            let delegated_degree = self.delegates.choice().degree as u64;
             // SAFETY: the queue holds `owned_size` owned vertices, whose
             // rows start at the first owned vertex's.
             unsafe {
-                self.hubs
-                    .split(self.gpu, (queue, owned_size), rows, self.owned.start)
+                self.hubs.split(
+                    self.gpu,
+                    (queue, owned_size),
+                    rows,
+                    (self.owned.start, delegated_degree),
+                )
             }?;
             self.communicator.wait(stream)?;
             let (light_size, chunk_count) = self.hubs.split_sizes();
@@ -52,8 +59,13 @@ impl Rank<'_> {
         let mut round = 0;
         let figures = loop {
             self.claims.clear(stream)?;
-            self.expand(level, light, chunks)?;
             let owned = self.owned_labels(level);
+            // Their labels are this rank's own: one round takes them all.
+            if round == 0 && frontier.delegates.iter().any(|&bits| bits != 0) {
+                self.delegates
+                    .expand(self.gpu, &frontier.delegates, &owned)?;
+            }
+            self.expand(level, light, chunks)?;
             let overflowed = if in_place {
                 // Each rank reads its claims where their senders wrote them,
                 // at most as many as a sender's frontier has edges; the
@@ -83,7 +95,7 @@ impl Rank<'_> {
                 exchanged.overflowed
             };
             if !overflowed {
-                let figures = self.figures()?;
+                let figures = self.figures(level + 1)?;
                 if !figures.overflowed(round) {
                     break figures;
                 }
@@ -164,7 +176,7 @@ impl Rank<'_> {
 
     /// The owned vertices' buffers as the claims' kernels take them, for
     /// a level whose frontier is `level`.
-    fn owned_labels(&self, level: u32) -> Owned {
+    pub(super) fn owned_labels(&self, level: u32) -> Owned {
         let stats = self.stats.as_device_ptr();
         // SAFETY: the figures' words lie within them.
         let [edges, status, received] = [STATS_EDGES_WORD, STATS_STATUS_WORD, STATS_RECEIVED_WORD]
