@@ -34,17 +34,15 @@ fn device_count(test: &str) -> Option<u32> {
     }
 }
 
-/// The ranks to test on `devices` GPUs: one, all, and three (an uneven
-/// split) where there are more than three; and 2, 3 and 5 ranks sharing
+/// The ranks to test on `devices` GPUs: one, two, three (an uneven
+/// split) and all, as many as there are; and 2, 3 and 5 ranks sharing
 /// one GPU, the logic over several ranks on any machine, each with the
 /// claims and frontier words sent by collectives (as processes do) and
 /// read where the other ranks wrote them (as threads on GPUs that reach
 /// each other do).
 fn rank_setups(devices: u32) -> Vec<Ranks> {
-    let mut counts = vec![1, devices];
-    if devices > 3 {
-        counts.push(3);
-    }
+    let mut counts = vec![1, 2, 3, devices];
+    counts.retain(|&count| count <= devices);
     counts.dedup();
     let shared = [2, 3, 5].into_iter().flat_map(|count| {
         [Reach::Collectives, Reach::PeerMemory].map(|reach| Ranks::SharedGpu(count, reach))
@@ -509,43 +507,62 @@ fn a_rank_killed_mid_search_makes_the_other_exit_with_one_error_line() {
 
 #[test]
 fn a_part_beyond_its_gpus_free_memory_is_refused_with_the_bytes() {
-    // Holds most of the GPU's memory for the test's length: the suite runs
+    // Holds most of a GPU's memory for the test's length: the suite runs
     // the GPU tests one at a time (`--test-threads=1`).
     let test = "a_part_beyond_its_gpus_free_memory_is_refused_with_the_bytes";
-    if device_count(test).is_none() {
+    let Some(devices) = device_count(test) else {
         return;
-    }
+    };
     let graph = generated("kron:23:16", 8);
-    let gpu = Gpu::open().expect("the first GPU opens");
-    let capacity = region_capacity(graph.vertex_count());
-    let needed = Rank::device_bytes(
-        &graph,
-        &multi::partition::edge_balanced(&graph, 1),
-        0,
-        capacity,
-    );
-    // Leave a little less than the rank needs: NCCL's context and buffers
-    // (hundreds of MB) fit in that, and take more of it before the rank
-    // checks.
-    let free = gpu.free_memory().expect("free memory");
-    let hog = cust::memory::DeviceBuffer::<u8>::zeroed((free - needed + (64 << 20)) as usize)
-        .expect("most of the GPU's memory");
-    let refused = multi::search(
-        &graph,
-        &Ranks::Threads(1),
-        &[0],
-        Duration::from_secs(60),
-        &mut |_| Ok(()),
-    )
-    .expect_err("the part does not fit");
-    drop(hog);
-    let message = refused.to_string();
+    let (needed, message) = refusal_on_a_full_gpu(&graph, 1);
     assert!(
         message.contains(&format!("needs {needed} bytes of device memory"))
             && message.contains("are free")
             && !message.contains('\n'),
         "{message}"
     );
+    if devices < 2 {
+        return;
+    }
+    // Over two GPUs of which only the second lacks room: the error is
+    // rank 1's own, with its bytes, not rank 0's word that another part
+    // does not fit.
+    let (needed, message) = refusal_on_a_full_gpu(&graph, 2);
+    assert!(
+        message.contains("rank 1's part")
+            && message.contains(&format!("needs {needed} bytes of device memory")),
+        "{message}"
+    );
+}
+
+/// The error of a search of `graph` over `ranks` GPUs where the last GPU
+/// has a little less free memory than its rank needs, and the bytes that
+/// rank needs.
+fn refusal_on_a_full_gpu(graph: &Csr, ranks: u32) -> (u64, String) {
+    let last = ranks - 1;
+    let needed = Rank::device_bytes(
+        graph,
+        &multi::partition::edge_balanced(graph, ranks),
+        last,
+        region_capacity(graph.vertex_count()),
+    );
+    // Leave a little less than the rank needs: NCCL's context and buffers
+    // (hundreds of MB) fit in that, and take more of it before the rank
+    // checks.
+    let gpu = Gpu::open_device(last).expect("the GPU opens");
+    let free = gpu.free_memory().expect("free memory");
+    let hog = cust::memory::DeviceBuffer::<u8>::zeroed((free - needed + (64 << 20)) as usize)
+        .expect("most of the GPU's memory");
+    let refused = multi::search(
+        graph,
+        &Ranks::Threads(ranks),
+        &[0],
+        Duration::from_secs(60),
+        &mut |_| Ok(()),
+    )
+    .expect_err("the last rank's part does not fit");
+    drop(hog);
+    (needed, refused.to_string())
 }
 
 #[test]

@@ -81,6 +81,10 @@ pub enum Error {
     /// GPUs asked for do not exist, or a rank never joined.
     #[error("multi-GPU: {0}")]
     MultiGpu(String),
+    /// A rank gave up because another rank failed: that rank's error says
+    /// why, and is the one reported where both are known.
+    #[error("multi-GPU: {0}")]
+    OtherRank(String),
     /// A result failed validation.
     #[error("validation failed: {0}")]
     Invalid(String),

@@ -6,12 +6,15 @@
 //! the next level's expansion of the frontier's delegates.
 //!
 //! The delegates are the vertices of the most edges, down to a degree
-//! where their lists together hold an eighth of the CSR entries
-//! ([`DELEGATED_SHARE`]): a rank's pieces add at most an eighth to its
-//! columns, however many ranks there are. On a Kronecker graph those are
-//! the hubs whose lists fill the large top-down levels: a vertex is a
+//! where their lists together hold a thirty-second of the CSR entries
+//! ([`DELEGATED_SHARE`]): a rank's pieces add at most a thirty-second to
+//! its columns, however many ranks there are. On a Kronecker graph those
+//! are the hubs whose lists fill the large top-down levels: a vertex is a
 //! frontier's neighbour about as often as it has edges, so its list
-//! weighs there about as its degree squared.
+//! weighs there about as its degree squared, and the heaviest few hold
+//! most of that weight. More delegates cost every level: each adds a bit
+//! to the figures the ranks pass, and the lighter ones, found late, add
+//! the expansion's launches to small levels.
 
 use std::ops::Range;
 
@@ -28,7 +31,7 @@ use crate::gpu::{Gpu, blocks_for, upload};
 use crate::{Csr, Result};
 
 /// The delegates' lists hold at most one CSR entry in this many.
-pub const DELEGATED_SHARE: u64 = 8;
+pub const DELEGATED_SHARE: u64 = 32;
 
 /// The fewest edges of a delegate: a chunk's, so that a frontier holding
 /// one always takes the split of its hubs, which leaves it out.

@@ -5,8 +5,8 @@
 //! A rank holds its own vertices' rows, levels, parents and frontier
 //! queues, and bitmaps over every vertex (visited, the frontier, the next
 //! one, and where a bottom-up level's all-gather lands the frontier): its
-//! memory is its share of the graph, its pieces of the hubs' lists (an
-//! eighth of the CSR entries at most, over all ranks) and about `n / 2`
+//! memory is its share of the graph, its pieces of the hubs' lists (a
+//! thirty-second of the CSR entries at most, over all ranks) and about `n / 2`
 //! bytes, however many ranks there are.
 //! - A top-down level expands the owned frontier; claims of other ranks'
 //!   vertices go to their owners ([`claims`]), and each owner applies what
@@ -276,7 +276,7 @@ impl<'g> Rank<'g> {
             )));
         }
         if parts_too_large > 0 {
-            return Err(Error::MultiGpu(format!(
+            return Err(Error::OtherRank(format!(
                 "rank {rank}: {parts_too_large} other ranks' parts do not fit their GPUs"
             )));
         }

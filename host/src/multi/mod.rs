@@ -221,14 +221,14 @@ pub fn search_with_regions(
                 true => Reach::PeerMemory,
                 false => Reach::Collectives,
             };
-            on_threads(graph, *count, (sources, capacity), on_run, |rank| {
+            on_threads(graph, &meeting, (sources, capacity), on_run, |rank| {
                 let gpu = Gpu::open_device(rank)?;
                 let access = match reach {
                     Reach::PeerMemory => Some(PeerAccess::enable(rank, *count)?),
                     Reach::Collectives => None,
                 };
-                let communicator = Communicator::join(id, rank, *count, join_timeout)?
-                    .meeting_on_host(meeting.member(rank));
+                let member = Some(meeting.member(rank));
+                let communicator = Communicator::join(id, (rank, *count), join_timeout, member)?;
                 Ok(Joined {
                     gpu,
                     collectives: Box::new(communicator),
@@ -244,7 +244,7 @@ pub fn search_with_regions(
                 ));
             }
             let group = shared_gpu::Group::new(*count, join_timeout);
-            on_threads(graph, *count, (sources, capacity), on_run, |rank| {
+            on_threads(graph, &group, (sources, capacity), on_run, |rank| {
                 Ok(Joined {
                     gpu: Gpu::open_device(0)?,
                     collectives: Box::new(group.member(rank)),
@@ -276,7 +276,7 @@ pub fn search_with_regions(
                 read_id(id_file, join_timeout, *started - ID_FILE_SLACK)?
             };
             let gpu = Gpu::open_device(rank % devices)?;
-            let communicator = Communicator::join(id, *rank, *ranks, join_timeout)?;
+            let communicator = Communicator::join(id, (*rank, *ranks), join_timeout, None)?;
             if *rank == 0 {
                 // Every rank has read it (joining needs the id): the next
                 // run's ranks must not find it.
@@ -330,24 +330,33 @@ struct Joined {
     _access: Option<PeerAccess>,
 }
 
-/// Runs `count` ranks as threads of this process, each as `join` makes
-/// it, every rank on a thread of its own: this thread hands rank 0's runs
-/// to `on_run` (which need not be `Send`), one at a time, rank 0 waiting
-/// until each is handled, as it would on its own thread. No rank runs on
-/// the thread that validates (docs/decisions.md, "Several GPUs").
+/// Runs the ranks of `group` as threads of this process, each as `join`
+/// makes it, every rank on a thread of its own: this thread hands rank 0's
+/// runs to `on_run` (which need not be `Send`), one at a time, rank 0
+/// waiting until each is handled, as it would on its own thread. No rank
+/// runs on the thread that validates (docs/decisions.md, "Several GPUs").
+/// A rank that fails tells the group, so that the others stop at once,
+/// and its error is the one returned: theirs only say that it stopped.
 fn on_threads(
     graph: &Csr,
-    count: u32,
+    group: &shared_gpu::Group,
     (sources, capacity): (&[u32], u32),
     on_run: OnRun<'_>,
     join: impl Fn(u32) -> Result<Joined> + Sync,
 ) -> Result<()> {
     let run = |rank: u32, on_run: Option<OnRun<'_>>| {
-        run_rank(graph, join(rank)?, (sources, capacity), on_run)
+        let result =
+            join(rank).and_then(|joined| run_rank(graph, joined, (sources, capacity), on_run));
+        if let Err(error) = &result
+            && !matches!(error, Error::OtherRank(_))
+        {
+            group.stop(rank);
+        }
+        result
     };
     let (runs, handed) = std::sync::mpsc::sync_channel::<(MultiRun, SyncSender<Result<()>>)>(0);
     std::thread::scope(|scope| {
-        let ranks: Vec<_> = (0..count)
+        let ranks: Vec<_> = (0..group.ranks())
             .map(|rank| {
                 let runs = runs.clone();
                 scope.spawn(move || {
@@ -368,11 +377,24 @@ fn on_threads(
             // Rank 0 waits for the answer: it is gone only if it failed.
             let _ = answer.send(on_run(multi_run));
         }
-        ranks
+        let results = ranks
             .into_iter()
             .map(|thread| thread.join().expect("a rank's thread does not panic"))
-            .fold(Ok(()), Result::and)
+            .collect();
+        first_cause(results, group.stopped())
     })
+}
+
+/// The error of the ranks' `results` that says why the search stopped:
+/// that of rank `stopped`, the first that stopped on an error of its own,
+/// where one did; else the first in rank order.
+fn first_cause(mut results: Vec<Result<()>>, stopped: Option<u32>) -> Result<()> {
+    if let Some(rank) = stopped
+        && results.get(rank as usize).is_some_and(Result::is_err)
+    {
+        return results.swap_remove(rank as usize);
+    }
+    results.into_iter().fold(Ok(()), Result::and)
 }
 
 /// One rank's part, once it has joined the others: uploads its rows and
@@ -442,5 +464,27 @@ fn read_id(path: &Path, timeout: Duration, not_before: SystemTime) -> Result<Uni
             )));
         }
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_error_returned_is_the_first_rank_that_stopped_on_its_own() {
+        let results = || {
+            vec![
+                Err(Error::OtherRank("rank 0: gave up".into())),
+                Ok(()),
+                Err(Error::MultiGpu("rank 2's part does not fit".into())),
+            ]
+        };
+        let error = first_cause(results(), Some(2)).expect_err("two ranks failed");
+        assert!(error.to_string().contains("rank 2's part"), "{error}");
+        // Without a rank that stopped on its own, the first in rank order.
+        let error = first_cause(results(), None).expect_err("two ranks failed");
+        assert!(error.to_string().contains("rank 0"), "{error}");
+        assert!(first_cause(vec![Ok(()), Ok(())], None).is_ok());
     }
 }

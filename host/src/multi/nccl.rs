@@ -43,6 +43,10 @@ const IN_PROGRESS: Status = 7;
 /// `ncclUint32`.
 const UINT32: c_int = 3;
 
+/// How often a joining rank looks whether another rank of this process
+/// stopped, while NCCL joins them.
+const JOIN_POLL: Duration = Duration::from_millis(10);
+
 /// `ncclGetUniqueId`.
 type GetUniqueId = unsafe extern "C" fn(*mut UniqueId) -> Status;
 /// `ncclCommInitRank`.
@@ -222,9 +226,16 @@ unsafe impl Send for Handle {}
 impl Communicator {
     /// Joins communicator `id` as `rank` of `ranks`, on the CUDA context
     /// current on this thread, once every rank has joined; an error after
-    /// `timeout` if they have not (the join, which NCCL does not bound,
+    /// `timeout` if they have not, or at once where `meeting` (the ranks'
+    /// meeting on the host, where they are threads of this process) tells
+    /// that another rank stopped (the join, which NCCL does not bound,
     /// waits on a thread of its own, left behind then).
-    pub fn join(id: UniqueId, rank: u32, ranks: u32, timeout: Duration) -> Result<Communicator> {
+    pub fn join(
+        id: UniqueId,
+        (rank, ranks): (u32, u32),
+        timeout: Duration,
+        meeting: Option<Member>,
+    ) -> Result<Communicator> {
         let library = library()?;
         let mut context: cust::sys::CUcontext = std::ptr::null_mut();
         // SAFETY: writes one context handle (null when none is current).
@@ -245,12 +256,21 @@ impl Communicator {
             // The receiver may have given up; then the handle is abandoned.
             let _ = sender.send((status, Handle(raw)));
         });
-        let (status, raw) = receiver.recv_timeout(timeout).map_err(|_| {
-            Error::MultiGpu(format!(
-                "rank {rank}: not every one of the {ranks} ranks joined within {} s",
-                timeout.as_secs_f64()
-            ))
-        })?;
+        let started = Instant::now();
+        let (status, raw) = loop {
+            if let Ok(joined) = receiver.recv_timeout(JOIN_POLL) {
+                break joined;
+            }
+            if let Some(stop) = meeting.as_ref().and_then(Member::other_rank_stopped) {
+                return Err(stop);
+            }
+            if started.elapsed() > timeout {
+                return Err(Error::MultiGpu(format!(
+                    "rank {rank}: not every one of the {ranks} ranks joined within {} s",
+                    timeout.as_secs_f64()
+                )));
+            }
+        };
         check(library, status, "ncclCommInitRank")?;
         Ok(Communicator {
             raw: raw.0,
@@ -259,15 +279,8 @@ impl Communicator {
             ranks,
             timeout,
             aborted: Cell::new(false),
-            meeting: None,
+            meeting,
         })
-    }
-
-    /// The communicator of a rank that is a thread of this process, which
-    /// meets the other ranks' threads at `meeting` as well.
-    pub fn meeting_on_host(mut self, meeting: Member) -> Communicator {
-        self.meeting = Some(meeting);
-        self
     }
 
     /// Aborts the communicator: its pending operations end, and it is
@@ -391,6 +404,12 @@ impl Collectives for Communicator {
                     "rank {}: the exchange with the other ranks failed ({error})",
                     self.rank
                 )));
+            }
+            // A rank of this process that stopped never joins the
+            // collective: no need to wait out the timeout.
+            if let Some(stop) = self.meeting.as_ref().and_then(Member::other_rank_stopped) {
+                self.abort();
+                return Err(stop);
             }
             let waited = started.elapsed();
             if waited > self.timeout {

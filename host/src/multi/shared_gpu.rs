@@ -13,7 +13,7 @@
 //! passes a level's figures between ranks that are threads of one process
 //! on GPUs of their own (`Member::words_from_every_rank`), beside NCCL.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -36,7 +36,13 @@ pub struct Group {
     /// How long a rank spins for the others before it sleeps: [`SPIN`]
     /// where every rank can have a core, else not at all.
     spin: Duration,
+    /// The first rank whose thread stopped on an error of its own
+    /// ([`NO_RANK`] while none has).
+    stopped: AtomicU32,
 }
+
+/// [`Group::stopped`] while every rank is running.
+const NO_RANK: u32 = u32::MAX;
 
 /// How long a rank spins, watching for the last rank's arrival, before it
 /// sleeps on the condition variable: through a level's usual meeting, so
@@ -73,7 +79,35 @@ impl Group {
                 Ok(cores) if cores.get() > ranks as usize => SPIN,
                 _ => Duration::ZERO,
             },
+            stopped: AtomicU32::new(NO_RANK),
         })
+    }
+
+    /// Tells the other ranks that `rank`'s thread stopped on an error of
+    /// its own: each leaves the meeting it waits at, or its next, at once,
+    /// rather than after the timeout; the first rank told is the one
+    /// [`Group::stopped`] names.
+    pub fn stop(&self, rank: u32) {
+        let _ = self
+            .stopped
+            .compare_exchange(NO_RANK, rank, Ordering::AcqRel, Ordering::Acquire);
+        // Under the lock, so that no rank goes to sleep after the notice.
+        let _meeting = self.meeting.lock();
+        self.everyone_arrived.notify_all();
+    }
+
+    /// The first rank whose thread stopped on an error of its own, if one
+    /// has.
+    pub fn stopped(&self) -> Option<u32> {
+        match self.stopped.load(Ordering::Acquire) {
+            NO_RANK => None,
+            rank => Some(rank),
+        }
+    }
+
+    /// The ranks of the group.
+    pub fn ranks(&self) -> u32 {
+        self.ranks
     }
 
     /// Rank `rank`'s side of the group.
@@ -92,6 +126,17 @@ pub struct Member {
 }
 
 impl Member {
+    /// Where another rank's thread has stopped on an error, this rank's
+    /// reason to stop too.
+    pub fn other_rank_stopped(&self) -> Option<Error> {
+        self.group.stopped().map(|stopped| {
+            Error::OtherRank(format!(
+                "rank {}: gave up, since rank {stopped} of {} stopped",
+                self.rank, self.group.ranks
+            ))
+        })
+    }
+
     /// Passes this rank's `words` to every other rank and returns every
     /// rank's, in rank order, once all have come: the meeting of ranks
     /// that are threads of one process, on any GPUs.
@@ -105,6 +150,9 @@ impl Member {
     fn meet(&self, posted: Vec<u64>) -> Result<Vec<Vec<u64>>> {
         let group = &*self.group;
         let panicked = || Error::MultiGpu("another rank's thread panicked".into());
+        if let Some(stop) = self.other_rank_stopped() {
+            return Err(stop);
+        }
         let mut meeting = group.meeting.lock().map_err(|_| panicked())?;
         meeting.posted[self.rank as usize] = posted;
         meeting.arrived += 1;
@@ -120,6 +168,7 @@ impl Member {
         drop(meeting);
         let arrived = Instant::now();
         while group.completed.load(Ordering::Acquire) == this_meeting
+            && group.stopped().is_none()
             && arrived.elapsed() < group.spin
         {
             std::hint::spin_loop();
@@ -128,6 +177,9 @@ impl Member {
         let mut meeting = group.meeting.lock().map_err(|_| panicked())?;
         let deadline = arrived + group.timeout;
         while meeting.completed == this_meeting {
+            if let Some(stop) = self.other_rank_stopped() {
+                return Err(stop);
+            }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(Error::MultiGpu(format!(
@@ -249,5 +301,47 @@ impl Collectives for Member {
 
     fn meet_on_host(&self, words: &[u32]) -> Result<Vec<u32>> {
         self.words_from_every_rank(words)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rank_that_stops_frees_the_others_from_their_meeting_at_once() {
+        let group = Group::new(3, Duration::from_secs(600));
+        let waiting = group.member(0);
+        let started = Instant::now();
+        let meeting = std::thread::spawn(move || waiting.words_from_every_rank(&[7]));
+        std::thread::sleep(Duration::from_millis(50));
+        group.stop(2);
+        let left = meeting.join().expect("the rank's thread does not panic");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let error = left.expect_err("rank 2 never comes");
+        assert!(matches!(error, Error::OtherRank(_)), "{error}");
+        assert!(error.to_string().contains("rank 2 of 3 stopped"), "{error}");
+        // A rank that comes to a meeting later leaves it at once too, and
+        // the first rank that stopped stays the one named.
+        group.stop(1);
+        assert_eq!(group.stopped(), Some(2));
+        assert!(matches!(
+            group.member(1).words_from_every_rank(&[]),
+            Err(Error::OtherRank(_))
+        ));
+    }
+
+    #[test]
+    fn a_meeting_every_rank_came_to_is_not_undone_by_a_later_stop() {
+        let group = Group::new(2, Duration::from_secs(600));
+        let other = group.member(1);
+        let meeting = std::thread::spawn(move || other.words_from_every_rank(&[2]));
+        let words = group.member(0).words_from_every_rank(&[1]);
+        group.stop(1);
+        assert_eq!(words.expect("both came"), vec![1, 2]);
+        assert_eq!(
+            meeting.join().expect("no panic").expect("both came"),
+            vec![1, 2]
+        );
     }
 }
