@@ -81,8 +81,9 @@ pub enum Error {
     /// GPUs asked for do not exist, or a rank never joined.
     #[error("multi-GPU: {0}")]
     MultiGpu(String),
-    /// A rank gave up because another rank failed: that rank's error says
-    /// why, and is the one reported where both are known.
+    /// A rank gave up on the others: one failed, stopped or never came
+    /// (a timeout, an aborted exchange). Where the failed rank's own error
+    /// is known, that is the one reported.
     #[error("multi-GPU: {0}")]
     OtherRank(String),
     /// A result failed validation.

@@ -601,7 +601,7 @@ impl<'g> Rank<'g> {
             received_pairs: ranks.map(|f| word(f, STATS_RECEIVED_WORD)).collect(),
         };
         if let Some(rank) = figures.status.iter().position(|&s| s == MEETING_FAILED) {
-            return Err(Error::MultiGpu(format!(
+            return Err(Error::OtherRank(format!(
                 "rank {rank}: not every other rank came to the meeting on the GPU within {} s (a rank stopped?)",
                 communicator.timeout().as_secs_f64()
             )));

@@ -457,7 +457,7 @@ fn read_id(path: &Path, timeout: Duration, not_before: SystemTime) -> Result<Uni
             return Ok(UniqueId(bytes));
         }
         if started.elapsed() > timeout {
-            return Err(Error::MultiGpu(format!(
+            return Err(Error::OtherRank(format!(
                 "rank 0 wrote no NCCL id to {} within {} s",
                 path.display(),
                 timeout.as_secs_f64()

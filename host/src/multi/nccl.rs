@@ -265,7 +265,7 @@ impl Communicator {
                 return Err(stop);
             }
             if started.elapsed() > timeout {
-                return Err(Error::MultiGpu(format!(
+                return Err(Error::OtherRank(format!(
                     "rank {rank}: not every one of the {ranks} ranks joined within {} s",
                     timeout.as_secs_f64()
                 )));
@@ -400,7 +400,7 @@ impl Collectives for Communicator {
             }
             if let Some(error) = self.async_error() {
                 self.abort();
-                return Err(Error::MultiGpu(format!(
+                return Err(Error::OtherRank(format!(
                     "rank {}: the exchange with the other ranks failed ({error})",
                     self.rank
                 )));
@@ -414,7 +414,7 @@ impl Collectives for Communicator {
             let waited = started.elapsed();
             if waited > self.timeout {
                 self.abort();
-                return Err(Error::MultiGpu(format!(
+                return Err(Error::OtherRank(format!(
                     "rank {} of {}: the other ranks did not answer within {} s (a rank stopped?); the exchange was aborted",
                     self.rank,
                     self.ranks,

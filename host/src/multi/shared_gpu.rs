@@ -149,7 +149,7 @@ impl Member {
     /// addresses, counts), and returns them by rank.
     fn meet(&self, posted: Vec<u64>) -> Result<Vec<Vec<u64>>> {
         let group = &*self.group;
-        let panicked = || Error::MultiGpu("another rank's thread panicked".into());
+        let panicked = || Error::OtherRank("another rank's thread panicked".into());
         if let Some(stop) = self.other_rank_stopped() {
             return Err(stop);
         }
@@ -182,7 +182,7 @@ impl Member {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(Error::MultiGpu(format!(
+                return Err(Error::OtherRank(format!(
                     "rank {}: not every one of the {} ranks came to their meeting within {} s",
                     self.rank,
                     group.ranks,
