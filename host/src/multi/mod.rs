@@ -289,7 +289,7 @@ pub fn search_with_regions(
                 reach: Reach::Collectives,
                 _access: None,
             };
-            run_rank(graph, joined, (sources, capacity), on_run)
+            run_rank(graph, joined, (sources, capacity), on_run, &|_| {})
         }
     }
 }
@@ -345,14 +345,13 @@ fn on_threads(
     join: impl Fn(u32) -> Result<Joined> + Sync,
 ) -> Result<()> {
     let run = |rank: u32, on_run: Option<OnRun<'_>>| {
-        let result =
-            join(rank).and_then(|joined| run_rank(graph, joined, (sources, capacity), on_run));
-        if let Err(error) = &result
-            && !matches!(error, Error::OtherRank(_))
-        {
-            group.stop(rank);
-        }
-        result
+        let stop = |error: &Error| {
+            if !matches!(error, Error::OtherRank(_)) {
+                group.stop(rank);
+            }
+        };
+        let joined = join(rank).inspect_err(stop)?;
+        run_rank(graph, joined, (sources, capacity), on_run, &stop)
     };
     let (runs, handed) = std::sync::mpsc::sync_channel::<(MultiRun, SyncSender<Result<()>>)>(0);
     std::thread::scope(|scope| {
@@ -399,22 +398,26 @@ fn first_cause(mut results: Vec<Result<()>>, stopped: Option<u32>) -> Result<()>
 
 /// One rank's part, once it has joined the others: uploads its rows and
 /// runs every search, with claim regions of `capacity` pairs; rank 0 hands
-/// each result to `on_run`.
+/// each result to `on_run`. A failure is shown to `stop` before the rank's
+/// buffers and communicator go, which can wait for the others.
 fn run_rank(
     graph: &Csr,
     joined: Joined,
     (sources, capacity): (&[u32], u32),
     mut on_run: Option<OnRun<'_>>,
+    stop: &dyn Fn(&Error),
 ) -> Result<()> {
     let (gpu, collectives) = (&joined.gpu, joined.collectives);
     let ranks = collectives.ranks();
     let device = format!("{ranks} × {} ({})", gpu.name(), collectives.transport());
     let ranges = partition::edge_balanced(graph, ranks);
     let (mut searcher, memory) =
-        Rank::new(gpu, (collectives, joined.reach), graph, ranges, capacity)?;
+        Rank::new(gpu, (collectives, joined.reach), graph, ranges, capacity).inspect_err(stop)?;
     let mut first_error = None;
     for &source in sources {
-        let run = searcher.search(source, graph.degree(source))?;
+        let run = searcher
+            .search(source, graph.degree(source))
+            .inspect_err(stop)?;
         if let (Some(result), Some(on_run), None) = (run.result, &mut on_run, &first_error) {
             let handed = on_run(MultiRun {
                 result,
@@ -426,7 +429,7 @@ fn run_rank(
             first_error = handed.err();
         }
     }
-    first_error.map_or(Ok(()), Err)
+    first_error.map_or(Ok(()), Err).inspect_err(stop)
 }
 
 /// Writes the id for the other ranks: whole, or not at all (a temporary

@@ -13,6 +13,7 @@
 use std::cell::Cell;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::sync::OnceLock;
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 use cust::memory::DevicePointer;
@@ -258,8 +259,14 @@ impl Communicator {
         });
         let started = Instant::now();
         let (status, raw) = loop {
-            if let Ok(joined) = receiver.recv_timeout(JOIN_POLL) {
-                break joined;
+            match receiver.recv_timeout(JOIN_POLL) {
+                Ok(joined) => break joined,
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(Error::MultiGpu(format!(
+                        "rank {rank}: the thread joining the NCCL communicator stopped"
+                    )));
+                }
+                Err(RecvTimeoutError::Timeout) => {}
             }
             if let Some(stop) = meeting.as_ref().and_then(Member::other_rank_stopped) {
                 return Err(stop);
