@@ -546,9 +546,9 @@ fn refusal_on_a_full_gpu(graph: &Csr, ranks: u32) -> (u64, String) {
         last,
         region_capacity(graph.vertex_count()),
     );
-    // Leave a little less than the rank needs: NCCL's context and buffers
-    // (hundreds of MB) fit in that, and take more of it before the rank
-    // checks.
+    // Leave a little less than the rank needs: ranks that are threads
+    // check before NCCL joins them, so that NCCL's buffers (hundreds of
+    // MB) do not fail first on a GPU this full.
     let gpu = Gpu::open_device(last).expect("the GPU opens");
     let free = gpu.free_memory().expect("free memory");
     let hog = cust::memory::DeviceBuffer::<u8>::zeroed((free - needed + (64 << 20)) as usize)

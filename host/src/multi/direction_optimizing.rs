@@ -263,23 +263,8 @@ impl<'g> Rank<'g> {
         let delegates = delegates_of(graph, &ranges);
         let needed = Self::bytes_with(graph, &ranges, (rank, capacity), &delegates);
         let free = gpu.free_memory()?;
-        let parts_too_large = all_gather_words(&*communicator, gpu, [needed, free])?
-            .iter()
-            .filter(|[needed, free]| needed > free)
-            .count();
-        if needed > free {
-            return Err(Error::MultiGpu(format!(
-                "rank {rank}'s part (vertices {}..{}) needs {needed} bytes of device memory on {}, {free} are free",
-                owned.start,
-                owned.end,
-                gpu.name()
-            )));
-        }
-        if parts_too_large > 0 {
-            return Err(Error::OtherRank(format!(
-                "rank {rank}: {parts_too_large} other ranks' parts do not fit their GPUs"
-            )));
-        }
+        let parts = all_gather_words(&*communicator, gpu, [needed, free])?;
+        parts_fit(rank, &owned, gpu, &parts)?;
         let (rows, columns) = partition::owned_rows(graph, &owned);
         let allocation = || format!("allocating rank {rank}'s buffers");
         let words = (graph.vertex_count() as usize).div_ceil(32).max(1);
@@ -627,6 +612,29 @@ impl<'g> Rank<'g> {
 
 /// The delegates of a search over `ranges`: none where one rank holds
 /// every list.
+/// Whether every rank's part fits its GPU, from each rank's bytes needed
+/// and free (`parts`): rank `rank`'s own refusal with its bytes where its
+/// part (`owned`, on `gpu`) does not fit, else a word that the others' do
+/// not, where one does not.
+pub fn parts_fit(rank: u32, owned: &Range<u32>, gpu: &Gpu, parts: &[[u64; 2]]) -> Result<()> {
+    let [needed, free] = parts[rank as usize];
+    if needed > free {
+        return Err(Error::MultiGpu(format!(
+            "rank {rank}'s part (vertices {}..{}) needs {needed} bytes of device memory on {}, {free} are free",
+            owned.start,
+            owned.end,
+            gpu.name()
+        )));
+    }
+    let too_large = parts.iter().filter(|[needed, free]| needed > free).count();
+    if too_large > 0 {
+        return Err(Error::OtherRank(format!(
+            "rank {rank}: {too_large} other ranks' parts do not fit their GPUs"
+        )));
+    }
+    Ok(())
+}
+
 fn delegates_of(graph: &Csr, ranges: &[Range<u32>]) -> Choice {
     if ranges.len() > 1 {
         Choice::of(graph)

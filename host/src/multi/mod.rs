@@ -223,12 +223,19 @@ pub fn search_with_regions(
             };
             on_threads(graph, &meeting, (sources, capacity), on_run, |rank| {
                 let gpu = Gpu::open_device(rank)?;
+                // Before NCCL takes its share of a GPU too full for the
+                // part, which would fail inside NCCL with no bytes to say.
+                let member = meeting.member(rank);
+                let ranges = partition::edge_balanced(graph, *count);
+                let needed = Rank::device_bytes(graph, &ranges, rank, capacity);
+                let parts = member.pairs_from_every_rank([needed, gpu.free_memory()?])?;
+                direction_optimizing::parts_fit(rank, &ranges[rank as usize], &gpu, &parts)?;
                 let access = match reach {
                     Reach::PeerMemory => Some(PeerAccess::enable(rank, *count)?),
                     Reach::Collectives => None,
                 };
-                let member = Some(meeting.member(rank));
-                let communicator = Communicator::join(id, (rank, *count), join_timeout, member)?;
+                let communicator =
+                    Communicator::join(id, (rank, *count), join_timeout, Some(member))?;
                 Ok(Joined {
                     gpu,
                     collectives: Box::new(communicator),

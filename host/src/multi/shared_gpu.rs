@@ -145,6 +145,16 @@ impl Member {
         Ok(everyone.iter().flatten().map(|&word| word as u32).collect())
     }
 
+    /// Passes this rank's `pair` to every other rank and returns every
+    /// rank's, in rank order, once all have come.
+    pub fn pairs_from_every_rank(&self, pair: [u64; 2]) -> Result<Vec<[u64; 2]>> {
+        let everyone = self.meet(pair.to_vec())?;
+        Ok(everyone
+            .iter()
+            .map(|posted| [posted[0], posted[1]])
+            .collect())
+    }
+
     /// Waits until every rank has posted its words (this rank `posted`:
     /// addresses, counts), and returns them by rank.
     fn meet(&self, posted: Vec<u64>) -> Result<Vec<Vec<u64>>> {
