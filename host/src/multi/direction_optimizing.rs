@@ -204,6 +204,29 @@ pub struct RankMemory {
     pub in_use: u64,
 }
 
+/// How a graph is cut over its ranks: each rank's vertices, and the
+/// delegates (the same on every rank), worked out once for all the ranks
+/// of a process.
+pub struct Layout {
+    pub ranges: Vec<Range<u32>>,
+    pub delegates: Choice,
+}
+
+impl Layout {
+    /// `graph` over `ranks` ranks of about equal edges.
+    pub fn of(graph: &Csr, ranks: u32) -> Layout {
+        let ranges = super::partition::edge_balanced(graph, ranks);
+        let delegates = delegates_of(graph, &ranges);
+        Layout { ranges, delegates }
+    }
+
+    /// Device bytes rank `rank` allocates for `graph`, with claim regions
+    /// of `capacity` pairs.
+    pub fn device_bytes(&self, graph: &Csr, rank: u32, capacity: u32) -> u64 {
+        Rank::bytes_with(graph, &self.ranges, (rank, capacity), &self.delegates)
+    }
+}
+
 impl<'g> Rank<'g> {
     /// Device bytes rank `rank` of `ranges` allocates for `graph`, with
     /// claim regions of `capacity` pairs.
@@ -246,7 +269,7 @@ impl<'g> Rank<'g> {
             + staging
     }
 
-    /// Uploads this rank's rows of `graph` (owned: `ranges[rank]`) and
+    /// Uploads this rank's rows of `graph` (owned: its range of `layout`) and
     /// allocates the search's buffers (claim regions of `capacity` pairs),
     /// once every rank knows every part fits; returns the rank and every
     /// rank's memory. Its levels bring it the other ranks' claims and
@@ -255,13 +278,13 @@ impl<'g> Rank<'g> {
         gpu: &'g Gpu,
         (communicator, reach): (Box<dyn Collectives>, Reach),
         graph: &Csr,
-        ranges: Vec<Range<u32>>,
+        layout: &Layout,
         capacity: u32,
     ) -> Result<(Rank<'g>, Vec<RankMemory>)> {
         let rank = communicator.rank();
+        let (ranges, delegates) = (layout.ranges.clone(), layout.delegates.clone());
         let owned = ranges[rank as usize].clone();
-        let delegates = delegates_of(graph, &ranges);
-        let needed = Self::bytes_with(graph, &ranges, (rank, capacity), &delegates);
+        let needed = layout.device_bytes(graph, rank, capacity);
         let free = gpu.free_memory()?;
         let parts = all_gather_words(&*communicator, gpu, [needed, free])?;
         parts_fit(rank, &owned, gpu, &parts)?;

@@ -32,7 +32,7 @@ use std::time::{Duration, Instant, SystemTime};
 use cust::memory::{CopyDestination, DeviceBuffer, DevicePointer};
 use cust::stream::Stream;
 
-use direction_optimizing::{Rank, RankMemory};
+use direction_optimizing::{Layout, Rank, RankMemory};
 use nccl::{Communicator, UNIQUE_ID_BYTES, UniqueId};
 use peer_access::PeerAccess;
 
@@ -221,15 +221,17 @@ pub fn search_with_regions(
                 true => Reach::PeerMemory,
                 false => Reach::Collectives,
             };
-            on_threads(graph, &meeting, (sources, capacity), on_run, |rank| {
+            let layout = Layout::of(graph, *count);
+            let ranks = (&layout, &*meeting);
+            on_threads(graph, ranks, (sources, capacity), on_run, |rank| {
                 let gpu = Gpu::open_device(rank)?;
                 // Before NCCL takes its share of a GPU too full for the
                 // part, which would fail inside NCCL with no bytes to say.
                 let member = meeting.member(rank);
-                let ranges = partition::edge_balanced(graph, *count);
-                let needed = Rank::device_bytes(graph, &ranges, rank, capacity);
+                let needed = layout.device_bytes(graph, rank, capacity);
                 let parts = member.pairs_from_every_rank([needed, gpu.free_memory()?])?;
-                direction_optimizing::parts_fit(rank, &ranges[rank as usize], &gpu, &parts)?;
+                let owned = &layout.ranges[rank as usize];
+                direction_optimizing::parts_fit(rank, owned, &gpu, &parts)?;
                 let access = match reach {
                     Reach::PeerMemory => Some(PeerAccess::enable(rank, *count)?),
                     Reach::Collectives => None,
@@ -251,14 +253,21 @@ pub fn search_with_regions(
                 ));
             }
             let group = shared_gpu::Group::new(*count, join_timeout);
-            on_threads(graph, &group, (sources, capacity), on_run, |rank| {
-                Ok(Joined {
-                    gpu: Gpu::open_device(0)?,
-                    collectives: Box::new(group.member(rank)),
-                    reach: *reach,
-                    _access: None,
-                })
-            })
+            let layout = Layout::of(graph, *count);
+            on_threads(
+                graph,
+                (&layout, &group),
+                (sources, capacity),
+                on_run,
+                |rank| {
+                    Ok(Joined {
+                        gpu: Gpu::open_device(0)?,
+                        collectives: Box::new(group.member(rank)),
+                        reach: *reach,
+                        _access: None,
+                    })
+                },
+            )
         }
         Ranks::Process {
             rank,
@@ -296,7 +305,14 @@ pub fn search_with_regions(
                 reach: Reach::Collectives,
                 _access: None,
             };
-            run_rank(graph, joined, (sources, capacity), on_run, &|_| {})
+            let layout = Layout::of(graph, *ranks);
+            run_rank(
+                (graph, &layout),
+                joined,
+                (sources, capacity),
+                on_run,
+                &|_| {},
+            )
         }
     }
 }
@@ -338,7 +354,7 @@ struct Joined {
 }
 
 /// Runs the ranks of `group` as threads of this process, each as `join`
-/// makes it, every rank on a thread of its own: this thread hands rank 0's
+/// makes it, over the parts of `layout`, every rank on a thread of its own: this thread hands rank 0's
 /// runs to `on_run` (which need not be `Send`), one at a time, rank 0
 /// waiting until each is handled, as it would on its own thread. No rank
 /// runs on the thread that validates (docs/decisions.md, "Several GPUs").
@@ -346,7 +362,7 @@ struct Joined {
 /// and its error is the one returned: theirs only say that it stopped.
 fn on_threads(
     graph: &Csr,
-    group: &shared_gpu::Group,
+    (layout, group): (&Layout, &shared_gpu::Group),
     (sources, capacity): (&[u32], u32),
     on_run: OnRun<'_>,
     join: impl Fn(u32) -> Result<Joined> + Sync,
@@ -358,7 +374,7 @@ fn on_threads(
             }
         };
         let joined = join(rank).inspect_err(stop)?;
-        run_rank(graph, joined, (sources, capacity), on_run, &stop)
+        run_rank((graph, layout), joined, (sources, capacity), on_run, &stop)
     };
     let (runs, handed) = std::sync::mpsc::sync_channel::<(MultiRun, SyncSender<Result<()>>)>(0);
     std::thread::scope(|scope| {
@@ -403,12 +419,12 @@ fn first_cause(mut results: Vec<Result<()>>, stopped: Option<u32>) -> Result<()>
     results.into_iter().fold(Ok(()), Result::and)
 }
 
-/// One rank's part, once it has joined the others: uploads its rows and
-/// runs every search, with claim regions of `capacity` pairs; rank 0 hands
+/// One rank's part of `layout`, once it has joined the others: uploads its
+/// rows and runs every search, with claim regions of `capacity` pairs; rank 0 hands
 /// each result to `on_run`. A failure is shown to `stop` before the rank's
 /// buffers and communicator go, which can wait for the others.
 fn run_rank(
-    graph: &Csr,
+    (graph, layout): (&Csr, &Layout),
     joined: Joined,
     (sources, capacity): (&[u32], u32),
     mut on_run: Option<OnRun<'_>>,
@@ -417,9 +433,8 @@ fn run_rank(
     let (gpu, collectives) = (&joined.gpu, joined.collectives);
     let ranks = collectives.ranks();
     let device = format!("{ranks} × {} ({})", gpu.name(), collectives.transport());
-    let ranges = partition::edge_balanced(graph, ranks);
     let (mut searcher, memory) =
-        Rank::new(gpu, (collectives, joined.reach), graph, ranges, capacity).inspect_err(stop)?;
+        Rank::new(gpu, (collectives, joined.reach), graph, layout, capacity).inspect_err(stop)?;
     let mut first_error = None;
     for &source in sources {
         let run = searcher
