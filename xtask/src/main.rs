@@ -79,6 +79,18 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
         "lint" => {
             let environment = setup::prepare(&workspace)?;
             workspace.cargo_ok(&environment, &["fmt", "--all", "--check"])?;
+            // The fuzz targets are a workspace of their own, which `--all`
+            // does not reach.
+            let fuzz_manifest = workspace.root.join("host/fuzz/Cargo.toml");
+            workspace.cargo_ok(
+                &environment,
+                &[
+                    "fmt",
+                    "--check",
+                    "--manifest-path",
+                    &fuzz_manifest.display().to_string(),
+                ],
+            )?;
             workspace.cargo_ok(
                 &environment,
                 &[

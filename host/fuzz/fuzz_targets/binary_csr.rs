@@ -7,9 +7,16 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {
     let path = std::env::temp_dir().join(format!("bfs-fuzz-{}.bcsr", std::process::id()));
-    let words: Vec<u32> = bytes.chunks_exact(4).map(|word| u32::from_le_bytes(word.try_into().unwrap())).collect();
-    let vertex_count = words.first().map_or(0, |&first| (first % 64) as usize).min(words.len().saturating_sub(2));
-    let (row_offsets, column_indices) = words[1.min(words.len())..].split_at(vertex_count + 1.min(words.len().saturating_sub(1)));
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|word| u32::from_le_bytes(word.try_into().unwrap()))
+        .collect();
+    let vertex_count = words
+        .first()
+        .map_or(0, |&first| (first % 64) as usize)
+        .min(words.len().saturating_sub(2));
+    let (row_offsets, column_indices) =
+        words[1.min(words.len())..].split_at(vertex_count + 1.min(words.len().saturating_sub(1)));
     let mut checksum = crc32fast::Hasher::new();
     checksum.update(bytemuck_bytes(row_offsets));
     checksum.update(bytemuck_bytes(column_indices));
@@ -25,7 +32,13 @@ fuzz_target!(|bytes: &[u8]| {
     for candidate in [bytes, &file[..]] {
         std::fs::write(&path, candidate).expect("a temporary file");
         if let Ok(graph) = bfs::graph::binary::read(&path) {
-            assert!(bfs::Csr::from_parts(graph.row_offsets().to_vec(), graph.column_indices().to_vec()).is_ok());
+            assert!(
+                bfs::Csr::from_parts(
+                    graph.row_offsets().to_vec(),
+                    graph.column_indices().to_vec()
+                )
+                .is_ok()
+            );
         }
     }
 });

@@ -12,11 +12,25 @@ fuzz_target!(|bytes: &[u8]| {
     if has_large_number(bytes) {
         return;
     }
-    for graph in [bfs::graph::snap::parse(bytes, &|_| {}), bfs::graph::dimacs::parse(bytes, &|_| {})].into_iter().flatten() {
-        assert!(bfs::Csr::from_parts(graph.row_offsets().to_vec(), graph.column_indices().to_vec()).is_ok());
+    for graph in [
+        bfs::graph::snap::parse(bytes, &|_| {}),
+        bfs::graph::dimacs::parse(bytes, &|_| {}),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        assert!(
+            bfs::Csr::from_parts(
+                graph.row_offsets().to_vec(),
+                graph.column_indices().to_vec()
+            )
+            .is_ok()
+        );
     }
 });
 
 fn has_large_number(bytes: &[u8]) -> bool {
-    bytes.split(|byte| !byte.is_ascii_digit()).any(|digits| digits.len() > 6)
+    bytes
+        .split(|byte| !byte.is_ascii_digit())
+        .any(|digits| digits.len() > 6)
 }

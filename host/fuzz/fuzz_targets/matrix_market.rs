@@ -14,7 +14,13 @@ fuzz_target!(|bytes: &[u8]| {
     }
     let fast = bfs::graph::matrix_market::parse(bytes, &|_| {});
     if let Ok(graph) = &fast {
-        assert!(bfs::Csr::from_parts(graph.row_offsets().to_vec(), graph.column_indices().to_vec()).is_ok());
+        assert!(
+            bfs::Csr::from_parts(
+                graph.row_offsets().to_vec(),
+                graph.column_indices().to_vec()
+            )
+            .is_ok()
+        );
     }
     if let Ok(text) = std::str::from_utf8(bytes)
         && let (Ok(fast), Ok(reference)) = (&fast, bfs::graph::matrix_market::parse_reference(text))
@@ -24,5 +30,7 @@ fuzz_target!(|bytes: &[u8]| {
 });
 
 fn has_large_number(bytes: &[u8]) -> bool {
-    bytes.split(|byte| !byte.is_ascii_digit()).any(|digits| digits.len() > 6)
+    bytes
+        .split(|byte| !byte.is_ascii_digit())
+        .any(|digits| digits.len() > 6)
 }

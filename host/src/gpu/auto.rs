@@ -402,9 +402,7 @@ pub fn create<'g>(
         (Strategy::ManyLevelsPerLaunch, _) if gpu.cooperative_launch() => {
             Box::new(SmallFrontier::with_persistent(gpu, graph.vertex_count())?)
         }
-        (Strategy::ManyLevelsPerLaunch, _) => {
-            Box::new(SmallFrontier::new(gpu, graph)?)
-        }
+        (Strategy::ManyLevelsPerLaunch, _) => Box::new(SmallFrontier::new(gpu, graph)?),
         (Strategy::DirectionOptimizingInOneLaunch, _) => {
             Box::new(PersistentDirectionOptimizing::new(gpu, graph)?)
         }

@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use cust::memory::{CopyDestination, DeviceBuffer};
 
-use super::{Driver, 
-    DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, blocks_for, download,
-    upload,
+use super::{
+    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, blocks_for,
+    download, upload,
 };
 use crate::error::CudaContext;
 use crate::graph::chains::{ChainContraction, Place, WeightedRows};

@@ -14,7 +14,7 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 use super::hub_chunks::{ChunkedTopDown, TopDownLevel};
 use super::queue::{FrontierQueues, at_level, visited_words};
 use super::row_offsets::RowOffsets;
-use super::{Driver, DeviceGraph, Direction, Gpu, GpuBfs, GpuRun, Step, blocks_for};
+use super::{DeviceGraph, Direction, Driver, Gpu, GpuBfs, GpuRun, Step, blocks_for};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 

@@ -17,8 +17,8 @@ use cust::launch;
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer};
 
 use super::partitioned::shared_limit;
-use super::{Driver, 
-    DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, blocks_for,
+use super::{
+    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, blocks_for,
     check_cooperative, copy_to_host, launch_cooperative, reset_labels, upload,
 };
 use crate::error::CudaContext;
@@ -97,8 +97,8 @@ impl<'g> GhostZones<'g> {
     /// and zones `hops` deep.
     pub fn with_shape(gpu: &'g Gpu, graph: &Csr, partition_size: u32, hops: u32) -> Result<Self> {
         let capacity = zone_capacity(gpu);
-        let zones =
-            zones::GhostZones::build(graph, partition_size, hops.max(1), capacity).ok_or_else(|| {
+        let zones = zones::GhostZones::build(graph, partition_size, hops.max(1), capacity)
+            .ok_or_else(|| {
                 Error::Invalid(format!(
                     "ghost-zones: partitions of {partition_size} with zones {hops} hops deep \
                      pass the {capacity} vertices a block's shared memory holds"

@@ -7,7 +7,7 @@ use cust::function::Function;
 use cust::launch;
 
 use super::queue::FrontierQueues;
-use super::{Driver, DeviceGraph, Gpu, GpuBfs, GpuRun, blocks_for};
+use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, blocks_for};
 use crate::error::CudaContext;
 use crate::{Csr, Error, Result};
 

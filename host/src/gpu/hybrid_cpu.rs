@@ -11,7 +11,7 @@ use cust::launch;
 use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::queue::{FrontierQueues, at_level};
-use super::{Driver, DeviceGraph, Gpu, GpuBfs, GpuRun, Step, blocks_for};
+use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, blocks_for};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 

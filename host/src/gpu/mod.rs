@@ -15,6 +15,26 @@ mod registry;
 mod run;
 mod search;
 
+// The variants' drivers, one module each, in the registry's order (plain
+// `mod` lines, so that rustfmt and clippy read them).
+pub mod auto;
+pub mod block_queue;
+pub mod chain_contracted;
+pub mod direction_optimizing;
+pub mod ghost_zones;
+pub mod global_queue;
+pub mod hierarchical_queue;
+pub mod hierarchy_sweep;
+pub mod hybrid_cpu;
+pub mod on_chip;
+pub mod partitioned;
+pub mod persistent;
+pub mod persistent_direction_optimizing;
+pub mod small_frontier;
+pub mod two_kernel;
+pub mod vertex_levels;
+pub mod warp_specialized;
+
 mod cluster;
 pub(crate) mod hub_chunks;
 mod queue;

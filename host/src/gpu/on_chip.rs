@@ -16,8 +16,9 @@ use bfs_kernels::abi::on_chip;
 use cust::function::Function;
 use cust::memory::DeviceBuffer;
 
-use super::{Driver, 
-    DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, cluster, copy_to_host, parameter,
+use super::{
+    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, cluster, copy_to_host,
+    parameter,
 };
 use crate::error::CudaContext;
 use crate::{Bfs, Csr, Error, Result};

@@ -19,9 +19,10 @@ use cust::function::Function;
 use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::queue::visited_words;
-use super::{Driver, 
-    DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, check_cooperative,
-    copy_to_host, launch_cooperative, };
+use super::{
+    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, check_cooperative,
+    copy_to_host, launch_cooperative,
+};
 use crate::error::CudaContext;
 use crate::graph::reorder::Renumbering;
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
@@ -143,7 +144,11 @@ impl GpuBfs for Partitioned<'_> {
             launch_cooperative!(
                 self.gpu,
                 &self.kernel,
-                (self.gpu.multiprocessors(), partitioned::BLOCK_SIZE, shared_bytes),
+                (
+                    self.gpu.multiprocessors(),
+                    partitioned::BLOCK_SIZE,
+                    shared_bytes
+                ),
                 partitioned::SEARCH,
                 [
                     self.graph.row_offsets.as_device_ptr(),

@@ -10,9 +10,9 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 use super::queue::FrontierQueues;
 use super::{
     DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, check_cooperative, launch_cooperative,
-    };
-use crate::{Csr, Result};
+};
 use crate::error::CudaContext;
+use crate::{Csr, Result};
 
 /// The persistent kernel, its grid size, its barrier words, the rows it
 /// stages between levels, and where it reports the level it reached.
@@ -79,7 +79,11 @@ impl<'g> PersistentLevels<'g> {
             launch_cooperative!(
                 gpu,
                 &self.kernel,
-                (gpu.multiprocessors(), persistent::BLOCK_SIZE, persistent::SHARED_BYTES),
+                (
+                    gpu.multiprocessors(),
+                    persistent::BLOCK_SIZE,
+                    persistent::SHARED_BYTES
+                ),
                 persistent::LEVELS,
                 [
                     graph.row_offsets.as_device_ptr(),

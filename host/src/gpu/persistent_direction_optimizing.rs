@@ -12,8 +12,9 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::queue::{FrontierQueues, visited_words};
 use super::row_offsets::RowOffsets;
-use super::{Driver, 
-    DeviceGraph, Gpu, GpuBfs, GpuRun, Step, check_cooperative, cooperative_launch, parameter,
+use super::{
+    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, check_cooperative, cooperative_launch,
+    parameter,
 };
 use crate::error::CudaContext;
 use crate::{Csr, Result};

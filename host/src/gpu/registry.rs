@@ -1,8 +1,8 @@
 //! The variant registry: one row per variant in [`variants!`] (invoked in
 //! `gpu/mod.rs`) gives its `--variant` name, its one-line description and
-//! its driver, and declares the driver's module. Every list of variants
-//! (the enum, [`Variant::ALL`], the names, the descriptions, building a
-//! driver and sizing its buffers) comes from those rows.
+//! its driver. Every list of variants (the enum, [`Variant::ALL`], the
+//! names, the descriptions, building a driver and sizing its buffers)
+//! comes from those rows.
 
 use std::fmt;
 use std::str::FromStr;
@@ -33,13 +33,12 @@ pub trait Driver<'g>: GpuBfs + Sized + 'g {
     fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self>;
 }
 
-/// Declares each variant's driver module and builds [`Variant`] from rows
-/// of `Name: module, "name", "description";`, where `module::Name` is the
-/// driver (a [`Driver`]) in `gpu/module.rs`.
+/// Builds [`Variant`] from rows of `Name: module, "name", "description";`,
+/// where `module::Name` is the driver (a [`Driver`]) in `gpu/module.rs`,
+/// declared with a plain `mod` line in `gpu/mod.rs` (rustfmt does not read
+/// modules declared inside a macro).
 macro_rules! variants {
     ($($variant:ident: $module:ident, $name:literal, $description:literal;)+) => {
-        $(pub mod $module;)+
-
         /// The BFS variants: a kernel file in `kernels/src`, a driver file in
         /// `host/src/gpu`, and a row of the registry each.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]

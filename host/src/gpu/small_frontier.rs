@@ -10,9 +10,9 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::persistent::PersistentLevels;
 use super::queue::{FrontierQueues, at_level, visited_words};
-use super::{Driver, DeviceGraph, Gpu, GpuBfs, GpuRun, Step, allow_shared_memory};
-use crate::{Csr, Result};
+use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, allow_shared_memory};
 use crate::error::CudaContext;
+use crate::{Csr, Result};
 
 /// How frontiers too large for one block are expanded.
 enum LargeFrontiers<'g> {

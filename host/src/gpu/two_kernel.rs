@@ -6,9 +6,9 @@ use cust::function::Function;
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
-use super::{Driver, DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download};
-use crate::{Csr, Result};
+use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download};
 use crate::error::CudaContext;
+use crate::{Csr, Result};
 
 /// The expand/update kernels and their per-vertex masks, sized for one graph.
 pub struct TwoKernel<'g> {

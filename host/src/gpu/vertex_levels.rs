@@ -7,9 +7,11 @@ use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::queue::at_level;
-use super::{Driver, DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download, reset_labels};
-use crate::{Csr, Result};
+use super::{
+    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download, reset_labels,
+};
 use crate::error::CudaContext;
+use crate::{Csr, Result};
 
 /// The step kernel, levels, parents and the `discovered` flag.
 pub struct VertexLevels<'g> {

@@ -14,9 +14,10 @@ use bfs_kernels::abi::warp_specialized;
 use cust::function::Function;
 
 use super::partitioned::{PartitionLabels, grow_partitions, shared_limit};
-use super::{Driver, 
-    DeviceGraph, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, check_cooperative,
-    launch_cooperative, };
+use super::{
+    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, check_cooperative,
+    launch_cooperative,
+};
 use crate::graph::reorder::Renumbering;
 use crate::{Csr, Error, Result};
 
