@@ -12,6 +12,7 @@ pub mod cpu;
 pub mod error;
 pub mod gpu;
 pub mod graph;
+pub mod many;
 pub mod multi;
 pub mod output;
 pub mod phases;
