@@ -33,7 +33,7 @@
 //! `frontier.rs` holds the top-down frontier and how members share its
 //! chunks; `labels.rs` the labels and the two level steps over them.
 
-mod frontier;
+pub(crate) mod frontier;
 mod labels;
 
 use bfs_kernels::abi::direction_optimizing;

@@ -2,9 +2,9 @@
 //! result is checked against, and the parallel engine that runs when there
 //! is no GPU (or `--device cpu` asks for it).
 
-mod direction_optimizing;
+pub(crate) mod direction_optimizing;
 mod reference;
-mod team;
+pub(crate) mod team;
 
 pub use direction_optimizing::{ParallelBfs, SEQUENTIAL_LEVEL_EDGES, Step};
 pub use reference::bfs;

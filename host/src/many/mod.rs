@@ -13,6 +13,10 @@
 //! over every source ([`VertexTotals`]), which is all that closeness,
 //! harmonic centrality, eccentricity and the distance histogram need.
 
+mod cpu;
+
+pub use cpu::{CpuBatches, MOST_WORDS, words_for};
+
 use crate::Result;
 
 /// How far a batch's searches go: every level, or at most `depth_limit`

@@ -1,0 +1,244 @@
+//! Many sources at once: every source of every batch of the bit-parallel
+//! CPU engine against its own search by the CPU reference, on graphs of
+//! every awkward shape, and the measures computed from the batches
+//! against a direct computation from those searches.
+
+use bfs::many::{BatchCounts, CpuBatches, Keep, Limits, ManySources, VertexTotals};
+use bfs::{Csr, UNREACHED, cpu};
+
+/// Small graphs of every shape a batch meets: directed, several
+/// components, isolated vertices, self loops and duplicates (dropped by
+/// the CSR), a source with no edges, long paths, hubs.
+fn small_graphs() -> Vec<(String, Csr)> {
+    let mut graphs = vec![
+        (
+            "self loops, duplicates, an isolated vertex, two components".into(),
+            Csr::from_edges(
+                9,
+                &[
+                    (0, 0),
+                    (0, 1),
+                    (1, 0),
+                    (1, 2),
+                    (2, 2),
+                    (2, 3),
+                    (5, 6),
+                    (6, 7),
+                    (7, 5),
+                ],
+                true,
+            )
+            .expect("small graph"),
+        ),
+        (
+            "directed, with a sink and an unreachable vertex".into(),
+            Csr::from_edges(
+                7,
+                &[(0, 1), (1, 2), (2, 0), (2, 3), (4, 3), (3, 5), (5, 5)],
+                false,
+            )
+            .expect("small graph"),
+        ),
+        (
+            "one vertex".into(),
+            Csr::from_edges(1, &[], true).expect("small graph"),
+        ),
+        (
+            "no edges".into(),
+            Csr::from_edges(70, &[], true).expect("small graph"),
+        ),
+        ("chains and rings".into(), bfs_tests::chains_and_rings()),
+        (
+            "directed random".into(),
+            bfs_tests::directed_random(300, 900, 3),
+        ),
+        (
+            "directed sparse".into(),
+            bfs_tests::directed_random(400, 300, 4),
+        ),
+    ];
+    for (spec, seed) in [
+        ("path:130", 1),
+        ("star:200", 2),
+        ("grid:17x13:0.2", 3),
+        ("uniform:600:500", 4),
+        ("uniform:500:3000", 5),
+        ("kron:9:8", 6),
+    ] {
+        graphs.push((format!("gen:{spec}"), bfs_tests::generated(spec, seed)));
+    }
+    graphs
+}
+
+/// The CPU reference's distances from `source`, past `limits` unreached.
+fn reference(graph: &Csr, source: u32, limits: Limits) -> Vec<u32> {
+    let mut levels = cpu::bfs(graph, source).levels;
+    for level in &mut levels {
+        if *level != UNREACHED && !limits.allows(*level) {
+            *level = UNREACHED;
+        }
+    }
+    levels
+}
+
+/// The vertices at each distance in `levels`, the last count non-zero.
+fn counts_of(levels: &[u32]) -> Vec<u64> {
+    let depth = levels.iter().filter(|&&level| level != UNREACHED).max();
+    let mut counts = vec![0; depth.map_or(0, |&depth| depth as usize + 1)];
+    for &level in levels.iter().filter(|&&level| level != UNREACHED) {
+        counts[level as usize] += 1;
+    }
+    counts
+}
+
+/// Searches `sources` in batches of the engine's width with each kind of
+/// keeping, and checks every source's distances and counts against the
+/// reference and the totals against the references' sums.
+fn check_batches(
+    name: &str,
+    graph: &Csr,
+    engine: &mut CpuBatches<'_>,
+    sources: &[u32],
+    limits: Limits,
+) {
+    let n = graph.vertex_count() as usize;
+    let mut totals = VertexTotals::new(graph.vertex_count());
+    let mut expected = VertexTotals::new(graph.vertex_count());
+    for batch in sources.chunks(engine.batch_width()) {
+        let mut rows = vec![7; batch.len() * n];
+        let counts = engine
+            .search_batch(batch, limits, Keep::Distances(&mut rows))
+            .unwrap_or_else(|error| panic!("{name}: {error}"));
+        let counted = engine
+            .search_batch(batch, limits, Keep::Counts)
+            .expect("counts");
+        let summed = engine
+            .search_batch(batch, limits, Keep::Totals(&mut totals))
+            .expect("totals");
+        assert_eq!(counts, counted, "{name}: counts differ by what is kept");
+        assert_eq!(counts, summed, "{name}: counts differ by what is kept");
+        for (index, &source) in batch.iter().enumerate() {
+            let want = reference(graph, source, limits);
+            let row = &rows[index * n..][..n];
+            for (vertex, (&got, &want)) in row.iter().zip(&want).enumerate() {
+                let want = if want == UNREACHED { -1 } else { want as i32 };
+                assert_eq!(
+                    got, want,
+                    "{name}: source {source} (#{index}), vertex {vertex}, {limits:?}"
+                );
+            }
+            assert_eq!(
+                counts[index],
+                counts_of(&want),
+                "{name}: source {source}'s counts"
+            );
+            for (vertex, &level) in want.iter().enumerate() {
+                if level == UNREACHED {
+                    continue;
+                }
+                expected.reached_by[vertex] += 1;
+                expected.distance_sums[vertex] += level as u64;
+                if level > 0 {
+                    expected.reciprocal_sums[vertex] += 1.0 / level as f64;
+                }
+                expected.farthest[vertex] = expected.farthest[vertex].max(level);
+            }
+        }
+    }
+    assert_eq!(totals.reached_by, expected.reached_by, "{name}");
+    assert_eq!(totals.distance_sums, expected.distance_sums, "{name}");
+    assert_eq!(totals.farthest, expected.farthest, "{name}");
+    for (vertex, (got, want)) in totals
+        .reciprocal_sums
+        .iter()
+        .zip(&expected.reciprocal_sums)
+        .enumerate()
+    {
+        assert!(
+            (got - want).abs() <= 1e-12 * want.abs(),
+            "{name}: vertex {vertex}: {got} vs {want}"
+        );
+    }
+}
+
+#[test]
+fn every_source_of_every_batch_has_its_own_searchs_distances() {
+    for (name, graph) in small_graphs() {
+        let n = graph.vertex_count();
+        let all: Vec<u32> = (0..n).collect();
+        // Repeats, and an order that mixes far vertices into one batch.
+        let mixed: Vec<u32> = (0..n).rev().chain((0..n).step_by(3)).collect();
+        for (threads, words) in [(1, 1), (3, 1), (2, 2), (3, 3)] {
+            let mut engine = CpuBatches::new(&graph, threads, words).expect("engine");
+            for sources in [&all[..], &mixed[..]] {
+                check_batches(&name, &graph, &mut engine, sources, Limits::default());
+            }
+        }
+    }
+}
+
+#[test]
+fn batches_of_every_size_and_depth_limits_match_the_reference() {
+    let graph = bfs_tests::generated("grid:40x30:0.1", 11);
+    let mut engine = CpuBatches::new(&graph, 3, 2).expect("engine");
+    // 1, 31, 33, 63, 65, 100 and 128 sources: none a multiple of 32 but the last.
+    for size in [1, 31, 33, 63, 65, 100, 128] {
+        let sources: Vec<u32> = (0..size)
+            .map(|index| index * 7 % graph.vertex_count())
+            .collect();
+        check_batches("grid", &graph, &mut engine, &sources, Limits::default());
+    }
+    for depth_limit in [0, 1, 5, 30] {
+        let limits = Limits {
+            depth_limit: Some(depth_limit),
+        };
+        check_batches(
+            "grid, limited",
+            &graph,
+            &mut engine,
+            &[0, 5, 700, 1199, 5],
+            limits,
+        );
+    }
+}
+
+#[test]
+fn wide_batches_go_bottom_up_and_still_match_the_reference() {
+    let graph = bfs_tests::generated("kron:12:16", 8);
+    let mut engine = CpuBatches::new(&graph, 3, 4).expect("engine");
+    let sources: Vec<u32> = (0..graph.vertex_count()).step_by(7).take(300).collect();
+    check_batches("kron", &graph, &mut engine, &sources, Limits::default());
+    let steps = engine.steps();
+    assert!(steps.contains(&cpu::Step::BottomUp), "{steps:?}");
+    assert!(
+        steps.iter().any(|&step| step != cpu::Step::BottomUp),
+        "{steps:?}"
+    );
+}
+
+#[test]
+fn a_batch_refuses_too_many_sources_a_vertex_out_of_range_and_wrong_buffers() {
+    let graph = bfs_tests::generated("path:10", 1);
+    let mut engine = CpuBatches::new(&graph, 1, 1).expect("engine");
+    let too_many = vec![0; 65];
+    assert!(
+        engine
+            .search_batch(&too_many, Limits::default(), Keep::Counts)
+            .is_err()
+    );
+    assert!(
+        engine
+            .search_batch(&[3, 10], Limits::default(), Keep::Counts)
+            .is_err()
+    );
+    let mut rows = vec![0; 10];
+    assert!(
+        engine
+            .search_batch(&[1, 2], Limits::default(), Keep::Distances(&mut rows))
+            .is_err()
+    );
+    let counts: BatchCounts = engine
+        .search_batch(&[9], Limits::default(), Keep::Counts)
+        .expect("a good batch after bad ones");
+    assert_eq!(counts, [vec![1; 10]]);
+}
