@@ -3,7 +3,8 @@
 //! every awkward shape, and the measures computed from the batches
 //! against a direct computation from those searches.
 
-use bfs::many::{BatchCounts, CpuBatches, Keep, Limits, ManySources, VertexTotals};
+use bfs::many::centrality;
+use bfs::many::{self, BatchCounts, CpuBatches, Keep, Limits, ManySources, OneByOne, VertexTotals};
 use bfs::{Csr, UNREACHED, cpu};
 
 /// Small graphs of every shape a batch meets: directed, several
@@ -241,4 +242,82 @@ fn a_batch_refuses_too_many_sources_a_vertex_out_of_range_and_wrong_buffers() {
         .search_batch(&[9], Limits::default(), Keep::Counts)
         .expect("a good batch after bad ones");
     assert_eq!(counts, [vec![1; 10]]);
+}
+
+/// The measures from a run of `engine` over `sources`, exact or sampled.
+fn measures(
+    graph: &Csr,
+    engine: &mut dyn ManySources,
+    sources: &centrality::Sources,
+) -> (Vec<f64>, Vec<f64>, centrality::Eccentricities, Vec<u64>) {
+    let reduced = many::run(
+        engine,
+        graph.vertex_count(),
+        sources.list(),
+        Limits::default(),
+        true,
+    )
+    .expect("a run");
+    let totals = reduced.totals.as_ref().expect("totals");
+    (
+        centrality::closeness(totals, sources),
+        centrality::harmonic(totals, sources),
+        centrality::eccentricities(graph, &reduced, sources, None),
+        reduced.histogram.clone(),
+    )
+}
+
+/// Whether `got` is `want` to 1e-12 relative.
+fn close(got: f64, want: f64) -> bool {
+    (got - want).abs() <= 1e-12 * want.abs()
+}
+
+#[test]
+fn the_measures_from_batches_equal_those_from_single_searches() {
+    for (name, graph) in small_graphs() {
+        let every = centrality::Sources::All(many::all_sources(&graph, 64));
+        let sample: Vec<u32> = (0..graph.vertex_count()).step_by(3).collect();
+        let sample = centrality::Sources::Sample(sample);
+        for sources in [every, sample] {
+            let mut batches = CpuBatches::new(&graph, 2, 1).expect("engine");
+            let mut single = OneByOne::new(&graph, None).expect("engine");
+            let (closeness, harmonic, eccentricities, histogram) =
+                measures(&graph, &mut batches, &sources);
+            let want = measures(&graph, &mut single, &sources);
+            for (vertex, (&got, &want)) in closeness.iter().zip(&want.0).enumerate() {
+                assert!(
+                    close(got, want),
+                    "{name}: closeness of {vertex}: {got} vs {want}"
+                );
+            }
+            for (vertex, (&got, &want)) in harmonic.iter().zip(&want.1).enumerate() {
+                assert!(
+                    close(got, want),
+                    "{name}: harmonic of {vertex}: {got} vs {want}"
+                );
+            }
+            assert_eq!(eccentricities, want.2, "{name}");
+            assert_eq!(histogram, want.3, "{name}");
+        }
+    }
+}
+
+#[test]
+fn closeness_harmonic_and_eccentricity_of_a_path_are_known_by_hand() {
+    // A path of 5 and an isolated vertex: from vertex 0 the others lie at
+    // 1..4 (sum 10); vertex 5 reaches none.
+    let graph = Csr::from_edges(6, &[(0, 1), (1, 2), (2, 3), (3, 4)], true).expect("graph");
+    let sources = centrality::Sources::All((0..6).collect());
+    let mut engine = CpuBatches::new(&graph, 1, 1).expect("engine");
+    let (closeness, harmonic, eccentricities, histogram) = measures(&graph, &mut engine, &sources);
+    // Wasserman–Faust: (4 / 10) · (4 / 5).
+    assert!(close(closeness[0], 0.4 * 0.8), "{}", closeness[0]);
+    assert_eq!(closeness[5], 0.0);
+    assert!(close(harmonic[2], 1.0 + 1.0 + 0.5 + 0.5));
+    assert_eq!(eccentricities.values, [4, 3, 2, 3, 4, 0]);
+    assert_eq!(eccentricities.radius, (0, 5));
+    assert_eq!(eccentricities.diameter, (4, 0, 4));
+    assert!(!eccentricities.connected);
+    // Ordered pairs: 6 at 0, 8 at 1, 6 at 2, 4 at 3, 2 at 4.
+    assert_eq!(histogram, [6, 8, 6, 4, 2]);
 }

@@ -381,6 +381,19 @@ pub fn sources_with_edges(graph: &Csr, count: usize, seed: u64) -> Vec<u32> {
         .collect()
 }
 
+/// `count` vertices of `graph` drawn uniformly without replacement (all of
+/// them where `count` is more), by `seed`, in increasing order: a sample
+/// for estimates over every vertex, isolated ones included.
+pub fn sample_vertices(graph: &Csr, count: usize, seed: u64) -> Vec<u32> {
+    let mut sample: Vec<u32> = SplitMix64(seed)
+        .permutation(graph.vertex_count())
+        .into_iter()
+        .take(count)
+        .collect();
+    sample.sort_unstable();
+    sample
+}
+
 /// A pseudo-random permutation of the ids below 2^scale, as Graph500 permutes
 /// its Kronecker vertices (so the hubs, ids near 0, spread over the
 /// graph): rounds of a multiplication by an odd number and an xor-shift,

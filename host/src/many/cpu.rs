@@ -409,9 +409,12 @@ impl ManySources for CpuBatches<'_> {
     }
 
     fn describe(&self) -> String {
+        let threads = match self.threads() {
+            1 => "1 thread".to_string(),
+            threads => format!("{threads} threads"),
+        };
         format!(
-            "CPU, {} threads, {} a batch (bit-parallel MS-BFS)",
-            self.threads(),
+            "CPU, {threads}, {} a batch (bit-parallel MS-BFS)",
             self.batch_width()
         )
     }

@@ -13,9 +13,14 @@
 //! over every source ([`VertexTotals`]), which is all that closeness,
 //! harmonic centrality, eccentricity and the distance histogram need.
 
+pub mod centrality;
 mod cpu;
+mod driver;
+mod one_by_one;
 
 pub use cpu::{CpuBatches, MOST_WORDS, words_for};
+pub use driver::{Reduced, Searched, all_sources, run, with_distances};
+pub use one_by_one::OneByOne;
 
 use crate::Result;
 

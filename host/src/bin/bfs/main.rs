@@ -2,7 +2,9 @@
 //! GPU when there is one; and the tools around it (`bench`, `gen`,
 //! `convert`). Errors print one line and exit non-zero.
 
+mod batch_engine;
 mod bench;
+mod centrality;
 mod files;
 mod search;
 
@@ -36,6 +38,10 @@ enum Command {
     /// Write a graph as .bcsr with what `auto` builds before searching it
     /// (a contraction hierarchy, ghost zones), so later runs load it.
     Prepare(files::PrepareArgs),
+    /// Closeness, harmonic centrality, eccentricity or the distance
+    /// histogram, from every vertex or a sample, by batches of sources
+    /// searched at once.
+    Centrality(centrality::CentralityArgs),
 }
 
 /// The options of a search (`bfs` with no subcommand).
@@ -212,6 +218,7 @@ fn main() -> ExitCode {
         Some(Command::Gen(arguments)) => files::generate(arguments),
         Some(Command::Convert(arguments)) => files::convert(arguments),
         Some(Command::Prepare(arguments)) => files::prepare(arguments),
+        Some(Command::Centrality(arguments)) => centrality::run(arguments),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,192 @@
+//! `bfs centrality`: closeness, harmonic centrality, eccentricity or the
+//! distance histogram, from every vertex or a sample, by searches of many
+//! sources at once (`bfs::many`). Prints the top ten and a summary, and
+//! writes one value per vertex (or the histogram) where `--output` asks.
+
+mod report;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use bfs::graph::GraphSource;
+use bfs::graph::generate::{DEFAULT_GRAPH, DEFAULT_SEED, sample_vertices};
+use bfs::many::centrality::Sources;
+use bfs::many::{self, Limits};
+use clap::{Args, ValueEnum};
+
+use crate::batch_engine::{BatchOptions, batch_engine};
+use crate::{DeviceChoice, ReaderChoice};
+
+/// The options of `bfs centrality`.
+#[derive(Args)]
+pub struct CentralityArgs {
+    /// What to compute: closeness (Wasserman–Faust), harmonic centrality,
+    /// eccentricity (with the radius and the diameter), or the histogram
+    /// of distances over ordered pairs.
+    #[arg(long, value_enum)]
+    measure: Measure,
+    /// Graph: a file (.mtx, .mtx.gz, SNAP .txt, DIMACS .gr, .bcsr), or
+    /// gen:SPEC, as for a search.
+    #[arg(long, default_value_t = format!("gen:{DEFAULT_GRAPH}"))]
+    graph: String,
+    /// Seed for generated graphs and for the sample of --sources N.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    seed: u64,
+    /// Matrix Market reader: the parallel one, or nalgebra-sparse's.
+    #[arg(long, value_enum, default_value_t = ReaderChoice::Fast)]
+    reader: ReaderChoice,
+    /// `all` (exact), or N: an estimate from N vertices sampled uniformly.
+    #[arg(long, default_value = "all")]
+    sources: String,
+    /// Write one value per vertex, a line each in vertex order (the
+    /// histogram: `distance count` lines); `.npy` by the extension.
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Where to search: the GPU if there is one, else the CPU (auto); the
+    /// GPU or fail; the CPU's bit-parallel batches; the CPU reference, one
+    /// source at a time.
+    #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
+    device: DeviceChoice,
+    /// Threads for the CPU engine and for loading (default: by the graph).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    threads: Option<u32>,
+    /// Distances past D count as unreachable (cuGraph's depth_limit).
+    #[arg(long, allow_negative_numbers = true)]
+    depth_limit: Option<i64>,
+    /// Sources a CPU batch takes: 64 to 512, a multiple of 64 (default:
+    /// by the number of sources).
+    #[arg(long, value_parser = parse_width)]
+    batch_width: Option<usize>,
+    /// Search one source at a time with the direction-optimizing CPU
+    /// engine instead of in batches (to compare).
+    #[arg(long, conflicts_with = "batch_width")]
+    one_by_one: bool,
+}
+
+/// `--measure`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Measure {
+    Closeness,
+    Harmonic,
+    Eccentricity,
+    Histogram,
+}
+
+impl Measure {
+    fn name(self) -> &'static str {
+        match self {
+            Measure::Closeness => "closeness",
+            Measure::Harmonic => "harmonic",
+            Measure::Eccentricity => "eccentricity",
+            Measure::Histogram => "histogram",
+        }
+    }
+}
+
+/// Parses `--batch-width`: 64 to [`many::MOST_WORDS`] × 64, by 64.
+fn parse_width(text: &str) -> Result<usize, String> {
+    let most = 64 * many::MOST_WORDS;
+    match text.parse::<usize>() {
+        Ok(width) if width % 64 == 0 && (64..=most).contains(&width) => Ok(width),
+        _ => Err(format!(
+            "'{text}' is not a multiple of 64 from 64 to {most}"
+        )),
+    }
+}
+
+/// `bfs centrality`.
+pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
+    let depth_limit =
+        match arguments.depth_limit {
+            None => None,
+            Some(limit) => Some(u32::try_from(limit).map_err(|_| {
+                anyhow::anyhow!("--depth-limit is a distance, 0 or more, not {limit}")
+            })?),
+        };
+    if let Some(threads) = arguments.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads as usize)
+            .build_global()
+            .context("starting the loader's threads")?;
+    }
+    let mut graph_source = GraphSource::parse(&arguments.graph)?;
+    if let GraphSource::Generated(spec) = &mut graph_source {
+        spec.seed = arguments.seed;
+    }
+    let load_started = Instant::now();
+    let graph = graph_source.load_with(arguments.reader.into())?;
+    let load_seconds = load_started.elapsed().as_secs_f64();
+    let vertex_count = graph.vertex_count();
+    let sample = match arguments.sources.as_str() {
+        "all" => None,
+        count => Some(
+            count
+                .parse::<usize>()
+                .ok()
+                .filter(|&count| count > 0)
+                .with_context(|| {
+                    format!("--sources takes `all` or a number of sources, not '{count}'")
+                })?,
+        ),
+    };
+    if let Some(count) = sample
+        && count > vertex_count as usize
+    {
+        bail!("--sources {count}: more sources than the graph's {vertex_count} vertices");
+    }
+    let measure = arguments.measure;
+    if measure == Measure::Eccentricity && sample.is_some() && !graph.is_symmetric() {
+        bail!(
+            "eccentricity from a sample needs an undirected graph: on a directed one the \
+             sample's searches give distances to a vertex, not from it (use --sources all)"
+        );
+    }
+    if let Some(path) = &arguments.output {
+        bfs::output::check_room(path, report::output_bytes(measure, path, vertex_count))
+            .context("--output")?;
+    }
+    let options = BatchOptions {
+        device: arguments.device,
+        threads: arguments.threads,
+        width: arguments.batch_width,
+        one_by_one: arguments.one_by_one,
+    };
+    let count = sample.unwrap_or(vertex_count as usize);
+    let (mut engine, why) = batch_engine(options, &graph, count)?;
+    let sources = match sample {
+        None => Sources::All(many::all_sources(&graph, engine.batch_width())),
+        Some(count) => Sources::Sample(sample_vertices(&graph, count, arguments.seed)),
+    };
+    let totals =
+        measure != Measure::Histogram && (measure != Measure::Eccentricity || !sources.is_all());
+    if totals {
+        let bytes = 24 * vertex_count as u64;
+        bfs::graph::check_host_memory(bytes, "the per-vertex totals")
+            .map_err(bfs::Error::OutputTooLarge)?;
+    }
+    let limits = Limits { depth_limit };
+    let reduced = many::run(
+        engine.as_mut(),
+        vertex_count,
+        sources.list(),
+        limits,
+        totals,
+    )?;
+    println!(
+        "graph:     {}: {vertex_count} vertices, {} edges (directed CSR entries), loaded in {load_seconds:.3} s",
+        graph_source.name(),
+        graph.edge_count()
+    );
+    println!("device:    {} ({why})", engine.describe());
+    let run = report::Run {
+        measure,
+        graph: &graph,
+        sources: &sources,
+        reduced: &reduced,
+        depth_limit,
+        seed: arguments.seed,
+        output: arguments.output.as_deref(),
+    };
+    report::report(&run)
+}
