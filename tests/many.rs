@@ -5,7 +5,7 @@
 
 use bfs::many::centrality;
 use bfs::many::{self, BatchCounts, CpuBatches, Keep, Limits, ManySources, OneByOne, VertexTotals};
-use bfs::{Csr, UNREACHED, cpu};
+use bfs::{Csr, UNREACHED, cpu, validate};
 
 /// Small graphs of every shape a batch meets: directed, several
 /// components, isolated vertices, self loops and duplicates (dropped by
@@ -320,4 +320,147 @@ fn closeness_harmonic_and_eccentricity_of_a_path_are_known_by_hand() {
     assert!(!eccentricities.connected);
     // Ordered pairs: 6 at 0, 8 at 1, 6 at 2, 4 at 3, 2 at 4.
     assert_eq!(histogram, [6, 8, 6, 4, 2]);
+}
+
+#[test]
+fn seeds_and_depth_limits_give_the_reference_on_the_parallel_engine_and_pass_the_rules() {
+    for (name, graph) in small_graphs() {
+        let n = graph.vertex_count();
+        let mut engine = cpu::ParallelBfs::new(3).expect("engine");
+        let seed_sets = [vec![0], vec![n - 1, 0, n / 2], vec![n / 3, n / 3]];
+        for seeds in &seed_sets {
+            for depth_limit in [None, Some(0), Some(1), Some(3)] {
+                let want = cpu::bfs_within(&graph, seeds, depth_limit);
+                let got = engine.search_within(&graph, seeds, depth_limit);
+                assert_eq!(got.levels, want.levels, "{name}: {seeds:?} {depth_limit:?}");
+                validate::validate_within(&graph, &got, seeds, depth_limit)
+                    .unwrap_or_else(|error| panic!("{name}: {seeds:?} {depth_limit:?}: {error}"));
+                let mut verifier = validate::Verifier::with_depth_limit(depth_limit);
+                verifier.check_seeds(&graph, &got, seeds).expect("verified");
+                // A full search cut to the limit is the limited search.
+                let mut cut = cpu::bfs_within(&graph, seeds, None);
+                if let Some(limit) = depth_limit {
+                    cut.limit_depth(limit);
+                }
+                assert_eq!(cut.levels, want.levels, "{name}");
+                validate::validate_within(&graph, &cut, seeds, depth_limit).expect("cut");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_rules_for_seeds_and_limits_reject_what_breaks_them() {
+    let graph = bfs_tests::generated("path:6", 1);
+    let good = cpu::bfs_within(&graph, &[0, 5], Some(1));
+    assert_eq!(good.levels, [0, 1, UNREACHED, UNREACHED, 1, 0]);
+    validate::validate_within(&graph, &good, &[0, 5], Some(1)).expect("valid");
+    // Without the limit, the unreached middle breaks the edge rule.
+    assert!(validate::validate_within(&graph, &good, &[0, 5], None).is_err());
+    // A seed not at level 0, and a level-0 vertex that is no seed.
+    assert!(validate::validate_within(&graph, &good, &[0, 4], Some(1)).is_err());
+    assert!(validate::validate_within(&graph, &good, &[0], Some(1)).is_err());
+}
+
+#[test]
+fn bad_input_gets_one_error_line() {
+    let folder = bfs_tests::temporary_folder("many-errors");
+    let matrix = folder.join("matrix.npy");
+    let matrix = matrix.to_str().unwrap();
+    let centrality = |extra: &[&str]| {
+        let mut arguments = vec!["centrality", "--graph", "gen:path:10", "--device", "cpu"];
+        arguments.extend(extra);
+        bfs_tests::run_bfs(&arguments)
+    };
+    centrality(&["--measure", "closeness", "--sources", "11"])
+        .assert_one_line_error("more sources than the graph's 10 vertices");
+    centrality(&["--measure", "harmonic", "--depth-limit", "-1"])
+        .assert_one_line_error("--depth-limit is a distance, 0 or more, not -1");
+    centrality(&["--measure", "histogram", "--batch-width", "100"]).assert_one_line_error("64");
+    let search = |extra: &[&str]| {
+        let mut arguments = vec!["--graph", "gen:path:10", "--device", "cpu"];
+        arguments.extend(extra);
+        bfs_tests::run_bfs(&arguments)
+    };
+    search(&["--sources", "11"]).assert_one_line_error("more sources than the graph's 10");
+    search(&["--depth-limit", "-2"]).assert_one_line_error("--depth-limit is a distance");
+    search(&["--seeds", "3,10"]).assert_one_line_error("--seeds: source 10 is out of range");
+    search(&["--sources", "3", "--output", "distances.txt"]).assert_one_line_error(".npy");
+    let big = std::process::Command::new(bfs_tests::bfs_binary())
+        .args([
+            "--graph",
+            "gen:path:1000",
+            "--device",
+            "cpu",
+            "--sources",
+            "500",
+        ])
+        .args(["--output", matrix])
+        .env("BFS_HOST_MEMORY", "200K")
+        .output()
+        .expect("running bfs");
+    bfs_tests::Cli::from(big).assert_one_line_error("output too large: the distance matrix");
+    assert!(!std::path::Path::new(matrix).exists());
+    let error = bfs::output::check_room(&folder.join("huge.npy"), u64::MAX / 2)
+        .expect_err("no disk holds 9 EB");
+    assert!(
+        error.to_string().starts_with("output too large: "),
+        "{error}"
+    );
+}
+
+#[test]
+fn sources_in_batches_are_verified_written_as_a_matrix_and_traced() {
+    let folder = bfs_tests::temporary_folder("many-sources");
+    let matrix = folder.join("distances.npy");
+    let json = folder.join("searches.json");
+    let run = bfs_tests::run_bfs(&[
+        "--graph",
+        "gen:grid:20x20:0.2",
+        "--device",
+        "cpu",
+        "--sources",
+        "0,5,399,5,77",
+        "--depth-limit",
+        "12",
+        "--verify",
+        "--output",
+        matrix.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("bit-parallel MS-BFS"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("verify:    pass for every source"),
+        "{}",
+        run.stdout
+    );
+    let graph = bfs_tests::generated("grid:20x20:0.2", bfs::graph::generate::DEFAULT_SEED);
+    let bytes = std::fs::read(&matrix).expect("the matrix");
+    let header = bfs::output::npy::header::<i32>(&[5, 400]);
+    assert_eq!(&bytes[..header.len()], &header[..]);
+    let values: Vec<i32> = bytes[header.len()..]
+        .chunks(4)
+        .map(|chunk| i32::from_le_bytes(chunk.try_into().unwrap()))
+        .collect();
+    for (row, source) in values.chunks(400).zip([0, 5, 399, 5, 77]) {
+        let want = reference(
+            &graph,
+            source,
+            Limits {
+                depth_limit: Some(12),
+            },
+        );
+        let want: Vec<i32> = want
+            .iter()
+            .map(|&level| i32::try_from(level).unwrap_or(-1))
+            .collect();
+        assert_eq!(row, want, "source {source}");
+    }
+    assert!(
+        std::fs::read_to_string(&json)
+            .unwrap()
+            .contains("\"frontier\"")
+    );
 }

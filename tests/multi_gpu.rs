@@ -461,7 +461,7 @@ fn a_rank_killed_mid_search_makes_the_other_exit_with_one_error_line() {
     let rank = |rank: &str| {
         std::process::Command::new(bfs_tests::bfs_binary())
             // Searches enough for minutes: the kill comes mid-search.
-            .args(["--graph", "gen:kron:16:16", "--sources", "1000000"])
+            .args(["--graph", "gen:kron:16:16", "--sources", "65536"])
             .args(["--rank", rank, "--ranks", "2", "--nccl-id-file"])
             .arg(&id_file)
             .args(["--join-timeout", &join_timeout.to_string()])

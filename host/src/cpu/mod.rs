@@ -7,7 +7,7 @@ mod reference;
 pub(crate) mod team;
 
 pub use direction_optimizing::{ParallelBfs, SEQUENTIAL_LEVEL_EDGES, Step};
-pub use reference::bfs;
+pub use reference::{bfs, bfs_within};
 
 /// The machine's hardware threads: the engine's team when none is asked for.
 pub fn hardware_threads() -> usize {

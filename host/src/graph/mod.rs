@@ -34,8 +34,8 @@ pub mod snap;
 
 pub use bfs_kernels::abi::EdgeOffset;
 pub use build::Visitor;
-pub(crate) use build::pieces_mut;
 use build::sort_and_deduplicate;
+pub(crate) use build::{pieces_mut, prefer_huge_pages};
 pub use csr::Csr;
 use host_memory::fits_in_host_memory;
 pub use host_memory::{HOST_MEMORY_VARIABLE, check_host_memory};

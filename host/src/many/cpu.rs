@@ -27,6 +27,7 @@
 //! on the calling thread alone. `levels.rs` holds the level steps.
 
 mod levels;
+mod tally;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -40,11 +41,12 @@ use crate::cpu::team::Team;
 use crate::cpu::{SEQUENTIAL_LEVEL_EDGES, Step};
 use crate::{Csr, Error, Result};
 
-use levels::{Sink, Tally};
+use levels::Sink;
+use tally::Tally;
 
-/// Most 64-bit words a vertex holds per array: batches of up to 512
+/// Most 64-bit words a vertex holds per array: batches of up to 1,024
 /// sources (docs/decisions.md, "Many sources on the CPU").
-pub const MOST_WORDS: usize = 8;
+pub const MOST_WORDS: usize = 16;
 
 /// Edge-words (an edge's words of one array) a member of a parallel level
 /// is worth: a level of `W` of them runs on `W / WORDS_PER_MEMBER` members.
@@ -54,9 +56,12 @@ const WORDS_PER_MEMBER: u64 = 4096;
 const VERTEX_CHUNK: usize = 1024;
 
 /// The words of an engine whose batches take `sources` sources: enough
-/// for them, at most [`MOST_WORDS`].
+/// for them, a power of two, at most [`MOST_WORDS`].
 pub fn words_for(sources: usize) -> usize {
-    sources.div_ceil(64).clamp(1, MOST_WORDS)
+    sources
+        .div_ceil(64)
+        .clamp(1, MOST_WORDS)
+        .next_power_of_two()
 }
 
 /// The bit-parallel CPU engine over one graph, with its team and bitsets
@@ -66,13 +71,15 @@ pub struct CpuBatches<'g> {
     team: Team,
     words: usize,
     /// `words` words a vertex: the sources that have reached it.
-    seen: Vec<AtomicU64>,
+    seen: Lines,
     /// `words` words a vertex: the sources that reached it at the last level.
-    frontier: Vec<AtomicU64>,
+    frontier: Lines,
     /// `words` words a vertex: the sources that reach it at this level.
-    next: Vec<AtomicU64>,
-    /// A bit a vertex: queued in this top-down level.
-    touched: Vec<AtomicU64>,
+    next: Lines,
+    /// A bit a vertex: it has bits in `frontier`.
+    in_frontier: Vec<AtomicU64>,
+    /// A bit a vertex: it has bits in `next` (queued, in a top-down level).
+    in_next: Vec<AtomicU64>,
     /// The vertices with a bit in `frontier`.
     list: Frontier,
     /// The vertices found at this level, once the level is over.
@@ -89,15 +96,19 @@ pub struct CpuBatches<'g> {
 
 impl<'g> CpuBatches<'g> {
     /// An engine for `graph` on `threads` threads, with batches of up to
-    /// `64 * words` sources (`words` from 1 to [`MOST_WORDS`]).
+    /// `64 * words` sources (`words` from 1 to [`MOST_WORDS`], rounded up
+    /// to a power of two, and halved while the bitsets would not fit in
+    /// host memory).
     pub fn new(graph: &'g Csr, threads: usize, words: usize) -> Result<CpuBatches<'g>> {
-        let words = words.clamp(1, MOST_WORDS);
+        let mut words = words.clamp(1, MOST_WORDS).next_power_of_two();
         let vertex_count = graph.vertex_count() as usize;
-        let bytes = 3 * 8 * (vertex_count * words) as u64 + vertex_count as u64 / 8;
-        crate::graph::check_host_memory(bytes, "the batches' bitsets")
+        let bytes = |words: usize| 3 * 8 * (vertex_count * words) as u64 + vertex_count as u64 / 4;
+        while words > 1 && crate::graph::check_host_memory(bytes(words), "").is_err() {
+            words /= 2;
+        }
+        crate::graph::check_host_memory(bytes(words), "the batches' bitsets")
             .map_err(Error::GraphTooLarge)?;
         let team = Team::new(threads).map_err(|error| Error::Threads { threads, error })?;
-        let array = |length: usize| (0..length).map(|_| AtomicU64::new(0)).collect();
         let members = team.size();
         // The one-time pass that decides whether bottom-up levels are
         // possible belongs to no batch.
@@ -105,10 +116,11 @@ impl<'g> CpuBatches<'g> {
         Ok(CpuBatches {
             graph,
             words,
-            seen: array(vertex_count * words),
-            frontier: array(vertex_count * words),
-            next: array(vertex_count * words),
-            touched: array(vertex_count.div_ceil(64)),
+            seen: Lines::new(vertex_count * words),
+            frontier: Lines::new(vertex_count * words),
+            next: Lines::new(vertex_count * words),
+            in_frontier: bitmap(vertex_count),
+            in_next: bitmap(vertex_count),
             list: Frontier::default(),
             found: Frontier::default(),
             claimed: (0..members).map(|_| Mutex::new(Vec::new())).collect(),
@@ -197,26 +209,32 @@ impl<'g> CpuBatches<'g> {
             let (word, bit) = (index / 64, 1u64 << (index % 64));
             mask[word] |= bit;
             let at = source as usize * words + word;
-            if self.frontier[source as usize * words..][..words]
+            if self.frontier.words()[source as usize * words..][..words]
                 .iter()
                 .all(|bits| bits.load(Relaxed) == 0)
             {
                 queue.push(source);
                 edges += self.graph.degree(source) as u64;
             }
-            self.seen[at].fetch_or(bit, Relaxed);
-            self.frontier[at].fetch_or(bit, Relaxed);
+            self.seen.words()[at].fetch_or(bit, Relaxed);
+            self.frontier.words()[at].fetch_or(bit, Relaxed);
+            self.in_frontier[source as usize / 64].fetch_or(1 << (source % 64), Relaxed);
         }
         let tally = self.tallies[0].get_mut().unwrap_or_else(|p| p.into_inner());
         for &source in &queue {
             let mut new = [0; MOST_WORDS];
             for (new, bits) in new
                 .iter_mut()
-                .zip(&self.frontier[source as usize * words..][..words])
+                .zip(&self.frontier.words()[source as usize * words..][..words])
             {
                 *new = bits.load(Relaxed);
             }
             levels::record(sink, source, &new[..words], 0, tally);
+        }
+        if let Sink::Rows(rows, vertex_count) = sink {
+            for (index, &source) in sources.iter().enumerate() {
+                rows[index * vertex_count + source as usize].store(0, Relaxed);
+            }
         }
         *self.claimed[0].get_mut().unwrap_or_else(|p| p.into_inner()) = queue;
         self.list.take(&mut self.claimed);
@@ -231,13 +249,15 @@ impl<'g> CpuBatches<'g> {
         for level in counts.iter_mut() {
             level.push(0);
         }
+        let mut found = vec![0; counts.len().next_multiple_of(64)];
         for tally in &mut self.tallies {
             let tally = tally.get_mut().unwrap_or_else(|p| p.into_inner());
-            for (source, count) in counts.iter_mut().zip(&mut tally.counts) {
-                *source.last_mut().expect("a count per level") += std::mem::take(count);
-            }
+            tally.drain_into(&mut found);
             found_edges += std::mem::take(&mut tally.found_edges);
             settled_edges += std::mem::take(&mut tally.settled_edges);
+        }
+        for (source, &found) in counts.iter_mut().zip(&found) {
+            *source.last_mut().expect("a count per level") = found;
         }
         (found_edges, settled_edges)
     }
@@ -276,15 +296,19 @@ impl<'g> CpuBatches<'g> {
             let (found_edges, settled_edges) = self.gather(counts);
             frontier_edges = found_edges;
             unexplored = unexplored.saturating_sub(settled_edges);
-            std::mem::swap(&mut self.frontier, &mut self.next);
-            std::mem::swap(&mut self.list, &mut self.found);
             // Settling the vertices found went through their chunks.
-            self.list.rewind();
+            self.found.rewind();
+            if let Sink::Rows(rows, vertex_count) = sink {
+                self.write_rows((rows, *vertex_count), level, frontier_edges * words);
+            }
+            std::mem::swap(&mut self.frontier, &mut self.next);
+            std::mem::swap(&mut self.in_frontier, &mut self.in_next);
+            std::mem::swap(&mut self.list, &mut self.found);
         }
         // A depth limit can stop the search with a frontier left.
         self.list.rewind();
         let list = &self.list;
-        let (frontier, words) = (&self.frontier, self.words);
+        let (frontier, words) = ((self.frontier.words(), &self.in_frontier[..]), self.words);
         self.team
             .fork_join_first(self.members_for(list.len() as u64), &|member| {
                 list.for_each_chunk(member, |vertices| levels::clear(frontier, words, vertices));
@@ -320,7 +344,7 @@ impl<'g> CpuBatches<'g> {
                 step.settle(sink, mask, level, vertices, &mut tally);
             });
             list.for_each_chunk(member, |vertices| {
-                levels::clear(step.frontier, step.words, vertices);
+                levels::clear((step.frontier, step.in_frontier), step.words, vertices);
             });
         });
     }
@@ -343,11 +367,25 @@ impl<'g> CpuBatches<'g> {
         });
         self.found.take(&mut self.claimed);
         self.list.rewind();
-        let (list, frontier, words) = (&self.list, &self.frontier, self.words);
+        let (list, words) = (&self.list, self.words);
+        let frontier = (self.frontier.words(), &self.in_frontier[..]);
         self.team
             .fork_join_first(self.members_for(list.len() as u64), &|member| {
                 list.for_each_chunk(member, |vertices| levels::clear(frontier, words, vertices));
             });
+    }
+
+    /// Writes the level's distance into the rows of the sources that found
+    /// each vertex of it, on members for `work` edge-words.
+    fn write_rows(&mut self, rows: (&[AtomicI32], usize), level: u32, work: u64) {
+        let (found, next, words) = (&self.found, self.next.words(), self.words);
+        self.team
+            .fork_join_first(self.members_for(work), &|member| {
+                found.for_each_chunk(member, |vertices| {
+                    levels::write_rows(rows, (next, words), vertices, level);
+                });
+            });
+        self.found.rewind();
     }
 
     /// What the members of a level share.
@@ -355,10 +393,11 @@ impl<'g> CpuBatches<'g> {
         levels::Step {
             graph: self.graph,
             words: self.words,
-            seen: &self.seen,
-            frontier: &self.frontier,
-            next: &self.next,
-            touched: &self.touched,
+            seen: self.seen.words(),
+            frontier: self.frontier.words(),
+            next: self.next.words(),
+            in_frontier: &self.in_frontier,
+            in_next: &self.in_next,
             claimed: &self.claimed,
             tallies: &self.tallies,
         }
@@ -378,7 +417,7 @@ impl ManySources for CpuBatches<'_> {
     ) -> Result<BatchCounts> {
         self.check(sources, &keep)?;
         let vertex_count = self.graph.vertex_count() as usize;
-        self.clear(&self.seen);
+        self.clear(self.seen.words());
         let (totals, rows) = match keep {
             Keep::Counts => (None, None),
             Keep::Totals(totals) => (Some(totals), None),
@@ -419,6 +458,46 @@ impl ManySources for CpuBatches<'_> {
         )
     }
 }
+
+/// A bitmap of `vertex_count` zero bits.
+fn bitmap(vertex_count: usize) -> Vec<AtomicU64> {
+    (0..vertex_count.div_ceil(64))
+        .map(|_| AtomicU64::new(0))
+        .collect()
+}
+
+/// Words in cache lines: a vertex's words (a power of two of them, up to
+/// [`MOST_WORDS`], one line) never straddle two lines.
+struct Lines {
+    lines: Vec<Line>,
+    words: usize,
+}
+
+/// A cache line of words.
+#[repr(C, align(64))]
+struct Line([AtomicU64; MOST_WORDS]);
+
+impl Lines {
+    /// `words` zero words.
+    fn new(words: usize) -> Lines {
+        let length = words.div_ceil(MOST_WORDS);
+        let mut lines = Vec::with_capacity(length);
+        // A level reads neighbours' lines at random.
+        crate::graph::prefer_huge_pages(lines.spare_capacity_mut());
+        lines.extend((0..length).map(|_| Line(std::array::from_fn(|_| AtomicU64::new(0)))));
+        Lines { lines, words }
+    }
+
+    /// The words, in order.
+    fn words(&self) -> &[AtomicU64] {
+        // SAFETY: a `Line` is `MOST_WORDS` words and nothing else
+        // (`repr(C)`, its size its alignment), so the vector's lines are
+        // contiguous words, at least `self.words` of them.
+        unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast(), self.words) }
+    }
+}
+
+const _: () = assert!(size_of::<Line>() == 8 * MOST_WORDS);
 
 /// `rows` as atomics, which the members of a level write at once (each
 /// element by one member only).

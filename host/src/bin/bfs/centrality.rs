@@ -97,13 +97,7 @@ fn parse_width(text: &str) -> Result<usize, String> {
 
 /// `bfs centrality`.
 pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
-    let depth_limit =
-        match arguments.depth_limit {
-            None => None,
-            Some(limit) => Some(u32::try_from(limit).map_err(|_| {
-                anyhow::anyhow!("--depth-limit is a distance, 0 or more, not {limit}")
-            })?),
-        };
+    let depth_limit = crate::depth_limit(arguments.depth_limit)?;
     if let Some(threads) = arguments.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads as usize)

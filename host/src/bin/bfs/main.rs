@@ -65,9 +65,22 @@ struct SearchArgs {
     source: i64,
     /// Many searches on the loaded graph, reusing device buffers: N random
     /// sources with an edge, `random` (64 of them, as Graph500), or a list
-    /// `3,17,42`. Reports Graph500 statistics.
-    #[arg(long, conflicts_with_all = ["output", "parents", "target", "trace", "plot"])]
+    /// `3,17,42`. Reports Graph500 statistics. On the CPU they run in
+    /// bit-parallel batches (see --one-by-one).
+    #[arg(long, conflicts_with_all = ["parents", "target", "trace", "plot"])]
     sources: Option<String>,
+    /// One search from several seeds at once, `3,17,42`: each vertex's
+    /// distance to the nearest seed, its parents a forest (CPU engines).
+    #[arg(long, conflicts_with_all = ["sources", "source"])]
+    seeds: Option<String>,
+    /// Levels past D stay unreached (cuGraph's depth_limit).
+    #[arg(long, allow_negative_numbers = true)]
+    depth_limit: Option<i64>,
+    /// With --sources on the CPU: one source at a time by the
+    /// direction-optimizing engine (parents, each search's own time), not
+    /// in bit-parallel batches.
+    #[arg(long, requires = "sources")]
+    one_by_one: bool,
     /// Where to run: the GPU if there is one, else the parallel CPU engine
     /// (auto); the GPU or fail; the parallel CPU engine; or the
     /// single-thread CPU reference.
@@ -84,7 +97,9 @@ struct SearchArgs {
     /// at each search even on small graphs.
     #[arg(long)]
     partition_size: Option<u32>,
-    /// Write each vertex's distance, one per line in vertex order, -1 for unreachable.
+    /// Write each vertex's distance, one per line in vertex order, -1 for
+    /// unreachable; with --sources, the sources × vertices matrix of
+    /// distances to FILE.npy (int32, -1 for unreachable).
     #[arg(long)]
     output: Option<PathBuf>,
     /// Write each vertex's BFS-tree parent, one per line, -1 for unreachable.
@@ -158,6 +173,16 @@ fn parse_gpus(text: &str) -> Result<GpuCount, String> {
             )),
         },
     }
+}
+
+/// `--depth-limit`, checked: a distance, 0 or more.
+fn depth_limit(limit: Option<i64>) -> anyhow::Result<Option<u32>> {
+    limit
+        .map(|limit| {
+            u32::try_from(limit)
+                .map_err(|_| anyhow::anyhow!("--depth-limit is a distance, 0 or more, not {limit}"))
+        })
+        .transpose()
 }
 
 /// `--device`: where the search runs.

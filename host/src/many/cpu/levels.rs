@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use super::MOST_WORDS;
+use super::tally::Tally;
 use crate::Csr;
 use crate::many::VertexTotals;
 
@@ -21,27 +22,6 @@ pub(super) enum Sink<'a> {
     Totals(&'a Sums),
     /// Each source's distances: its row of the vertex count given.
     Rows(&'a [AtomicI32], usize),
-}
-
-/// What a member counts in a level.
-pub(super) struct Tally {
-    /// Vertices found per source of the batch.
-    pub(super) counts: Vec<u64>,
-    /// Edges of the vertices found (the next frontier's).
-    pub(super) found_edges: u64,
-    /// Edges of the vertices every source of the batch has now reached.
-    pub(super) settled_edges: u64,
-}
-
-impl Tally {
-    /// A tally for batches of up to `width` sources.
-    pub(super) fn new(width: usize) -> Tally {
-        Tally {
-            counts: vec![0; width],
-            found_edges: 0,
-            settled_edges: 0,
-        }
-    }
 }
 
 /// A batch's sums per vertex, over the sources that reached it; each
@@ -104,32 +84,46 @@ impl Sums {
 }
 
 /// Records `vertex`'s `new` bits, found at `level`: counted per source,
-/// and in `sink`.
+/// and summed where `sink` asks (rows are written a level at a time, by
+/// [`write_rows`]).
 pub(super) fn record(sink: &Sink<'_>, vertex: u32, new: &[u64], level: u32, tally: &mut Tally) {
-    let mut found = 0;
-    for (word, &bits) in new.iter().enumerate() {
-        found += bits.count_ones();
-        let mut rest = bits;
-        while rest != 0 {
-            let source = word * 64 + rest.trailing_zeros() as usize;
-            tally.counts[source] += 1;
-            if let Sink::Rows(rows, vertex_count) = sink {
-                rows[source * vertex_count + vertex as usize].store(level as i32, Relaxed);
-            }
-            rest &= rest - 1;
-        }
-    }
+    tally.count(new);
     if let Sink::Totals(sums) = sink {
+        let found = new.iter().map(|bits| bits.count_ones()).sum();
         sums.add(vertex, found, level);
     }
 }
 
-/// Zeroes the `words` words of each of `vertices` in `array`.
-pub(super) fn clear(array: &[AtomicU64], words: usize, vertices: &[u32]) {
-    for &vertex in vertices {
-        for bits in &array[vertex as usize * words..][..words] {
-            bits.store(0, Relaxed);
+/// Writes `level` into the rows of the sources that found `vertices` at
+/// it (their bits in `next`), a word's 64 rows at a time, so that the
+/// writes to a row go in the vertices' order.
+pub(super) fn write_rows(
+    (rows, vertex_count): (&[AtomicI32], usize),
+    (next, words): (&[AtomicU64], usize),
+    vertices: &[u32],
+    level: u32,
+) {
+    for word in 0..words {
+        for &vertex in vertices {
+            let mut rest = next[vertex as usize * words + word].load(Relaxed);
+            while rest != 0 {
+                let source = word * 64 + rest.trailing_zeros() as usize;
+                rows[source * vertex_count + vertex as usize].store(level as i32, Relaxed);
+                rest &= rest - 1;
+            }
         }
+    }
+}
+
+/// Takes `vertices` out of a frontier: zeroes their words of `array` and
+/// their words of `bits` (a bit a vertex, set for the frontier's vertices
+/// only, so a whole word of it goes).
+pub(super) fn clear((array, bits): (&[AtomicU64], &[AtomicU64]), words: usize, vertices: &[u32]) {
+    for &vertex in vertices {
+        for word in &array[vertex as usize * words..][..words] {
+            word.store(0, Relaxed);
+        }
+        bits[vertex as usize / 64].store(0, Relaxed);
     }
 }
 
@@ -140,7 +134,10 @@ pub(super) struct Step<'a> {
     pub(super) seen: &'a [AtomicU64],
     pub(super) frontier: &'a [AtomicU64],
     pub(super) next: &'a [AtomicU64],
-    pub(super) touched: &'a [AtomicU64],
+    /// A bit a vertex: it has bits in `frontier`.
+    pub(super) in_frontier: &'a [AtomicU64],
+    /// A bit a vertex: it has bits in `next`.
+    pub(super) in_next: &'a [AtomicU64],
     pub(super) claimed: &'a [Mutex<Vec<u32>>],
     pub(super) tallies: &'a [Mutex<Tally>],
 }
@@ -182,7 +179,7 @@ impl Step<'_> {
                 }
                 if gained {
                     let (touched, bit) = (
-                        &self.touched[neighbour as usize / 64],
+                        &self.in_next[neighbour as usize / 64],
                         1 << (neighbour % 64),
                     );
                     if touched.load(Relaxed) & bit == 0 && touched.fetch_or(bit, Relaxed) & bit == 0
@@ -195,7 +192,7 @@ impl Step<'_> {
     }
 
     /// Settles vertices a top-down expansion found at `level`: their new
-    /// bits become seen and are recorded; their queued mark is cleared.
+    /// bits become seen and are recorded.
     pub(super) fn settle(
         &self,
         sink: &Sink<'_>,
@@ -210,7 +207,6 @@ impl Step<'_> {
             for ((word, &seen), &new) in self.of(self.seen, vertex).iter().zip(&seen).zip(&new) {
                 word.store(seen | new, Relaxed);
             }
-            self.touched[vertex as usize / 64].fetch_and(!(1 << (vertex % 64)), Relaxed);
             self.tally_found(vertex, (&seen, &new), mask, tally);
             record(sink, vertex, &new[..self.words], level, tally);
         }
@@ -254,6 +250,13 @@ impl Step<'_> {
             }
             let mut gained = [0; MOST_WORDS];
             for &neighbour in self.graph.neighbours(vertex) {
+                // A bit in a small bitmap spares the line of words of a
+                // neighbour outside the frontier.
+                if self.in_frontier[neighbour as usize / 64].load(Relaxed) >> (neighbour % 64) & 1
+                    == 0
+                {
+                    continue;
+                }
                 for (gained, bits) in gained.iter_mut().zip(self.of(self.frontier, neighbour)) {
                     *gained |= bits.load(Relaxed);
                 }
@@ -273,6 +276,7 @@ impl Step<'_> {
                 seen_words[word].store(seen[word] | new[word], Relaxed);
                 next_words[word].store(new[word], Relaxed);
             }
+            self.in_next[vertex as usize / 64].fetch_or(1 << (vertex % 64), Relaxed);
             claimed.push(vertex);
             self.tally_found(vertex, (&seen, &new), mask, tally);
             record(sink, vertex, &new[..words], level, tally);
