@@ -4,7 +4,10 @@
 //! against a direct computation from those searches.
 
 use bfs::many::centrality;
-use bfs::many::{self, BatchCounts, CpuBatches, Keep, Limits, ManySources, OneByOne, VertexTotals};
+use bfs::many::{
+    self, BatchCounts, CpuBatches, Keep, Limits, ManySources, OneByOne, SourceParallel,
+    VertexTotals,
+};
 use bfs::{Csr, UNREACHED, cpu, validate};
 
 /// Small graphs of every shape a batch meets: directed, several
@@ -98,7 +101,7 @@ fn counts_of(levels: &[u32]) -> Vec<u64> {
 fn check_batches(
     name: &str,
     graph: &Csr,
-    engine: &mut CpuBatches<'_>,
+    engine: &mut dyn ManySources,
     sources: &[u32],
     limits: Limits,
 ) {
@@ -175,6 +178,10 @@ fn every_source_of_every_batch_has_its_own_searchs_distances() {
                 check_batches(&name, &graph, &mut engine, sources, Limits::default());
             }
         }
+        let mut engine = SourceParallel::new(&graph);
+        for sources in [&all[..], &mixed[..]] {
+            check_batches(&name, &graph, &mut engine, sources, Limits::default());
+        }
     }
 }
 
@@ -189,17 +196,14 @@ fn batches_of_every_size_and_depth_limits_match_the_reference() {
             .collect();
         check_batches("grid", &graph, &mut engine, &sources, Limits::default());
     }
+    let mut whole = SourceParallel::new(&graph);
     for depth_limit in [0, 1, 5, 30] {
         let limits = Limits {
             depth_limit: Some(depth_limit),
         };
-        check_batches(
-            "grid, limited",
-            &graph,
-            &mut engine,
-            &[0, 5, 700, 1199, 5],
-            limits,
-        );
+        let sources = [0, 5, 700, 1199, 5];
+        check_batches("grid, limited", &graph, &mut engine, &sources, limits);
+        check_batches("grid, limited", &graph, &mut whole, &sources, limits);
     }
 }
 
@@ -280,24 +284,27 @@ fn the_measures_from_batches_equal_those_from_single_searches() {
         let sample = centrality::Sources::Sample(sample);
         for sources in [every, sample] {
             let mut batches = CpuBatches::new(&graph, 2, 1).expect("engine");
+            let mut whole = SourceParallel::new(&graph);
             let mut single = OneByOne::new(&graph, None).expect("engine");
-            let (closeness, harmonic, eccentricities, histogram) =
-                measures(&graph, &mut batches, &sources);
             let want = measures(&graph, &mut single, &sources);
-            for (vertex, (&got, &want)) in closeness.iter().zip(&want.0).enumerate() {
-                assert!(
-                    close(got, want),
-                    "{name}: closeness of {vertex}: {got} vs {want}"
-                );
+            for engine in [&mut batches as &mut dyn ManySources, &mut whole] {
+                let (closeness, harmonic, eccentricities, histogram) =
+                    measures(&graph, engine, &sources);
+                for (vertex, (&got, &want)) in closeness.iter().zip(&want.0).enumerate() {
+                    assert!(
+                        close(got, want),
+                        "{name}: closeness of {vertex}: {got} vs {want}"
+                    );
+                }
+                for (vertex, (&got, &want)) in harmonic.iter().zip(&want.1).enumerate() {
+                    assert!(
+                        close(got, want),
+                        "{name}: harmonic of {vertex}: {got} vs {want}"
+                    );
+                }
+                assert_eq!(eccentricities, want.2, "{name}");
+                assert_eq!(histogram, want.3, "{name}");
             }
-            for (vertex, (&got, &want)) in harmonic.iter().zip(&want.1).enumerate() {
-                assert!(
-                    close(got, want),
-                    "{name}: harmonic of {vertex}: {got} vs {want}"
-                );
-            }
-            assert_eq!(eccentricities, want.2, "{name}");
-            assert_eq!(histogram, want.3, "{name}");
         }
     }
 }
@@ -463,4 +470,13 @@ fn sources_in_batches_are_verified_written_as_a_matrix_and_traced() {
             .unwrap()
             .contains("\"frontier\"")
     );
+}
+
+#[test]
+fn auto_takes_batches_for_few_levels_and_a_source_a_thread_for_many() {
+    let (method, why) = many::cpu_method(&bfs_tests::generated("kron:10:8", 1));
+    assert_eq!(method, many::CpuMethod::BitParallel, "{why}");
+    let (method, why) = many::cpu_method(&bfs_tests::generated("path:500", 1));
+    assert_eq!(method, many::CpuMethod::SourceParallel, "{why}");
+    assert!(why.contains("499 levels, more than"), "{why}");
 }

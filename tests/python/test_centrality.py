@@ -117,7 +117,16 @@ def graph_files(nx, tmp_path_factory):
     return files
 
 
-@pytest.mark.parametrize("options", [(), ("--batch-width", "64"), ("--threads", "3")])
+@pytest.mark.parametrize(
+    "options",
+    [
+        (),
+        ("--batch-width", "64"),
+        ("--threads", "3"),
+        ("--method", "source-parallel"),
+        ("--method", "one-by-one"),
+    ],
+)
 def test_closeness_is_networkxs_wasserman_faust_form(nx, graph_files, options):
     for name, (graph, path) in graph_files.items():
         want = nx.closeness_centrality(graph, wf_improved=True)
@@ -130,9 +139,10 @@ def test_closeness_is_networkxs_wasserman_faust_form(nx, graph_files, options):
 def test_harmonic_centrality_is_networkxs(nx, graph_files):
     for name, (graph, path) in graph_files.items():
         want = nx.harmonic_centrality(graph)
-        got, _ = centrality(path, "harmonic", "--batch-width", "64")
-        for vertex, value in enumerate(got):
-            assert close(float(value), want[vertex]), (name, vertex, value, want[vertex])
+        for method in ("bit-parallel", "source-parallel"):
+            got, _ = centrality(path, "harmonic", "--batch-width", "64", "--method", method)
+            for vertex, value in enumerate(got):
+                assert close(float(value), want[vertex]), (name, vertex, value, want[vertex])
 
 
 def test_eccentricity_radius_and_diameter_are_networkxs(nx, graph_files):

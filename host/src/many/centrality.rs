@@ -65,6 +65,21 @@ impl Sources {
     }
 }
 
+/// The per-vertex totals of a search from every vertex of an undirected
+/// graph, from each source's own sums (`reduced`): distances to a vertex
+/// are its distances from it there, so no totals need be kept.
+pub fn own_totals(reduced: &Reduced, sources: &[u32]) -> VertexTotals {
+    let mut totals = VertexTotals::new(sources.len() as u32);
+    for (index, &source) in sources.iter().enumerate() {
+        let vertex = source as usize;
+        totals.reached_by[vertex] = reduced.reached[index];
+        totals.distance_sums[vertex] = reduced.distance_sums[index];
+        totals.reciprocal_sums[vertex] = reduced.reciprocal_sums[index];
+        totals.farthest[vertex] = reduced.eccentricities[index];
+    }
+    totals
+}
+
 /// Closeness of each vertex (see the module's header): exact from every
 /// vertex, estimated from a sample.
 pub fn closeness(totals: &VertexTotals, sources: &Sources) -> Vec<f64> {

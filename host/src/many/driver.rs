@@ -24,6 +24,10 @@ pub struct Reduced {
     pub eccentricities: Vec<u32>,
     /// Each source's reached vertices, itself included, in that order.
     pub reached: Vec<u32>,
+    /// Each source's distances summed, in that order.
+    pub distance_sums: Vec<u64>,
+    /// Each source's distances' reciprocals summed (itself left out).
+    pub reciprocal_sums: Vec<f64>,
     /// The (source, vertex) pairs at each distance, the sources
     /// themselves at 0: the distance histogram of ordered pairs.
     pub histogram: Vec<u64>,
@@ -57,6 +61,8 @@ pub fn run(
     let mut reduced = Reduced {
         eccentricities: Vec::with_capacity(sources.len()),
         reached: Vec::with_capacity(sources.len()),
+        distance_sums: Vec::with_capacity(sources.len()),
+        reciprocal_sums: Vec::with_capacity(sources.len()),
         histogram: Vec::new(),
         totals: totals.then(|| VertexTotals::new(vertex_count)),
         batches: 0,
@@ -86,6 +92,14 @@ fn reduce(reduced: &mut Reduced, counts: &BatchCounts) {
             .eccentricities
             .push(source.len().saturating_sub(1) as u32);
         reduced.reached.push(source.iter().sum::<u64>() as u32);
+        let at = || (0u64..).zip(source).skip(1);
+        reduced
+            .distance_sums
+            .push(at().map(|(distance, &found)| distance * found).sum());
+        reduced.reciprocal_sums.push(
+            at().map(|(distance, &found)| found as f64 / distance as f64)
+                .sum(),
+        );
         if reduced.histogram.len() < source.len() {
             reduced.histogram.resize(source.len(), 0);
         }
@@ -109,16 +123,17 @@ pub struct Searched<'a> {
 }
 
 /// Searches from every one of `sources` in batches of the engine's
-/// width, keeping each batch's distances (`width × vertex_count` `i32`s)
-/// and handing them to `on_batch`, whose error stops the run.
+/// width, or `most_rows` where fewer, keeping each batch's distances
+/// (`width × vertex_count` `i32`s) and handing them to `on_batch`, whose
+/// error stops the run.
 pub fn with_distances<E: From<Error>>(
     engine: &mut dyn ManySources,
-    vertex_count: u32,
+    (vertex_count, most_rows): (u32, usize),
     sources: &[u32],
     limits: Limits,
     on_batch: &mut dyn FnMut(Searched<'_>) -> Result<(), E>,
 ) -> Result<(), E> {
-    let width = engine.batch_width().max(1);
+    let width = engine.batch_width().min(most_rows).max(1);
     let mut rows = vec![0; width.min(sources.len()) * vertex_count as usize];
     for batch in sources.chunks(width) {
         let rows = &mut rows[..batch.len() * vertex_count as usize];

@@ -14,13 +14,17 @@
 //! harmonic centrality, eccentricity and the distance histogram need.
 
 pub mod centrality;
+mod choice;
 mod cpu;
 mod driver;
 mod one_by_one;
+mod source_parallel;
 
+pub use choice::{BATCH_MOST_LEVELS, CpuMethod, cpu_method};
 pub use cpu::{CpuBatches, MOST_WORDS, words_for};
 pub use driver::{Reduced, Searched, all_sources, run, with_distances};
 pub use one_by_one::OneByOne;
+pub use source_parallel::SourceParallel;
 
 use crate::Result;
 

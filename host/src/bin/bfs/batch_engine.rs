@@ -1,12 +1,29 @@
-//! The engine that searches a run's many sources in batches: the GPU's
-//! where there is one and it has a batch engine, else the CPU's
-//! bit-parallel one; or one source at a time, to compare.
+//! The engine that searches a run's many sources: the GPU's where there is
+//! one and it has a batch engine, else the CPU's, by the method `auto`
+//! takes for the graph (bit-parallel batches, or a source a thread), or
+//! one source at a time to compare.
 
 use bfs::gpu::Gpu;
-use bfs::many::{CpuBatches, ManySources, OneByOne};
+use bfs::many::{CpuBatches, CpuMethod, ManySources, OneByOne, SourceParallel};
 use bfs::{Csr, Error, cpu, many};
+use clap::ValueEnum;
 
 use crate::DeviceChoice;
+
+/// `--method`: how the CPU searches many sources.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Method {
+    /// By the graph: bit-parallel batches where a search has few levels,
+    /// else a source a thread.
+    Auto,
+    /// Bit-parallel batches (MS-BFS), each level on every core.
+    BitParallel,
+    /// Whole searches, a source a thread.
+    SourceParallel,
+    /// One source at a time by the direction-optimizing engine, on every
+    /// core (to compare).
+    OneByOne,
+}
 
 /// How a run asks its sources to be searched.
 #[derive(Clone, Copy)]
@@ -15,10 +32,10 @@ pub(crate) struct BatchOptions {
     pub(crate) device: DeviceChoice,
     /// `--threads`, where given.
     pub(crate) threads: Option<u32>,
-    /// Sources a CPU batch takes, where given (a multiple of 64).
+    /// Sources a bit-parallel batch takes, where given (a multiple of 64).
     pub(crate) width: Option<usize>,
-    /// One source at a time, by the direction-optimizing engine.
-    pub(crate) one_by_one: bool,
+    /// `--method`.
+    pub(crate) method: Method,
 }
 
 /// The engine for `sources` sources of `graph` that `options` ask for,
@@ -29,42 +46,70 @@ pub(crate) fn batch_engine<'g>(
     graph: &'g Csr,
     sources: usize,
 ) -> anyhow::Result<(Box<dyn ManySources + 'g>, String)> {
-    let words = options
-        .width
-        .map_or_else(|| many::words_for(sources), |width| width / 64);
-    let threads = options
-        .threads
-        .map_or_else(|| batch_threads(graph, words), |threads| threads as usize);
-    let on_cpu = |why: String| -> anyhow::Result<(Box<dyn ManySources + 'g>, String)> {
-        if options.one_by_one {
-            let threads = options
-                .threads
-                .map_or_else(|| cpu::threads_for(graph), |threads| threads as usize);
-            return Ok((Box::new(OneByOne::new(graph, Some(threads))?), why));
-        }
-        Ok((Box::new(CpuBatches::new(graph, threads, words)?), why))
-    };
     match options.device {
         DeviceChoice::CpuReference => Ok((
             Box::new(OneByOne::new(graph, None)?),
             "--device cpu-reference".into(),
         )),
-        DeviceChoice::Cpu => on_cpu("--device cpu".into()),
+        DeviceChoice::Cpu => cpu_engine(options, graph, sources, "--device cpu".into()),
         DeviceChoice::Auto | DeviceChoice::Gpu => match Gpu::open() {
             // The GPU's batch engine plugs in here, in place of the note:
             // `Ok(gpu) => Ok((Box::new(GpuBatches::new(gpu, graph)?), plan))`.
             Ok(gpu) => {
                 let why = format!("{} has no batch engine yet", gpu.name());
                 eprintln!("note: {why}; running on the CPU instead");
-                on_cpu(why)
+                cpu_engine(options, graph, sources, why)
             }
             Err(Error::NoDevice(reason)) if options.device == DeviceChoice::Auto => {
                 eprintln!("note: no CUDA device ({reason}); running on the CPU instead");
-                on_cpu(format!("no CUDA device ({reason})"))
+                cpu_engine(
+                    options,
+                    graph,
+                    sources,
+                    format!("no CUDA device ({reason})"),
+                )
             }
             Err(error) => Err(error.into()),
         },
     }
+}
+
+/// The CPU engine for `sources` sources of `graph` by `options`' method,
+/// and why (`why`, with the method's reason where `auto` chose it).
+fn cpu_engine<'g>(
+    options: BatchOptions,
+    graph: &'g Csr,
+    sources: usize,
+    why: String,
+) -> anyhow::Result<(Box<dyn ManySources + 'g>, String)> {
+    let (method, why) = match options.method {
+        Method::Auto if options.width.is_none() => {
+            let (method, reason) = many::cpu_method(graph);
+            (Some(method), format!("{why}; auto: {reason}"))
+        }
+        Method::Auto | Method::BitParallel => (Some(CpuMethod::BitParallel), why),
+        Method::SourceParallel => (Some(CpuMethod::SourceParallel), why),
+        Method::OneByOne => (None, why),
+    };
+    let engine: Box<dyn ManySources + 'g> = match method {
+        Some(CpuMethod::BitParallel) => {
+            let words = options
+                .width
+                .map_or_else(|| many::words_for(sources), |width| width / 64);
+            let threads = options
+                .threads
+                .map_or_else(|| batch_threads(graph, words), |threads| threads as usize);
+            Box::new(CpuBatches::new(graph, threads, words)?)
+        }
+        Some(CpuMethod::SourceParallel) => Box::new(SourceParallel::new(graph)),
+        None => {
+            let threads = options
+                .threads
+                .map_or_else(|| cpu::threads_for(graph), |threads| threads as usize);
+            Box::new(OneByOne::new(graph, Some(threads))?)
+        }
+    };
+    Ok((engine, why))
 }
 
 /// Threads for batches of `words` words a vertex when none are asked

@@ -15,7 +15,7 @@ use bfs::many::centrality::Sources;
 use bfs::many::{self, Limits};
 use clap::{Args, ValueEnum};
 
-use crate::batch_engine::{BatchOptions, batch_engine};
+use crate::batch_engine::{BatchOptions, Method, batch_engine};
 use crate::{DeviceChoice, ReaderChoice};
 
 /// The options of `bfs centrality`.
@@ -58,10 +58,10 @@ pub struct CentralityArgs {
     /// by the number of sources).
     #[arg(long, value_parser = parse_width)]
     batch_width: Option<usize>,
-    /// Search one source at a time with the direction-optimizing CPU
-    /// engine instead of in batches (to compare).
-    #[arg(long, conflicts_with = "batch_width")]
-    one_by_one: bool,
+    /// How the CPU searches: by the graph (auto), bit-parallel batches,
+    /// a source a thread, or one source at a time on every core.
+    #[arg(long, value_enum, default_value_t = Method::Auto)]
+    method: Method,
 }
 
 /// `--measure`.
@@ -144,7 +144,7 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
         device: arguments.device,
         threads: arguments.threads,
         width: arguments.batch_width,
-        one_by_one: arguments.one_by_one,
+        method: arguments.method,
     };
     let count = sample.unwrap_or(vertex_count as usize);
     let (mut engine, why) = batch_engine(options, &graph, count)?;
@@ -152,8 +152,13 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
         None => Sources::All(many::all_sources(&graph, engine.batch_width())),
         Some(count) => Sources::Sample(sample_vertices(&graph, count, arguments.seed)),
     };
-    let totals =
-        measure != Measure::Histogram && (measure != Measure::Eccentricity || !sources.is_all());
+    // From every vertex of an undirected graph, each vertex's own search
+    // has its totals; otherwise they are summed over the sources.
+    let totals = match measure {
+        Measure::Histogram => false,
+        Measure::Eccentricity => !sources.is_all(),
+        Measure::Closeness | Measure::Harmonic => !sources.is_all() || !graph.is_symmetric(),
+    };
     if totals {
         let bytes = 24 * vertex_count as u64;
         bfs::graph::check_host_memory(bytes, "the per-vertex totals")

@@ -1,6 +1,7 @@
 //! What `bfs centrality` prints (the top ten, the radius and diameter, the
 //! histogram's shape, a summary) and writes (`--output`: text or `.npy`).
 
+use std::borrow::Cow;
 use std::fmt::Display;
 use std::path::Path;
 
@@ -56,10 +57,14 @@ pub(super) fn report(run: &Run<'_>) -> anyhow::Result<()> {
     if let Some(limit) = run.depth_limit {
         println!("limit:     distances past {limit} count as unreachable");
     }
-    let totals = || reduced.totals.as_ref().context("the run kept no totals");
+    // Kept over the sources, or each vertex's own (undirected, all of them).
+    let totals = || match &reduced.totals {
+        Some(totals) => Cow::Borrowed(totals),
+        None => Cow::Owned(centrality::own_totals(reduced, sources.list())),
+    };
     match run.measure {
         Measure::Closeness => {
-            let values = centrality::closeness(totals()?, sources);
+            let values = centrality::closeness(&totals(), sources);
             print_top(
                 "closeness (Wasserman–Faust; distances to each vertex)",
                 &values,
@@ -67,7 +72,7 @@ pub(super) fn report(run: &Run<'_>) -> anyhow::Result<()> {
             write_values(run.output, &values)?;
         }
         Measure::Harmonic => {
-            let values = centrality::harmonic(totals()?, sources);
+            let values = centrality::harmonic(&totals(), sources);
             print_top("harmonic centrality (distances to each vertex)", &values);
             write_values(run.output, &values)?;
         }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use bfs::gpu::{Gpu, Search, Step, Variant, Work};
-use bfs::many::{self, Limits, ManySources};
+use bfs::many::{self, CpuMethod, Limits, ManySources};
 use bfs::multi::Ranks;
 use bfs::phases::Phases;
 use bfs::{Bfs, Csr, cpu};
@@ -16,7 +16,7 @@ use super::load::LoadedGraph;
 use super::multi_gpu;
 use super::plan::{self, SearchContext};
 use super::sources::Searches;
-use crate::batch_engine::{BatchOptions, batch_engine};
+use crate::batch_engine::{BatchOptions, Method, batch_engine};
 use crate::{DeviceChoice, SearchArgs};
 
 /// Where the searches run.
@@ -104,16 +104,21 @@ pub(super) fn choose<'g>(
         }
         (None, None) if arguments.device == DeviceChoice::CpuReference => Searcher::CpuReference,
         (None, None) if arguments.sources.is_some() && !arguments.one_by_one => {
+            let (method, reason) = many::cpu_method(graph);
             let options = BatchOptions {
                 device: DeviceChoice::Cpu,
                 threads: arguments.threads,
                 width: Some(64 * rows_words(graph, searches.sources.len())),
-                one_by_one: false,
+                method: match method {
+                    CpuMethod::BitParallel => Method::BitParallel,
+                    CpuMethod::SourceParallel => Method::SourceParallel,
+                },
             };
             let (engine, _) = batch_engine(options, graph, searches.sources.len())?;
+            let why = no_gpu.unwrap_or_else(|| "--device cpu".into());
             Searcher::CpuBatches {
                 engine,
-                why: no_gpu.unwrap_or_else(|| "--device cpu".into()),
+                why: format!("{why}; {reason}"),
             }
         }
         (None, None) => {
@@ -304,7 +309,9 @@ fn batches(
 ) -> anyhow::Result<()> {
     let vertex_count = graph.vertex_count();
     let limits = Limits { depth_limit };
-    many::with_distances(engine, vertex_count, sources, limits, &mut |batch| {
+    let most_rows = 64 * rows_words(graph, sources.len());
+    let sizes = (vertex_count, most_rows);
+    many::with_distances(engine, sizes, sources, limits, &mut |batch| {
         let share = batch.elapsed / batch.sources.len() as u32;
         let rows = batch.rows.chunks(vertex_count as usize);
         for (&source, row) in batch.sources.iter().zip(rows) {
