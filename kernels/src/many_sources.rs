@@ -534,11 +534,13 @@ pub unsafe extern "ptx-kernel" fn many_sources_bottom_up(step: Step) {
                     &mut counter,
                     counts,
                 );
+                // Every lane of the group votes, before its leader alone goes on.
+                let finished = lane.vote(visited | new == valid) == group_bits(rows.words);
                 if lane.leads() {
                     let (first, end) = row(rows.out_offsets, vertex);
                     found += 1;
                     found_edges += end - first;
-                    if lane.vote(visited | new == valid) == group_bits(rows.words) {
+                    if finished {
                         let (first, end) = row(rows.in_offsets, vertex);
                         finished_edges += end - first;
                     }

@@ -426,8 +426,9 @@ impl Collectives for Communicator {
             if let Some(error) = self.async_error() {
                 self.abort();
                 return Err(Error::OtherRank(format!(
-                    "rank {}: the exchange with the other ranks failed ({error})",
-                    self.rank
+                    "rank {}: the exchange with {} failed ({error})",
+                    self.rank,
+                    silent_ranks(self.rank, self.ranks)
                 )));
             }
             // A rank of this process that stopped never joins the
@@ -490,8 +491,9 @@ impl Collectives for Communicator {
     }
 }
 
-/// Who did not answer a wait of rank `rank` of `ranks`: with two ranks, the
-/// other one by name; with more, NCCL cannot tell which.
+/// Who did not answer a wait of rank `rank` of `ranks`, or broke its
+/// exchange: with two ranks, the other one by name; with more, NCCL cannot
+/// tell which.
 fn silent_ranks(rank: u32, ranks: u32) -> String {
     match ranks {
         2 => format!("rank {}", 1 - rank),
