@@ -3,7 +3,7 @@
 //! `bfs` binary in its own process (a kernel that traps leaves its CUDA
 //! context unusable), except the device-memory check, which fills the GPU.
 
-use bfs::gpu::{Gpu, KERNELS_PTX, Search, Variant};
+use bfs::gpu::{KERNELS_PTX, Search, Variant};
 use bfs::{Error, abi};
 use bfs_tests::{generated, gpu, run_bfs, temporary_folder};
 
@@ -115,35 +115,6 @@ fn the_host_memory_limit_can_be_set_and_is_enforced_with_one_line_errors() {
             allowed.stdout
         );
     }
-}
-
-#[test]
-fn without_a_gpu_auto_falls_back_and_gpu_fails() {
-    if Gpu::open().is_ok() {
-        bfs_tests::skip(
-            "without_a_gpu_auto_falls_back_and_gpu_fails",
-            "a CUDA device is present",
-        );
-        return;
-    }
-    let auto = run_bfs(&["--graph", "gen:grid:20x20:0", "--verify"]);
-    assert_eq!(auto.code, Some(0), "{}", auto.stderr);
-    assert!(
-        auto.stderr.starts_with("note: no CUDA device"),
-        "{}",
-        auto.stderr
-    );
-    assert!(
-        auto.stdout.contains("levels:    39") && auto.stdout.contains("verify:    pass"),
-        "{}",
-        auto.stdout
-    );
-    assert!(
-        auto.stdout.contains("CPU (direction-optimizing BFS"),
-        "the fallback is the parallel engine: {}",
-        auto.stdout
-    );
-    run_bfs(&["--graph", "gen:path:10", "--device", "gpu"]).assert_one_line_error("no CUDA device");
 }
 
 #[test]
