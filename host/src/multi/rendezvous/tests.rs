@@ -61,8 +61,10 @@ fn a_connection_that_is_no_rank_is_closed_and_the_ranks_still_come() {
         stranger
             .write_all(b"GET / HTTP/1.0\r\nHost: bfs\r\n\r\n")
             .unwrap();
+        // Closed, or reset where its hello's tail went unread: either way
+        // with nothing in it.
         let mut answer = Vec::new();
-        stranger.read_to_end(&mut answer).unwrap();
+        let _ = stranger.read_to_end(&mut answer);
         assert!(answer.is_empty(), "a stranger learns nothing");
         let fetched = fetch(&[address], (1, 2), LONG).expect("rank 1");
         assert_eq!(fetched.0, id(2).0);
