@@ -12,8 +12,8 @@
 //! [`launcher`]), the NCCL id passed from rank 0 to the others through a
 //! file or over TCP ([`rendezvous`]). Threads whose GPUs reach each
 //! other's memory read each top-down level's claims and each bottom-up
-//! level's frontier words where the other GPUs wrote them ([`peer_access`], [`Reach`]);
-//! processes exchange and all-gather them. For tests, ranks can also
+//! level's frontier words where the other GPUs wrote them
+//! ([`peer_access`], [`Reach`]); processes exchange and all-gather them. For tests, ranks can also
 //! share one GPU and exchange by copies ([`Ranks::SharedGpu`],
 //! [`shared_gpu`]), behind the same [`Collectives`] as NCCL's.
 
@@ -21,6 +21,7 @@ pub mod claims;
 pub mod clock;
 pub mod delegates;
 pub mod direction_optimizing;
+pub mod injected_failure;
 pub mod launcher;
 pub mod nccl;
 pub mod partition;
@@ -82,6 +83,15 @@ pub trait Collectives {
 
     /// How long a rank waits for the others before it gives up.
     fn timeout(&self) -> Duration;
+
+    /// Leaves the collectives at once, for a rank that stops on an error:
+    /// what it queued ends without the others, and no later call waits for
+    /// them. Returns whether work queued on this rank's GPU may still wait
+    /// for the others (a collective's kernels that an abort did not reach),
+    /// so that freeing the rank's buffers could wait too.
+    fn give_up(&self) -> bool {
+        false
+    }
 
     /// Whether this rank's GPU runs no other rank's work, so that it may
     /// wait there for the others (`distributed_meet_peers`): two ranks on
@@ -410,8 +420,9 @@ fn first_cause(mut results: Vec<Result<()>>, stopped: Option<u32>) -> Result<()>
 
 /// One rank's part of `layout`, once it has joined the others: uploads its
 /// rows and runs every search, with claim regions of `capacity` pairs; rank 0 hands
-/// each result to `on_run`. A failure is shown to `stop` before the rank's
-/// buffers and communicator go, which can wait for the others.
+/// each result to `on_run`. A failure is shown to `stop`, and the rank
+/// leaves the collectives, before its buffers and communicator go, which
+/// can wait for the others.
 fn run_rank(
     (graph, layout): (&Csr, &Layout),
     joined: Joined,
@@ -419,26 +430,51 @@ fn run_rank(
     mut on_run: Option<OnRun<'_>>,
     stop: &dyn Fn(&Error),
 ) -> Result<()> {
-    let (gpu, collectives) = (&joined.gpu, joined.collectives);
+    let Joined {
+        gpu,
+        collectives,
+        reach,
+        _access: access,
+    } = joined;
     let ranks = collectives.ranks();
     let device = format!("{ranks} × {} ({})", gpu.name(), collectives.transport());
     let (mut searcher, memory) =
-        Rank::new(gpu, (collectives, joined.reach), graph, layout, capacity).inspect_err(stop)?;
+        match Rank::new(&gpu, (collectives, reach), graph, layout, capacity) {
+            Ok(made) => made,
+            Err(error) => {
+                stop(&error);
+                return Err(error);
+            }
+        };
     let mut first_error = None;
-    for &source in sources {
-        let run = searcher
-            .search(source, graph.degree(source))
-            .inspect_err(stop)?;
-        if let (Some(result), Some(on_run), None) = (run.result, &mut on_run, &first_error) {
-            let handed = on_run(MultiRun {
-                result,
-                elapsed: run.elapsed,
-                steps: run.steps,
-                device: device.clone(),
-                memory: memory.clone(),
-            });
-            first_error = handed.err();
+    let mut searched = || -> Result<()> {
+        for &source in sources {
+            let run = searcher.search(source, graph.degree(source))?;
+            if let (Some(result), Some(on_run), None) = (run.result, &mut on_run, &first_error) {
+                let handed = on_run(MultiRun {
+                    result,
+                    elapsed: run.elapsed,
+                    steps: run.steps,
+                    device: device.clone(),
+                    memory: memory.clone(),
+                });
+                first_error = handed.err();
+            }
         }
+        Ok(())
+    };
+    let searched = searched();
+    if let Err(error) = &searched {
+        stop(error);
+        if searcher.give_up() {
+            // Freeing the buffers, the module or the context waits for every
+            // kernel queued on the GPU, and a collective's kernel may wait
+            // for a rank that is gone: they are left to the process's end.
+            std::mem::forget(searcher);
+            std::mem::forget(access);
+            std::mem::forget(gpu);
+        }
+        return searched;
     }
     first_error.map_or(Ok(()), Err).inspect_err(stop)
 }

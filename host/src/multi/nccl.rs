@@ -9,6 +9,13 @@
 //! the ranks connect while joining, not in the first search's first
 //! collective of each kind, where connecting would count as search time
 //! (docs/decisions.md, "Several GPUs").
+//!
+//! No call here waits for another rank without a bound. Joining, and every
+//! wait for a stream that holds a collective, give up after the ranks'
+//! timeout; NCCL's own teardown (`ncclCommAbort`, `ncclCommDestroy`) can
+//! wait for a rank that is gone (NCCL frees what the ranks of a host share
+//! only once each has let go), so it runs on a thread of its own, which the
+//! rank leaves behind after [`LET_GO_WAIT`].
 
 use std::cell::Cell;
 use std::ffi::{CStr, c_char, c_int, c_void};
@@ -48,6 +55,11 @@ const UINT32: c_int = 3;
 /// How often a joining rank looks whether another rank of this process
 /// stopped, while NCCL joins them.
 const JOIN_POLL: Duration = Duration::from_millis(10);
+
+/// How long a rank waits for NCCL to abort or destroy its communicator
+/// before it leaves the call running on its thread: long enough for a
+/// teardown that waits for nothing, short against the ranks' timeout.
+pub const LET_GO_WAIT: Duration = Duration::from_secs(2);
 
 /// `ncclGetUniqueId`.
 type GetUniqueId = unsafe extern "C" fn(*mut UniqueId) -> Status;
@@ -187,7 +199,7 @@ pub struct Communicator {
 }
 
 /// A raw handle (a CUDA context, a communicator) handed to or from the
-/// thread that joins.
+/// thread that joins, or that tears the communicator down.
 struct Handle(*mut c_void);
 
 // SAFETY: the handles are only passed between threads, each used by one
@@ -261,11 +273,13 @@ impl Communicator {
     }
 
     /// Aborts the communicator: its pending operations end, and it is
-    /// freed. For a rank that gives the others up.
+    /// freed. For a rank that gives the others up; returns within
+    /// [`LET_GO_WAIT`] whether or not NCCL has finished.
     fn abort(&self) {
         if !self.aborted.replace(true) {
+            let abort = self.library.comm_abort;
             // SAFETY: a live communicator, aborted once; it is not used after.
-            unsafe { (self.library.comm_abort)(self.raw) };
+            let_go(Handle(self.raw), move |raw| unsafe { abort(raw) });
         }
     }
 
@@ -373,7 +387,11 @@ impl Collectives for Communicator {
             match result {
                 cust::sys::CUresult::CUDA_SUCCESS => return Ok(()),
                 cust::sys::CUresult::CUDA_ERROR_NOT_READY => {}
-                _ => return driver_result(result, || format!("rank {}: waiting", self.rank)),
+                _ => {
+                    // The collective's kernels may still wait for the others.
+                    self.abort();
+                    return driver_result(result, || format!("rank {}: waiting", self.rank));
+                }
             }
             if let Some(error) = self.async_error() {
                 self.abort();
@@ -392,9 +410,10 @@ impl Collectives for Communicator {
             if waited > self.timeout {
                 self.abort();
                 return Err(Error::OtherRank(format!(
-                    "rank {} of {}: the other ranks did not answer within {} s (a rank stopped?); the exchange was aborted",
+                    "rank {} of {}: {} did not answer within {} s (killed, or failed?); the exchange was aborted",
                     self.rank,
                     self.ranks,
+                    silent_ranks(self.rank, self.ranks),
                     self.timeout.as_secs_f64()
                 )));
             }
@@ -421,6 +440,11 @@ impl Collectives for Communicator {
         self.meeting.is_some()
     }
 
+    fn give_up(&self) -> bool {
+        self.abort();
+        true
+    }
+
     fn meet_on_host(&self, words: &[u32]) -> Result<Vec<u32>> {
         let Some(meeting) = &self.meeting else {
             return Err(Error::MultiGpu(format!(
@@ -436,13 +460,45 @@ impl Collectives for Communicator {
     }
 }
 
+/// Who did not answer a wait of rank `rank` of `ranks`: with two ranks, the
+/// other one by name; with more, NCCL cannot tell which.
+fn silent_ranks(rank: u32, ranks: u32) -> String {
+    match ranks {
+        2 => format!("rank {}", 1 - rank),
+        _ => "another rank".to_string(),
+    }
+}
+
 impl Drop for Communicator {
     fn drop(&mut self) {
         if self.aborted.get() {
             return;
         }
+        let destroy = self.library.comm_destroy;
         // SAFETY: the handle came from ncclCommInitRank, was not aborted,
         // and is destroyed once.
-        unsafe { (self.library.comm_destroy)(self.raw) };
+        let_go(Handle(self.raw), move |raw| unsafe { destroy(raw) });
     }
+}
+
+/// Runs `teardown` (an abort or a destroy) on the communicator `raw`, on a
+/// thread of its own, and waits for it at most [`LET_GO_WAIT`]: past that
+/// it is left running, and the rank goes on without it. The context current
+/// here is made current there, for NCCL's frees.
+fn let_go(raw: Handle, teardown: impl FnOnce(RawComm) -> Status + Send + 'static) {
+    let mut context: cust::sys::CUcontext = std::ptr::null_mut();
+    // SAFETY: writes one context handle (null when none is current).
+    unsafe { cust::sys::cuCtxGetCurrent(&mut context) };
+    let context = Handle(context.cast());
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (raw, context) = (raw, context);
+        // SAFETY: the communicator's context outlives its teardown, which
+        // its owner waits for or leaves running to the process's end (a
+        // rank that gives up does not free its GPU: `Collectives::give_up`).
+        unsafe { cust::sys::cuCtxSetCurrent(context.0.cast()) };
+        teardown(raw.0);
+        let _ = done.send(());
+    });
+    let _ = finished.recv_timeout(LET_GO_WAIT);
 }

@@ -227,7 +227,24 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");
+            leave_within(EXIT_GRACE);
             ExitCode::FAILURE
         }
     }
+}
+
+/// How long an error's exit may take once its line is printed.
+const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Ends the process after `grace`, if it has not ended by then. Exiting runs
+/// the CUDA driver's and NCCL's teardown, which can wait forever for a
+/// kernel that waits for a rank that is gone; a rank that gave up on the
+/// others has printed its line, and its exit must not hang.
+fn leave_within(grace: std::time::Duration) {
+    std::thread::spawn(move || {
+        std::thread::sleep(grace);
+        // SAFETY: ends the process at once; the error's line was printed
+        // (standard error is unbuffered) and nothing is left to write.
+        unsafe { libc::_exit(1) };
+    });
 }
