@@ -2,7 +2,8 @@
 //! distance on every vertex and valid parents, on one GPU, on every GPU of
 //! the machine and on three where there are three, and over 2, 3 and 5
 //! ranks sharing one GPU (no NCCL), over many graphs, including graphs
-//! with fewer vertices than ranks; two processes on a two-GPU machine;
+//! with fewer vertices than ranks; two processes on a two-GPU machine
+//! (placed by `--rank`, and by Slurm's variables with the id over TCP);
 //! a rank killed or failing mid-search, which the others leave with one
 //! line; and the one-line errors of bad setups. Without a GPU
 //! each test prints `skip: no CUDA device` (and fails instead when
@@ -414,7 +415,7 @@ fn two_processes_on_two_gpus_search_together() {
     let id_file = folder.join("nccl-id");
     let id_file = id_file.to_str().expect("a UTF-8 path");
     let rank = |rank: &str| {
-        std::process::Command::new(bfs_tests::bfs_binary())
+        bfs_tests::unplaced_bfs()
             .args(["--graph", "gen:kron:14:16", "--sources", "8", "--verify"])
             .args(["--rank", rank, "--ranks", "2", "--nccl-id-file", id_file])
             .output()
@@ -422,28 +423,84 @@ fn two_processes_on_two_gpus_search_together() {
     };
     // Rank 1 starts 3 s late, after rank 0 has written the id: a rank
     // slower to start or to load than rank 0 still takes it.
-    let (first, second) = std::thread::scope(|scope| {
-        let first = scope.spawn(|| rank("0"));
-        std::thread::sleep(Duration::from_secs(3));
-        let second = scope.spawn(|| rank("1"));
-        (first.join().unwrap(), second.join().unwrap())
-    });
+    let [first, _] = two_ranks("0", rank);
     assert!(
         !Path::new(id_file).exists(),
         "rank 0 removes the id file once all joined"
     );
-    let text = |output: &std::process::Output| {
-        String::from_utf8_lossy(&output.stdout).into_owned()
-            + &String::from_utf8_lossy(&output.stderr)
-    };
-    assert!(first.status.success(), "rank 0: {}", text(&first));
-    assert!(second.status.success(), "rank 1: {}", text(&second));
     assert!(
-        text(&first).contains("verify:    pass for every source"),
-        "{}",
-        text(&first)
+        first.contains("verify:    pass for every source"),
+        "{first}"
     );
-    assert!(text(&first).contains("2 × "), "{}", text(&first));
+    assert!(first.contains("2 × "), "{first}");
+}
+
+/// Starts rank `early` of two (`rank` runs one), and the other 3 s later;
+/// returns what rank 0 and rank 1 printed, once both have succeeded.
+fn two_ranks(early: &str, rank: impl Fn(&str) -> std::process::Output + Sync) -> [String; 2] {
+    let late = if early == "0" { "1" } else { "0" };
+    let outputs = std::thread::scope(|scope| {
+        let early = scope.spawn(|| rank(early));
+        std::thread::sleep(Duration::from_secs(3));
+        let late = scope.spawn(|| rank(late));
+        [early.join().unwrap(), late.join().unwrap()]
+    });
+    let [zero, one] = if early == "0" {
+        outputs
+    } else {
+        let [one, zero] = outputs;
+        [zero, one]
+    };
+    [zero, one].map(|output| {
+        let text = String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "a rank: {text}");
+        text
+    })
+}
+
+#[test]
+fn two_processes_placed_by_slurm_pass_the_id_over_tcp() {
+    let test = "two_processes_placed_by_slurm_pass_the_id_over_tcp";
+    let Some(devices) = device_count(test) else {
+        return;
+    };
+    if devices < 2 {
+        skip(test, "one GPU: two ranks need two");
+        return;
+    }
+    // The ranks run in a folder of their own, where an id file would land.
+    let folder = bfs_tests::temporary_folder(test);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port()
+        .to_string();
+    let rank = |rank: &str| {
+        bfs_tests::unplaced_bfs()
+            .current_dir(&folder)
+            .args(["--graph", "gen:kron:14:16", "--sources", "8", "--verify"])
+            .envs([
+                ("SLURM_PROCID", rank),
+                ("SLURM_NTASKS", "2"),
+                ("SLURM_LOCALID", rank),
+                ("BFS_MASTER_ADDR", "127.0.0.1"),
+                ("BFS_MASTER_PORT", &port),
+            ])
+            .output()
+            .expect("running bfs")
+    };
+    // Rank 1 starts 3 s before rank 0 listens: it tries again until then.
+    let [first, second] = two_ranks("1", rank);
+    assert!(
+        first.contains("over 2 processes through NCCL, one GPU each; this is rank 0")
+            && first.contains("verify:    pass for every source")
+            && first.contains("2 × "),
+        "{first}"
+    );
+    assert!(second.contains("rank done: 8 searches"), "{second}");
+    let left: Vec<_> = std::fs::read_dir(&folder).unwrap().collect();
+    assert!(left.is_empty(), "no id file: {left:?}");
 }
 
 /// A child process killed when dropped, so that a failed test leaves none.
@@ -499,7 +556,7 @@ fn the_survivor_leaves_with_one_line(test: &str, stop: Stop) {
     let output_of = |rank: u32| folder.join(format!("rank-{rank}.txt"));
     let start = |rank: u32| {
         let output = std::fs::File::create(output_of(rank)).expect("an output file");
-        let mut command = std::process::Command::new(bfs_tests::bfs_binary());
+        let mut command = bfs_tests::unplaced_bfs();
         command
             .arg("--graph")
             .arg(&graph)
@@ -642,7 +699,7 @@ fn a_thread_rank_that_fails_mid_search_ends_the_search_with_its_own_line() {
     assert_eq!(generated.code, Some(0), "{}", generated.stderr);
     let join_timeout = 10;
     let started = std::time::Instant::now();
-    let output = std::process::Command::new(bfs_tests::bfs_binary())
+    let output = bfs_tests::unplaced_bfs()
         .args(["--graph", graph, "--gpus", "2", "--sources", "2000"])
         .args(["--join-timeout", &join_timeout.to_string()])
         .env(multi::injected_failure::VARIABLE, "1:20:1")
@@ -730,7 +787,7 @@ fn bad_multi_gpu_setups_give_one_line_errors() {
         "{too_many} GPUs were asked for; this host has {devices}"
     ));
 
-    let missing = std::process::Command::new(bfs_tests::bfs_binary())
+    let missing = bfs_tests::unplaced_bfs()
         .args(graph)
         .args(["--gpus", "1"])
         .env(multi::nccl::LIBRARY_VARIABLE, "/nonexistent/libnccl.so.2")

@@ -18,7 +18,7 @@
 //! rank leaves behind after [`LET_GO_WAIT`].
 
 use std::cell::Cell;
-use std::ffi::{CStr, CString, c_char, c_int, c_void};
+use std::ffi::{CStr, c_char, c_int, c_void};
 use std::sync::OnceLock;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
@@ -29,6 +29,7 @@ use cust::stream::Stream;
 use super::shared_gpu::Member;
 use super::{Collectives, Transfer};
 use crate::error::driver_result;
+use crate::shared_library::SharedLibrary;
 use crate::{Error, Result};
 
 /// `ncclUniqueId`: the bytes rank 0 makes and every rank passes to
@@ -121,28 +122,12 @@ fn load() -> std::result::Result<Library, String> {
             std::env::set_var("NCCL_RUNTIME_CONNECT", "0");
         }
     }
-    let library = std::env::var(LIBRARY_VARIABLE).unwrap_or_else(|_| LIBRARY.into());
-    let name = CString::new(library.clone())
-        .map_err(|_| format!("{LIBRARY_VARIABLE} holds a NUL byte"))?;
-    // SAFETY: dlopen with a valid C string; the handle is never closed, so
-    // the symbols stay valid for the process's life.
-    let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
-    if handle.is_null() {
-        return Err(format!(
-            "{library} could not be loaded ({}); a search over several GPUs needs NCCL 2 installed",
-            dl_error()
-        ));
-    }
-    let symbol = |symbol: &str| -> std::result::Result<*mut c_void, String> {
-        let c_name = CString::new(symbol).expect("no NUL in the name");
-        // SAFETY: a valid handle and C string.
-        let address = unsafe { libc::dlsym(handle, c_name.as_ptr()) };
-        if address.is_null() {
-            Err(format!("{library} lacks {symbol}: {}", dl_error()))
-        } else {
-            Ok(address)
-        }
-    };
+    let library = SharedLibrary::open(LIBRARY, LIBRARY_VARIABLE).map_err(|reason| {
+        format!(
+            "NCCL could not be loaded ({reason}); a search over several GPUs needs NCCL 2 installed"
+        )
+    })?;
+    let symbol = |name: &str| library.symbol(name);
     // SAFETY: each symbol is the NCCL 2 function of that name, whose C
     // signature its type spells out (nccl.h).
     unsafe {
@@ -170,21 +155,6 @@ fn load() -> std::result::Result<Library, String> {
             )?),
             comm_abort: std::mem::transmute::<*mut c_void, CommAbort>(symbol("ncclCommAbort")?),
         })
-    }
-}
-
-/// The dynamic loader's last error.
-fn dl_error() -> String {
-    // SAFETY: dlerror returns null or a NUL-terminated string valid until
-    // the next call on this thread.
-    let text = unsafe { libc::dlerror() };
-    if text.is_null() {
-        "unknown reason".into()
-    } else {
-        // SAFETY: as above.
-        unsafe { CStr::from_ptr(text) }
-            .to_string_lossy()
-            .into_owned()
     }
 }
 
