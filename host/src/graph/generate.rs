@@ -13,6 +13,13 @@
 //!   of degree-2 shape points, dead ends, and with ONEWAY above 0 (a
 //!   directed graph) that share of streets one-way (`graph::road`).
 //! - `path:N`, `star:N`: a path 0–1–…–(N-1), and vertex 0 joined to all others.
+//! - `hub:LEAVES:EXTRA`: a star whose hub, vertex 0, has LEAVES leaves
+//!   (1 to LEAVES), plus EXTRA uniformly random edges among all its
+//!   vertices: one vertex of degree about LEAVES, the rest of a few.
+//! - `stars:HUBS:LEAVES`: a clique of stars: HUBS hubs joined to each
+//!   other, each the centre of a star of LEAVES leaves; hub `h` is vertex
+//!   `h · (LEAVES + 1)`, its leaves the ids after it (`stars:1000:999` has
+//!   a million vertices).
 //!
 //! All graphs but one-way road networks are undirected; M and EDGE_FACTOR
 //! count generated edges before mirroring, self loops and duplicates are
@@ -68,6 +75,20 @@ pub enum Shape {
     Star {
         /// Vertices.
         vertices: u32,
+    },
+    /// A star with uniformly random edges added.
+    Hub {
+        /// The hub's leaves (the graph has one vertex more).
+        leaves: u32,
+        /// Random edges among all the vertices.
+        extra: u64,
+    },
+    /// Hubs forming a clique, each the centre of a star.
+    CliqueOfStars {
+        /// Hubs.
+        hubs: u32,
+        /// Leaves of each hub.
+        leaves: u32,
     },
 }
 
@@ -168,6 +189,51 @@ impl Spec {
             Shape::Star { vertices } => {
                 let edges: Vec<(u32, u32)> = (1..vertices).map(|vertex| (0, vertex)).collect();
                 Csr::from_edges(vertices, &edges, true)
+            }
+            Shape::Hub { leaves, extra } => {
+                let vertex_count = checked_vertex_count(leaves as u64 + 1)?;
+                let star_chunks = (leaves as u64).div_ceil(CHUNK_EDGES);
+                let chunks = star_chunks + extra.div_ceil(CHUNK_EDGES);
+                self.build(
+                    vertex_count,
+                    chunks,
+                    leaves as u64 + extra,
+                    |chunk, visit| {
+                        if chunk < star_chunks {
+                            let first = chunk * CHUNK_EDGES + 1;
+                            for leaf in first..(first + CHUNK_EDGES).min(vertex_count as u64) {
+                                visit(0, leaf as u32);
+                            }
+                            return;
+                        }
+                        let chunk = chunk - star_chunks;
+                        let mut random = self.stream(chunk);
+                        for _ in 0..CHUNK_EDGES.min(extra - chunk * CHUNK_EDGES) {
+                            visit(random.below(vertex_count), random.below(vertex_count));
+                        }
+                    },
+                )
+            }
+            Shape::CliqueOfStars { hubs, leaves } => {
+                let star = leaves as u64 + 1;
+                let vertex_count = checked_vertex_count(hubs as u64 * star)?;
+                let clique_edges = hubs as u64 * (hubs as u64).saturating_sub(1) / 2;
+                // A chunk a hub: its leaves, and its clique edges to the
+                // hubs after it.
+                self.build(
+                    vertex_count,
+                    hubs as u64,
+                    hubs as u64 * leaves as u64 + clique_edges,
+                    |hub, visit| {
+                        let centre = (hub * star) as u32;
+                        for leaf in 1..star as u32 {
+                            visit(centre, centre + leaf);
+                        }
+                        for other in hub + 1..hubs as u64 {
+                            visit(centre, (other * star) as u32);
+                        }
+                    },
+                )
             }
         }
     }
@@ -326,15 +392,24 @@ impl FromStr for Spec {
             "star" => Shape::Star {
                 vertices: small(number(1, "N")?, "N")?,
             },
+            "hub" => Shape::Hub {
+                leaves: small(number(1, "LEAVES")?, "LEAVES")?,
+                extra: number(2, "EXTRA")?,
+            },
+            "stars" => Shape::CliqueOfStars {
+                hubs: small(number(1, "HUBS")?, "HUBS")?,
+                leaves: small(number(2, "LEAVES")?, "LEAVES")?,
+            },
             _ => {
                 return Err(error(
-                    "expected grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], uniform:N:M, road:JUNCTIONS[:ONEWAY], path:N or star:N",
+                    "expected grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], uniform:N:M, \
+                     road:JUNCTIONS[:ONEWAY], path:N, star:N, hub:LEAVES:EXTRA or stars:HUBS:LEAVES",
                 ));
             }
         };
         let expected_fields = match shape {
             Shape::Grid { .. } | Shape::Kronecker { .. } | Shape::Road { .. } => 3,
-            Shape::Uniform { .. } => 3,
+            Shape::Uniform { .. } | Shape::Hub { .. } | Shape::CliqueOfStars { .. } => 3,
             Shape::Path { .. } | Shape::Star { .. } => 2,
         };
         if fields.len() > expected_fields {
@@ -362,6 +437,8 @@ impl fmt::Display for Spec {
             Shape::Road { junctions, one_way } => write!(formatter, "road:{junctions}:{one_way}"),
             Shape::Path { vertices } => write!(formatter, "path:{vertices}"),
             Shape::Star { vertices } => write!(formatter, "star:{vertices}"),
+            Shape::Hub { leaves, extra } => write!(formatter, "hub:{leaves}:{extra}"),
+            Shape::CliqueOfStars { hubs, leaves } => write!(formatter, "stars:{hubs}:{leaves}"),
         }
     }
 }
