@@ -55,6 +55,37 @@ pub const MOST_NEIGHBOURS_CONTRACTED: usize = 16;
 /// while the block waits at the barrier.
 pub const WIDE_ROW_ARCS: usize = 8;
 
+/// Contraction work a hierarchy's build may take per CSR entry of its
+/// graph ([`contraction_work`]). This many times the entries is the most
+/// a graph whose degrees are at most this can take, as every graph that
+/// `auto` calls road-like; a hub of millions of neighbours would take
+/// hours (docs/decisions.md, "Preparation budgets").
+pub const CONTRACTION_WORK_PER_ENTRY: u64 = 64;
+
+/// Contraction work any graph may take, however few its entries: the
+/// hubs of small graphs (a star of thousands of leaves) cost a fraction
+/// of a second.
+pub const LEAST_CONTRACTION_WORK: u64 = 1 << 28;
+
+/// What building `graph`'s hierarchy costs, found before it starts: the
+/// sum of its vertices' squared degrees. A vertex's row is merged when
+/// the contraction starts, rewritten each time one of its neighbours is
+/// contracted and searched each time a shortcut joins it, each in time of
+/// its length; the witness searches besides are bounded by their arcs.
+pub fn contraction_work(graph: &Csr) -> u64 {
+    (0..graph.vertex_count())
+        .into_par_iter()
+        .map(|vertex| (graph.degree(vertex) as u64).pow(2))
+        .sum()
+}
+
+/// The most [`contraction_work`] a hierarchy of `graph` may take:
+/// [`CONTRACTION_WORK_PER_ENTRY`] a CSR entry, at least
+/// [`LEAST_CONTRACTION_WORK`].
+pub fn contraction_budget(graph: &Csr) -> u64 {
+    (CONTRACTION_WORK_PER_ENTRY * graph.edge_count()).max(LEAST_CONTRACTION_WORK)
+}
+
 /// The hierarchy over a chain contraction whose kept vertices are
 /// renumbered in sweep order (level by level).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -212,5 +243,58 @@ impl ContractionHierarchy {
             + 4 * (self.level_starts.len() + self.wide_ends.len()) as u64
             + self.lower.bytes()
             + self.higher.bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::generate::Spec;
+
+    fn generated(spec: &str) -> Csr {
+        spec.parse::<Spec>().unwrap().generate().unwrap()
+    }
+
+    #[test]
+    fn contraction_work_is_the_squared_degrees_summed() {
+        // A hub of 1000 leaves, and leaves of one neighbour each.
+        assert_eq!(
+            contraction_work(&generated("star:1001")),
+            1000 * 1000 + 1000
+        );
+        // Two ends of one neighbour, eight inner vertices of two.
+        assert_eq!(contraction_work(&generated("path:10")), 2 + 8 * 4);
+    }
+
+    #[test]
+    fn graphs_of_few_neighbours_are_within_the_budget_and_hubs_past_it() {
+        let within = |spec: &str| {
+            let graph = generated(spec);
+            contraction_work(&graph) <= contraction_budget(&graph)
+        };
+        for spec in [
+            "grid:200x200",
+            "road:3000",
+            "path:100000",
+            "uniform:20000:30000",
+            "star:3000",
+            "kron:12:16",
+        ] {
+            assert!(within(spec), "{spec} refused");
+        }
+        for spec in ["hub:100000:50000", "stars:300:999"] {
+            assert!(!within(spec), "{spec} accepted");
+        }
+    }
+
+    #[test]
+    fn the_budget_grows_with_the_entries_from_its_floor() {
+        let small = generated("path:1000");
+        assert_eq!(contraction_budget(&small), LEAST_CONTRACTION_WORK);
+        let large = generated("grid:1500x1500:0");
+        assert_eq!(
+            contraction_budget(&large),
+            CONTRACTION_WORK_PER_ENTRY * large.edge_count()
+        );
     }
 }
