@@ -27,7 +27,9 @@
 //! [`MOST_NEIGHBOURS_CONTRACTED`] neighbours, or shortcuts past the
 //! budget) stay uncontracted: they form the *core*, the highest level,
 //! whose distances are found by Bellman–Ford rounds over its arcs between
-//! the two sweeps. A directed graph is all core. Vertices are renumbered
+//! the two sweeps. A directed graph is all core. What contracting costs
+//! is known before it starts ([`contraction_work`]): `hierarchy-sweep`
+//! refuses a graph past its budget (hubs) rather than contract it. Vertices are renumbered
 //! level by level, ascending, so each level is a range of indices, whose
 //! wide vertices (many lower arcs) come first.
 //!
