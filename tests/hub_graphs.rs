@@ -184,3 +184,37 @@ fn bfs_prepare_refuses_a_hub_in_one_line() {
             .assert_one_line_error(expected);
     }
 }
+
+#[test]
+fn the_generators_make_the_shapes_they_name() {
+    // A hub joined to every leaf, and random edges among all the vertices.
+    let hub = generated("hub:5000:2000", 3);
+    assert_eq!(hub.vertex_count(), 5001);
+    assert!(hub.is_symmetric());
+    assert!(hub.neighbours(0).iter().copied().eq(1..5001));
+    let extra = (hub.edge_count() - 2 * 5000) / 2;
+    assert!((1900..=2000).contains(&extra), "{extra} random edges");
+    // A clique of 40 hubs, each with 9 leaves of its own.
+    let stars = generated("stars:40:9", 1);
+    assert_eq!(stars.vertex_count(), 400);
+    assert_eq!(stars.edge_count(), 2 * (40 * 9 + 40 * 39 / 2));
+    for vertex in 0..400 {
+        let hub = vertex - vertex % 10;
+        let expected: Vec<u32> = if vertex == hub {
+            let hubs = (0..400).step_by(10).filter(|&other| other != hub);
+            let mut all: Vec<u32> = hubs.chain(hub + 1..hub + 10).collect();
+            all.sort_unstable();
+            all
+        } else {
+            vec![hub]
+        };
+        assert_eq!(stars.neighbours(vertex), expected, "vertex {vertex}");
+    }
+    assert_eq!(
+        "stars:1000:999"
+            .parse::<bfs::graph::generate::Spec>()
+            .unwrap()
+            .to_string(),
+        "stars:1000:999"
+    );
+}
