@@ -70,6 +70,8 @@ pub mod hub_chunks;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod hybrid_cpu;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
+pub mod many_sources;
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod partitioned;
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod persistent;

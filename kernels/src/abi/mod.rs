@@ -14,6 +14,7 @@ pub mod hierarchical_queue;
 pub mod hierarchy_sweep;
 pub mod hub_chunks;
 pub mod hybrid_cpu;
+pub mod many_sources;
 pub mod on_chip;
 pub mod partitioned;
 pub mod persistent;
@@ -78,6 +79,11 @@ pub const KERNEL_NAMES: &[&str] = &[
     distributed::READ_PEER_FRONTIERS,
     distributed::READ_PEER_QUEUES,
     distributed::NOTE_DELEGATES,
+    many_sources::START,
+    many_sources::QUEUE,
+    many_sources::TOP_DOWN,
+    many_sources::SETTLE,
+    many_sources::BOTTOM_UP,
     distributed::LIST_DELEGATES,
     distributed::EXPAND_DELEGATES,
     hub_chunks::SPLIT,

@@ -1,9 +1,11 @@
-//! The engine that searches a run's many sources: the GPU's where there is
-//! one and it has a batch engine, else the CPU's, by the method `auto`
-//! takes for the graph (bit-parallel batches, or a source a thread), or
-//! one source at a time to compare.
+//! The engine that searches a run's many sources: the GPU's batches where
+//! there is a GPU, else the CPU's, by the method `auto` takes for the graph
+//! (bit-parallel batches, or a source a thread), or one source at a time
+//! to compare.
 
+use bfs::abi::many_sources;
 use bfs::gpu::Gpu;
+use bfs::many::gpu::GpuBatches;
 use bfs::many::{CpuBatches, CpuMethod, ManySources, OneByOne, SourceParallel};
 use bfs::{Csr, Error, cpu, many};
 use clap::ValueEnum;
@@ -38,40 +40,47 @@ pub(crate) struct BatchOptions {
     pub(crate) method: Method,
 }
 
-/// The engine for `sources` sources of `graph` that `options` ask for,
-/// and why it runs where it does. `--device auto` and `gpu` open the GPU;
-/// without one, `auto` says so in a note and takes the CPU.
-pub(crate) fn batch_engine<'g>(
-    options: BatchOptions,
-    graph: &'g Csr,
-    sources: usize,
-) -> anyhow::Result<(Box<dyn ManySources + 'g>, String)> {
-    match options.device {
-        DeviceChoice::CpuReference => Ok((
-            Box::new(OneByOne::new(graph, None)?),
-            "--device cpu-reference".into(),
-        )),
-        DeviceChoice::Cpu => cpu_engine(options, graph, sources, "--device cpu".into()),
+/// The GPU where `device` asks for one: `None` for the CPU devices, and
+/// for `auto` on a machine without a GPU (after a note; the second value
+/// says why).
+pub(crate) fn open_gpu(device: DeviceChoice) -> anyhow::Result<(Option<Gpu>, Option<String>)> {
+    match device {
+        DeviceChoice::Cpu | DeviceChoice::CpuReference => Ok((None, None)),
         DeviceChoice::Auto | DeviceChoice::Gpu => match Gpu::open() {
-            // The GPU's batch engine plugs in here, in place of the note:
-            // `Ok(gpu) => Ok((Box::new(GpuBatches::new(gpu, graph)?), plan))`.
-            Ok(gpu) => {
-                let why = format!("{} has no batch engine yet", gpu.name());
-                eprintln!("note: {why}; running on the CPU instead");
-                cpu_engine(options, graph, sources, why)
-            }
-            Err(Error::NoDevice(reason)) if options.device == DeviceChoice::Auto => {
+            Ok(gpu) => Ok((Some(gpu), None)),
+            Err(Error::NoDevice(reason)) if device == DeviceChoice::Auto => {
                 eprintln!("note: no CUDA device ({reason}); running on the CPU instead");
-                cpu_engine(
-                    options,
-                    graph,
-                    sources,
-                    format!("no CUDA device ({reason})"),
-                )
+                Ok((None, Some(format!("no CUDA device ({reason})"))))
             }
             Err(error) => Err(error.into()),
         },
     }
+}
+
+/// The engine for `sources` sources of `graph` that `options` ask for,
+/// and why it runs where it does: on `gpu` where one was opened (its
+/// bit-parallel batches), else on the CPU by `options`' method (`no_gpu`
+/// says why, where `--device` did not ask for the CPU).
+pub(crate) fn batch_engine<'g>(
+    options: BatchOptions,
+    graph: &'g Csr,
+    (gpu, no_gpu): (Option<&'g Gpu>, Option<String>),
+    sources: usize,
+) -> anyhow::Result<(Box<dyn ManySources + 'g>, String)> {
+    if let Some(gpu) = gpu {
+        let words = many_sources::words_for(u32::try_from(sources).unwrap_or(u32::MAX));
+        let why = format!("--device {}", options.device.name());
+        return Ok((Box::new(GpuBatches::new(gpu, graph, words)?), why));
+    }
+    let why = match (no_gpu, options.device) {
+        (Some(why), _) => why,
+        (None, DeviceChoice::CpuReference) => {
+            let engine = OneByOne::new(graph, None)?;
+            return Ok((Box::new(engine), "--device cpu-reference".into()));
+        }
+        (None, device) => format!("--device {}", device.name()),
+    };
+    cpu_engine(options, graph, sources, why)
 }
 
 /// The CPU engine for `sources` sources of `graph` by `options`' method,

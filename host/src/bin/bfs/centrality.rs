@@ -15,7 +15,7 @@ use bfs::many::centrality::Sources;
 use bfs::many::{self, Limits};
 use clap::{Args, ValueEnum};
 
-use crate::batch_engine::{BatchOptions, Method, batch_engine};
+use crate::batch_engine::{BatchOptions, Method, batch_engine, open_gpu};
 use crate::{DeviceChoice, ReaderChoice};
 
 /// The options of `bfs centrality`.
@@ -147,7 +147,8 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
         method: arguments.method,
     };
     let count = sample.unwrap_or(vertex_count as usize);
-    let (mut engine, why) = batch_engine(options, &graph, count)?;
+    let (gpu, no_gpu) = open_gpu(arguments.device)?;
+    let (mut engine, why) = batch_engine(options, &graph, (gpu.as_ref(), no_gpu), count)?;
     let sources = match sample {
         None => Sources::All(many::all_sources(&graph, engine.batch_width())),
         Some(count) => Sources::Sample(sample_vertices(&graph, count, arguments.seed)),

@@ -114,7 +114,7 @@ pub(super) fn choose<'g>(
                     CpuMethod::SourceParallel => Method::SourceParallel,
                 },
             };
-            let (engine, _) = batch_engine(options, graph, searches.sources.len())?;
+            let (engine, _) = batch_engine(options, graph, (None, None), searches.sources.len())?;
             let why = no_gpu.unwrap_or_else(|| "--device cpu".into());
             Searcher::CpuBatches {
                 engine,
