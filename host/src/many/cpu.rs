@@ -15,18 +15,21 @@
 //! second pass over the queued vertices makes their new bits seen and
 //! records them. A bottom-up level (undirected graphs: it needs the
 //! in-edges) has every vertex that some source of the batch has not yet
-//! reached OR its neighbours' frontier words, and stop as soon as every
-//! bit of the batch is set; each vertex is written by the member that scans
-//! it. Either way one pass over a vertex's edges serves every source of the
+//! reached OR the frontier words of its neighbours in the frontier (a bit
+//! a vertex says which), stopping as soon as every bit of the batch is
+//! set; each vertex is written by the member that scans it. Either way one pass over a vertex's edges serves every source of the
 //! batch, which is the technique's point.
 //!
 //! A level's new bits are recorded as they are found: counted per source
-//! (the batch's [`BatchCounts`]), summed per vertex ([`Keep::Totals`]) or
-//! written as distances ([`Keep::Distances`]). The levels run on the
+//! (the batch's [`BatchCounts`]) and summed per vertex ([`Keep::Totals`]);
+//! distances ([`Keep::Distances`]) are written once the level is over, a
+//! word's 64 rows at a time. The levels run on the
 //! project's [`Team`] as the single-source engine's do, and a small level
-//! on the calling thread alone. `levels.rs` holds the level steps.
+//! on the calling thread alone. `levels.rs` holds the level steps,
+//! `tally.rs` the counts, `memory.rs` the words and bitmaps.
 
 mod levels;
+mod memory;
 mod tally;
 
 use std::sync::Mutex;
@@ -42,6 +45,7 @@ use crate::cpu::{SEQUENTIAL_LEVEL_EDGES, Step};
 use crate::{Csr, Error, Result};
 
 use levels::Sink;
+use memory::{Lines, atomic_rows, bitmap};
 use tally::Tally;
 
 /// Most 64-bit words a vertex holds per array: batches of up to 1,024
@@ -457,53 +461,4 @@ impl ManySources for CpuBatches<'_> {
             self.batch_width()
         )
     }
-}
-
-/// A bitmap of `vertex_count` zero bits.
-fn bitmap(vertex_count: usize) -> Vec<AtomicU64> {
-    (0..vertex_count.div_ceil(64))
-        .map(|_| AtomicU64::new(0))
-        .collect()
-}
-
-/// Words in cache lines: a vertex's words (a power of two of them, up to
-/// [`MOST_WORDS`], one line) never straddle two lines.
-struct Lines {
-    lines: Vec<Line>,
-    words: usize,
-}
-
-/// A cache line of words.
-#[repr(C, align(64))]
-struct Line([AtomicU64; MOST_WORDS]);
-
-impl Lines {
-    /// `words` zero words.
-    fn new(words: usize) -> Lines {
-        let length = words.div_ceil(MOST_WORDS);
-        let mut lines = Vec::with_capacity(length);
-        // A level reads neighbours' lines at random.
-        crate::graph::prefer_huge_pages(lines.spare_capacity_mut());
-        lines.extend((0..length).map(|_| Line(std::array::from_fn(|_| AtomicU64::new(0)))));
-        Lines { lines, words }
-    }
-
-    /// The words, in order.
-    fn words(&self) -> &[AtomicU64] {
-        // SAFETY: a `Line` is `MOST_WORDS` words and nothing else
-        // (`repr(C)`, its size its alignment), so the vector's lines are
-        // contiguous words, at least `self.words` of them.
-        unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast(), self.words) }
-    }
-}
-
-const _: () = assert!(size_of::<Line>() == 8 * MOST_WORDS);
-
-/// `rows` as atomics, which the members of a level write at once (each
-/// element by one member only).
-fn atomic_rows(rows: &mut [i32]) -> &[AtomicI32] {
-    // SAFETY: `AtomicI32` has the size, alignment and bit validity of
-    // `i32`, and the exclusive borrow of `rows` is held for as long as the
-    // atomics are used.
-    unsafe { &*(std::ptr::from_mut(rows) as *const [AtomicI32]) }
 }
