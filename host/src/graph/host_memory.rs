@@ -31,8 +31,10 @@ pub(super) fn fits_in_host_memory(
 }
 
 /// Checks that `bytes` more of host memory, for `what` (a search's bits, an
-/// output matrix), fit in what this process may still use ([`host_memory`]);
-/// the error says how much is needed and how much there is.
+/// output matrix), fit in what this process may still use (as a graph's
+/// build is checked: [`HOST_MEMORY_VARIABLE`], else the control group's
+/// room, else `MemAvailable`); the error says how much is needed and how
+/// much there is.
 pub fn check_host_memory(bytes: u64, what: &str) -> Result<(), String> {
     match host_memory()? {
         Some((available, source)) if bytes > available => Err(format!(
