@@ -148,9 +148,9 @@ impl<'g> CpuBatches<'g> {
         &self.steps
     }
 
-    /// Checks a batch's sources and what `keep` holds against the graph.
+    /// Checks a batch's width, its sources and what `keep` holds against
+    /// the graph.
     fn check(&self, sources: &[u32], keep: &Keep<'_>) -> Result<()> {
-        let vertex_count = self.graph.vertex_count();
         if sources.len() > self.batch_width() {
             return Err(Error::Unsupported(format!(
                 "a batch of {} sources, past the engine's {}",
@@ -158,23 +158,7 @@ impl<'g> CpuBatches<'g> {
                 self.batch_width()
             )));
         }
-        if let Some(&vertex) = sources.iter().find(|&&source| source >= vertex_count) {
-            return Err(Error::SourceOutOfRange {
-                vertex: vertex.into(),
-                vertex_count,
-            });
-        }
-        let fits = match keep {
-            Keep::Counts => true,
-            Keep::Totals(totals) => totals.reached_by.len() == vertex_count as usize,
-            Keep::Distances(rows) => rows.len() == sources.len() * vertex_count as usize,
-        };
-        match fits {
-            true => Ok(()),
-            false => Err(Error::Unsupported(
-                "the buffers kept do not match the batch and the graph".into(),
-            )),
-        }
+        keep.check(sources, self.graph.vertex_count())
     }
 
     /// The members a step of `work` edge-words runs on.

@@ -5,7 +5,7 @@
 //! `--device cpu-reference` computes the measures with.
 
 use super::{BatchCounts, Keep, Limits, ManySources};
-use crate::{Csr, Error, Result, UNREACHED, cpu};
+use crate::{Csr, Result, UNREACHED, cpu};
 
 /// Sources a batch of single searches takes: any number would do; this
 /// many keep a progress bar moving.
@@ -38,21 +38,8 @@ impl ManySources for OneByOne<'_> {
         limits: Limits,
         mut keep: Keep<'_>,
     ) -> Result<BatchCounts> {
-        let vertex_count = self.graph.vertex_count();
-        if let Some(&vertex) = sources.iter().find(|&&source| source >= vertex_count) {
-            return Err(Error::SourceOutOfRange {
-                vertex: vertex.into(),
-                vertex_count,
-            });
-        }
-        let n = vertex_count as usize;
-        if let Keep::Distances(rows) = &keep
-            && rows.len() != sources.len() * n
-        {
-            return Err(Error::Unsupported(
-                "the rows kept do not match the batch and the graph".into(),
-            ));
-        }
+        keep.check(sources, self.graph.vertex_count())?;
+        let n = self.graph.vertex_count() as usize;
         let mut counts = Vec::with_capacity(sources.len());
         for (index, &source) in sources.iter().enumerate() {
             let levels = match &mut self.engine {
@@ -76,12 +63,7 @@ impl ManySources for OneByOne<'_> {
                 }
                 found[level as usize] += 1;
                 if let Keep::Totals(totals) = &mut keep {
-                    totals.reached_by[vertex] += 1;
-                    totals.distance_sums[vertex] += level as u64;
-                    if level > 0 {
-                        totals.reciprocal_sums[vertex] += 1.0 / level as f64;
-                    }
-                    totals.farthest[vertex] = totals.farthest[vertex].max(level);
+                    totals.add_distance(vertex, level);
                 }
             }
             counts.push(found);

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use super::{BatchCounts, Keep, Limits, ManySources, VertexTotals};
-use crate::{Csr, Error, Result, UNREACHED};
+use crate::{Csr, Result, UNREACHED};
 
 /// Sources a batch takes for each thread: enough that adding up the
 /// threads' totals at its end costs little beside the searches.
@@ -99,13 +99,7 @@ impl<'g> SourceParallel<'g> {
         }
         if let Some(totals) = totals {
             for &vertex in queue.iter() {
-                let (vertex, level) = (vertex as usize, levels[vertex as usize]);
-                totals.reached_by[vertex] += 1;
-                totals.distance_sums[vertex] += level as u64;
-                if level > 0 {
-                    totals.reciprocal_sums[vertex] += 1.0 / level as f64;
-                }
-                totals.farthest[vertex] = totals.farthest[vertex].max(level);
+                totals.add_distance(vertex as usize, levels[vertex as usize]);
             }
         }
         for &vertex in queue.iter() {
@@ -135,22 +129,12 @@ impl ManySources for SourceParallel<'_> {
         keep: Keep<'_>,
     ) -> Result<BatchCounts> {
         let vertex_count = self.graph.vertex_count();
-        if let Some(&vertex) = sources.iter().find(|&&source| source >= vertex_count) {
-            return Err(Error::SourceOutOfRange {
-                vertex: vertex.into(),
-                vertex_count,
-            });
-        }
+        keep.check(sources, vertex_count)?;
         let n = vertex_count as usize;
         let (rows, totals) = match keep {
             Keep::Counts => (None, None),
             Keep::Totals(totals) => (None, Some(totals)),
-            Keep::Distances(rows) if rows.len() == sources.len() * n => (Some(rows), None),
-            Keep::Distances(_) => {
-                return Err(Error::Unsupported(
-                    "the rows kept do not match the batch and the graph".into(),
-                ));
-            }
+            Keep::Distances(rows) => (Some(rows), None),
         };
         for own in &mut self.threads {
             let own = own.get_mut().unwrap_or_else(|poison| poison.into_inner());

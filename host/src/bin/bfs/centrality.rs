@@ -9,14 +9,13 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use bfs::graph::GraphSource;
-use bfs::graph::generate::{DEFAULT_GRAPH, DEFAULT_SEED, sample_vertices};
+use bfs::graph::generate::sample_vertices;
 use bfs::many::centrality::Sources;
 use bfs::many::{self, Limits};
 use clap::{Args, ValueEnum};
 
 use crate::batch_engine::{BatchOptions, Method, batch_engine, open_gpu};
-use crate::{DeviceChoice, ReaderChoice};
+use crate::{DeviceChoice, GraphArgs};
 
 /// The options of `bfs centrality`.
 #[derive(Args)]
@@ -26,16 +25,8 @@ pub struct CentralityArgs {
     /// of distances over ordered pairs.
     #[arg(long, value_enum)]
     measure: Measure,
-    /// Graph: a file (.mtx, .mtx.gz, SNAP .txt, DIMACS .gr, .bcsr), or
-    /// gen:SPEC, as for a search.
-    #[arg(long, default_value_t = format!("gen:{DEFAULT_GRAPH}"))]
-    graph: String,
-    /// Seed for generated graphs and for the sample of --sources N.
-    #[arg(long, default_value_t = DEFAULT_SEED)]
-    seed: u64,
-    /// Matrix Market reader: the parallel one, or nalgebra-sparse's.
-    #[arg(long, value_enum, default_value_t = ReaderChoice::Fast)]
-    reader: ReaderChoice,
+    #[command(flatten)]
+    graph: GraphArgs,
     /// `all` (exact), or N: an estimate from N vertices sampled uniformly.
     #[arg(long, default_value = "all")]
     sources: String,
@@ -52,7 +43,7 @@ pub struct CentralityArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     threads: Option<u32>,
     /// Distances past D count as unreachable (cuGraph's depth_limit).
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_negative_numbers = true, value_name = "D")]
     depth_limit: Option<i64>,
     /// Sources a CPU batch takes: 64 to 512, a multiple of 64 (default:
     /// by the number of sources).
@@ -104,12 +95,9 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
             .build_global()
             .context("starting the loader's threads")?;
     }
-    let mut graph_source = GraphSource::parse(&arguments.graph)?;
-    if let GraphSource::Generated(spec) = &mut graph_source {
-        spec.seed = arguments.seed;
-    }
+    let graph_source = arguments.graph.source()?;
     let load_started = Instant::now();
-    let graph = graph_source.load_with(arguments.reader.into())?;
+    let graph = graph_source.load_with(arguments.graph.reader.into())?;
     let load_seconds = load_started.elapsed().as_secs_f64();
     let vertex_count = graph.vertex_count();
     let sample = match arguments.sources.as_str() {
@@ -151,7 +139,7 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
     let (mut engine, why) = batch_engine(options, &graph, (gpu.as_ref(), no_gpu), count)?;
     let sources = match sample {
         None => Sources::All(many::all_sources(&graph, engine.batch_width())),
-        Some(count) => Sources::Sample(sample_vertices(&graph, count, arguments.seed)),
+        Some(count) => Sources::Sample(sample_vertices(&graph, count, arguments.graph.seed)),
     };
     // From every vertex of an undirected graph, each vertex's own search
     // has its totals; otherwise they are summed over the sources.
@@ -185,7 +173,7 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
         sources: &sources,
         reduced: &reduced,
         depth_limit,
-        seed: arguments.seed,
+        seed: arguments.graph.seed,
         output: arguments.output.as_deref(),
     };
     report::report(&run)

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use bfs::gpu::Variant;
+use bfs::graph::GraphSource;
 use bfs::graph::generate::{DEFAULT_GRAPH, DEFAULT_SEED};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -47,17 +48,8 @@ enum Command {
 /// The options of a search (`bfs` with no subcommand).
 #[derive(Args)]
 struct SearchArgs {
-    /// Graph: a file (.mtx, .mtx.gz, SNAP .txt, DIMACS .gr, .bcsr), or gen:SPEC
-    /// (grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], uniform:N:M, road:JUNCTIONS[:ONEWAY],
-    /// path:N, star:N, hub:LEAVES:EXTRA, stars:HUBS:LEAVES).
-    #[arg(long, default_value_t = format!("gen:{DEFAULT_GRAPH}"))]
-    graph: String,
-    /// Seed for generated graphs (and for --sources N).
-    #[arg(long, default_value_t = DEFAULT_SEED)]
-    seed: u64,
-    /// Matrix Market reader: the parallel one, or nalgebra-sparse's.
-    #[arg(long, value_enum, default_value_t = ReaderChoice::Fast)]
-    reader: ReaderChoice,
+    #[command(flatten)]
+    graph: GraphArgs,
     /// Load the graph, print its size and the load time, and exit.
     #[arg(long)]
     load_only: bool,
@@ -67,7 +59,8 @@ struct SearchArgs {
     /// Many searches on the loaded graph, reusing device buffers: N random
     /// sources with an edge, `random` (64 of them, as Graph500), or a list
     /// `3,17,42`. Reports Graph500 statistics. On the CPU they run in
-    /// bit-parallel batches (see --one-by-one).
+    /// batches, bit-parallel or a source a thread by the graph (see
+    /// --one-by-one).
     #[arg(long, conflicts_with_all = ["parents", "target", "trace", "plot"])]
     sources: Option<String>,
     /// One search from several seeds at once, `3,17,42`: each vertex's
@@ -75,7 +68,7 @@ struct SearchArgs {
     #[arg(long, conflicts_with_all = ["sources", "source"])]
     seeds: Option<String>,
     /// Levels past D stay unreached (cuGraph's depth_limit).
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_negative_numbers = true, value_name = "D")]
     depth_limit: Option<i64>,
     /// With --sources on the CPU: one source at a time by the
     /// direction-optimizing engine (parents, each search's own time), not
@@ -154,6 +147,33 @@ struct SearchArgs {
     /// Seconds a rank waits for the others to join before giving up.
     #[arg(long, default_value_t = 60.0)]
     join_timeout: f64,
+}
+
+/// The graph options of a search, which `bfs centrality` shares.
+#[derive(Args)]
+struct GraphArgs {
+    /// Graph: a file (.mtx, .mtx.gz, SNAP .txt, DIMACS .gr, .bcsr), or gen:SPEC
+    /// (grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], uniform:N:M, road:JUNCTIONS[:ONEWAY],
+    /// path:N, star:N, hub:LEAVES:EXTRA, stars:HUBS:LEAVES).
+    #[arg(long, default_value_t = format!("gen:{DEFAULT_GRAPH}"))]
+    graph: String,
+    /// Seed for generated graphs (and for the draw of --sources N).
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    seed: u64,
+    /// Matrix Market reader: the parallel one, or nalgebra-sparse's.
+    #[arg(long, value_enum, default_value_t = ReaderChoice::Fast)]
+    reader: ReaderChoice,
+}
+
+impl GraphArgs {
+    /// The graph `--graph` names, generated with `--seed`.
+    fn source(&self) -> bfs::Result<GraphSource> {
+        let mut source = GraphSource::parse(&self.graph)?;
+        if let GraphSource::Generated(spec) = &mut source {
+            spec.seed = self.seed;
+        }
+        Ok(source)
+    }
 }
 
 /// `--gpus`: a count, or every GPU of the host.

@@ -28,7 +28,7 @@ pub(super) fn searches(arguments: &SearchArgs, graph: &Csr) -> anyhow::Result<Se
         .map(|list| vertex_list(list, graph).context("--seeds"))
         .transpose()?;
     let sources = match (&arguments.sources, &seeds) {
-        (Some(spec), _) => many_sources(spec, graph, arguments.seed)?,
+        (Some(spec), _) => many_sources(spec, graph, arguments.graph.seed)?,
         (None, Some(seeds)) => vec![seeds[0]],
         (None, None) => vec![vertex(arguments.source, graph)?],
     };
