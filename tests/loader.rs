@@ -553,6 +553,33 @@ fn nalgebra_matrices_convert_both_ways() {
 }
 
 #[test]
+fn rows_as_other_libraries_hold_them_make_the_graph_their_entries_make() {
+    // Unsorted rows, a repeated neighbour and a self loop: the graph of the
+    // same entries as edges.
+    let edges = [(0, 2), (0, 1), (0, 2), (1, 1), (1, 3), (3, 0), (2, 3)];
+    let rows = Csr::from_rows(vec![0, 3, 5, 6, 7], vec![2, 1, 2, 1, 3, 3, 0]).unwrap();
+    assert_eq!(rows, Csr::from_edges(4, &edges, false).unwrap());
+    // Rows already sorted, without loops, are kept as they are.
+    let graph = bfs_tests::generated("kron:8:8", 3);
+    let kept = Csr::from_rows(
+        graph.row_offsets().to_vec(),
+        graph.column_indices().to_vec(),
+    )
+    .unwrap();
+    assert_eq!(kept, graph);
+    let fails = |offsets: Vec<u64>, columns: Vec<u32>| {
+        Csr::from_rows(offsets, columns).expect_err("accepted bad rows")
+    };
+    assert_eq!(fails(vec![], vec![]), "no row offsets");
+    assert!(fails(vec![0, 2], vec![0]).contains("from 0 to the number"));
+    assert!(fails(vec![0, 2, 1, 2], vec![0, 1]).contains("decrease at vertex 1"));
+    assert_eq!(
+        fails(vec![0, 1, 1], vec![2]),
+        "column index 2 names no vertex: the graph has 2"
+    );
+}
+
+#[test]
 fn loads_from_a_file_and_searches_it() {
     let path = temporary("loads", "house.mtx");
     std::fs::write(&path, include_str!("fixtures/house-pattern-symmetric.mtx")).unwrap();

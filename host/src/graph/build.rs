@@ -134,7 +134,7 @@ impl Csr {
             }
         })?;
         drop(counters);
-        let mut graph = Self::sorted_and_deduplicated(offsets, column_indices);
+        let mut graph = Self::sorted_and_deduplicated(offsets, column_indices, Loops::Absent);
         graph.input_edge_ends = input_edge_ends;
         if symmetric {
             // Each edge went in both ways: no pass over the edges needed to know.
@@ -143,9 +143,68 @@ impl Csr {
         Ok(graph)
     }
 
-    /// Sorts each row, drops duplicates (in parallel over ranges of rows)
-    /// and compacts the rows.
-    fn sorted_and_deduplicated(row_offsets: Vec<EdgeOffset>, mut column_indices: Vec<u32>) -> Csr {
+    /// A CSR from rows as other libraries hold them (scipy's CSR, a
+    /// networkx graph's adjacency): the offsets checked as
+    /// [`from_parts`](Self::from_parts) checks them and every id below
+    /// `n`, but a row may be unsorted, repeat a neighbour or name its own
+    /// vertex. Rows that do are sorted and deduplicated and lose their self
+    /// loops (in parallel), so the graph is the one [`from_edges`](Self::from_edges)
+    /// builds from the same entries; rows that do not are taken as they are.
+    pub fn from_rows(
+        row_offsets: Vec<EdgeOffset>,
+        column_indices: Vec<u32>,
+    ) -> Result<Csr, String> {
+        let vertex_count = row_offsets.len().checked_sub(1).ok_or("no row offsets")?;
+        if vertex_count >= u32::MAX as usize {
+            return Err(format!("{vertex_count} vertices do not fit u32 ids"));
+        }
+        if row_offsets[0] != 0 || row_offsets[vertex_count] as usize != column_indices.len() {
+            return Err(format!(
+                "row offsets must run from 0 to the number of column indices ({})",
+                column_indices.len()
+            ));
+        }
+        if let Some(vertex) = (0..vertex_count)
+            .into_par_iter()
+            .find_first(|&vertex| row_offsets[vertex] > row_offsets[vertex + 1])
+        {
+            return Err(format!("row offsets decrease at vertex {vertex}"));
+        }
+        if let Some(&column) = column_indices
+            .par_iter()
+            .find_first(|&&column| column as usize >= vertex_count)
+        {
+            return Err(format!(
+                "column index {column} names no vertex: the graph has {vertex_count}"
+            ));
+        }
+        let row = |vertex: usize| {
+            &column_indices[row_offsets[vertex] as usize..row_offsets[vertex + 1] as usize]
+        };
+        let canonical = (0..vertex_count).into_par_iter().all(|vertex| {
+            let row = row(vertex);
+            row.windows(2).all(|pair| pair[0] < pair[1])
+                && row.binary_search(&(vertex as u32)).is_err()
+        });
+        Ok(match canonical {
+            true => Csr {
+                row_offsets,
+                column_indices,
+                symmetric: OnceLock::new(),
+                input_edge_ends: None,
+            },
+            false => Self::sorted_and_deduplicated(row_offsets, column_indices, Loops::Drop),
+        })
+    }
+
+    /// Sorts each row, drops duplicates (and, where `loops` says, the
+    /// row's own vertex), in parallel over ranges of rows, and compacts
+    /// the rows.
+    fn sorted_and_deduplicated(
+        row_offsets: Vec<EdgeOffset>,
+        mut column_indices: Vec<u32>,
+        loops: Loops,
+    ) -> Csr {
         let vertex_count = row_offsets.len() - 1;
         let ranges = balanced_ranges(&row_offsets, rayon::current_num_threads() * 8);
         let mut kept = vec![0u32; vertex_count];
@@ -166,7 +225,11 @@ impl Csr {
                 let vertex = first + row;
                 let begin = row_offsets[vertex] as usize - base;
                 let end = row_offsets[vertex + 1] as usize - base;
-                *kept = sort_and_deduplicate(&mut columns[begin..end]);
+                let row = &mut columns[begin..end];
+                *kept = sort_and_deduplicate(row);
+                if loops == Loops::Drop {
+                    *kept = without(&mut row[..*kept as usize], vertex as u32);
+                }
             }
         });
         Self::compacted(row_offsets, &kept, column_indices)
@@ -287,6 +350,27 @@ pub(super) fn sort_and_deduplicate(row: &mut [u32]) -> u32 {
         }
     }
     unique as u32
+}
+
+/// Whether rows may hold self loops to drop when they are sorted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Loops {
+    /// None are there: the edges were filtered before.
+    Absent,
+    /// Some may be: each row drops its own vertex.
+    Drop,
+}
+
+/// Removes `vertex` from the sorted, distinct `row` where it is there,
+/// moving the entries after it forward; returns the entries left.
+fn without(row: &mut [u32], vertex: u32) -> u32 {
+    match row.binary_search(&vertex) {
+        Ok(at) => {
+            row.copy_within(at + 1.., at);
+            row.len() as u32 - 1
+        }
+        Err(_) => row.len() as u32,
+    }
 }
 
 /// Splits the rows into about `pieces` ranges `(first, end)` of similar
