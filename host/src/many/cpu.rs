@@ -68,6 +68,16 @@ pub fn words_for(sources: usize) -> usize {
         .next_power_of_two()
 }
 
+/// Threads for batches of `words` words a vertex when none are asked
+/// for: one per [`cpu::EDGES_PER_THREAD`](crate::cpu::EDGES_PER_THREAD)
+/// edge-words of a level over every vertex, at most
+/// [`cpu::MOST_THREADS`](crate::cpu::MOST_THREADS) and the hardware's.
+pub fn batch_threads(graph: &Csr, words: usize) -> usize {
+    let wanted = (graph.edge_count() * words as u64).div_ceil(crate::cpu::EDGES_PER_THREAD);
+    let most = crate::cpu::hardware_threads().min(crate::cpu::MOST_THREADS) as u64;
+    wanted.clamp(1, most) as usize
+}
+
 /// The bit-parallel CPU engine over one graph, with its team and bitsets
 /// kept from batch to batch.
 pub struct CpuBatches<'g> {

@@ -21,7 +21,7 @@ mod one_by_one;
 mod source_parallel;
 
 pub use choice::{BATCH_MOST_LEVELS, CpuMethod, cpu_method};
-pub use cpu::{CpuBatches, MOST_WORDS, words_for};
+pub use cpu::{CpuBatches, MOST_WORDS, batch_threads, words_for};
 pub use driver::{Reduced, Searched, all_sources, run, with_distances};
 pub use one_by_one::OneByOne;
 pub use source_parallel::SourceParallel;

@@ -107,7 +107,7 @@ fn cpu_engine<'g>(
                 .map_or_else(|| many::words_for(sources), |width| width / 64);
             let threads = options
                 .threads
-                .map_or_else(|| batch_threads(graph, words), |threads| threads as usize);
+                .map_or_else(|| many::batch_threads(graph, words), |threads| threads as usize);
             Box::new(CpuBatches::new(graph, threads, words)?)
         }
         Some(CpuMethod::SourceParallel) => Box::new(SourceParallel::new(graph)),
@@ -119,13 +119,4 @@ fn cpu_engine<'g>(
         }
     };
     Ok((engine, why))
-}
-
-/// Threads for batches of `words` words a vertex when none are asked
-/// for: one per [`cpu::EDGES_PER_THREAD`] edge-words of a level over every
-/// vertex, at most [`cpu::MOST_THREADS`] and the hardware's.
-fn batch_threads(graph: &Csr, words: usize) -> usize {
-    let wanted = (graph.edge_count() * words as u64).div_ceil(cpu::EDGES_PER_THREAD);
-    let most = cpu::hardware_threads().min(cpu::MOST_THREADS) as u64;
-    wanted.clamp(1, most) as usize
 }
