@@ -221,6 +221,10 @@ pub fn zone_capacity(gpu: &Gpu) -> u32 {
     capacity(shared_limit(gpu))
 }
 
+/// Shared memory a block may take, for zones prepared where there is no
+/// GPU to ask: the largest of current data-centre GPUs.
+pub const SHARED_BYTES_WITHOUT_GPU: u32 = 227 * 1024;
+
 /// Most vertices a zone may have where a block may take `shared_bytes` of
 /// shared memory: what that holds with their rows (the rest of a zone's
 /// image may stay in global memory), and what 16-bit local indices name.

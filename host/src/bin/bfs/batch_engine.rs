@@ -105,9 +105,10 @@ fn cpu_engine<'g>(
             let words = options
                 .width
                 .map_or_else(|| many::words_for(sources), |width| width / 64);
-            let threads = options
-                .threads
-                .map_or_else(|| many::batch_threads(graph, words), |threads| threads as usize);
+            let threads = options.threads.map_or_else(
+                || many::batch_threads(graph, words),
+                |threads| threads as usize,
+            );
             Box::new(CpuBatches::new(graph, threads, words)?)
         }
         Some(CpuMethod::SourceParallel) => Box::new(SourceParallel::new(graph)),

@@ -138,10 +138,6 @@ pub fn convert(arguments: &ConvertArgs) -> anyhow::Result<()> {
     )
 }
 
-/// Shared memory a block may take, for zones prepared where there is no
-/// GPU to ask: the largest of current data-centre GPUs.
-const SHARED_BYTES_WITHOUT_GPU: u32 = 227 * 1024;
-
 /// Reads a graph file and writes it as a binary CSR file with the
 /// preparations asked for (by default what `auto` builds for many searches).
 pub fn prepare(arguments: &PrepareArgs) -> anyhow::Result<()> {
@@ -174,7 +170,7 @@ pub fn prepare(arguments: &PrepareArgs) -> anyhow::Result<()> {
     };
     let capacity = match &gpu {
         Some(gpu) => bfs::gpu::ghost_zone_capacity(gpu),
-        None => bfs::gpu::ghost_zones::capacity(SHARED_BYTES_WITHOUT_GPU),
+        None => bfs::gpu::ghost_zones::capacity(bfs::gpu::ghost_zones::SHARED_BYTES_WITHOUT_GPU),
     };
     let mut preparations = Vec::new();
     for kind in kinds {
