@@ -1,0 +1,78 @@
+"""Type hints of the extension module (Rust, PyO3): what ``Graph`` wraps."""
+
+from typing import Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+
+class BfsError(RuntimeError):
+    """A search that could not run: no GPU where one was asked for, a CUDA
+    failure, a variant this device or graph cannot run."""
+
+def gpu() -> str:
+    """The GPU this process searches on, in words; raises BfsError where none."""
+
+def variants() -> list[tuple[str, str]]:
+    """Each GPU variant's name and one-line description."""
+
+class Graph:
+    @staticmethod
+    def from_rows(
+        indptr: npt.NDArray[np.integer],
+        indices: npt.NDArray[np.integer],
+        *,
+        device: str = "auto",
+        name: str = "arrays",
+    ) -> Graph: ...
+    @staticmethod
+    def load(path: str, *, seed: int = 1, device: str = "auto") -> Graph: ...
+    @property
+    def vertex_count(self) -> int: ...
+    @property
+    def edge_count(self) -> int: ...
+    def is_symmetric(self) -> bool: ...
+    def bfs(
+        self,
+        source: int,
+        *,
+        parents: bool = False,
+        depth_limit: Optional[int] = None,
+        variant: str = "auto",
+        device: str = "auto",
+    ) -> Union[npt.NDArray[np.int32], tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]]: ...
+    def bfs_many(
+        self,
+        sources: npt.NDArray[np.int64],
+        *,
+        depth_limit: Optional[int] = None,
+        device: str = "auto",
+    ) -> npt.NDArray[np.int32]: ...
+    def measure(
+        self,
+        measure: str,
+        *,
+        sample: Optional[int] = None,
+        seed: int = 1,
+        depth_limit: Optional[int] = None,
+        device: str = "auto",
+    ) -> Union[npt.NDArray[np.float64], npt.NDArray[np.int32]]: ...
+    def sums(
+        self,
+        sources: Optional[npt.NDArray[np.int64]] = None,
+        *,
+        totals: bool = True,
+        depth_limit: Optional[int] = None,
+        device: str = "auto",
+    ) -> dict[str, npt.NDArray[np.generic]]: ...
+    def prepare(self, *, device: str = "auto") -> str: ...
+    @property
+    def last_run(self) -> dict[str, object]: ...
+    def close(self) -> None: ...
+
+class Rows:
+    def __init__(
+        self, indptr: npt.NDArray[np.integer], indices: npt.NDArray[np.integer]
+    ) -> None: ...
+    def search(
+        self, sources: list[int], depth_limit: Optional[int] = None
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...

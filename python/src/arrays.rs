@@ -1,0 +1,129 @@
+//! Arrays from and to numpy. A CSR's row offsets and column indices come
+//! as any of numpy's index widths (`int32`, `int64`, `uint32`, `uint64`)
+//! and are copied once, in parallel, into the host library's widths
+//! (64-bit offsets, 32-bit ids), each value checked on the way; results
+//! go back as numpy arrays that take over the library's vectors.
+
+use numpy::{PyArray1, PyReadonlyArray1};
+use pyo3::prelude::*;
+use rayon::prelude::*;
+
+use crate::errors::bad_input;
+
+/// `array` (a one-dimensional, contiguous numpy array of integers) as
+/// 64-bit values, each at least 0; `name` is the argument's, for errors.
+pub fn offsets(array: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<u64>> {
+    with_integers(array, name, |values| {
+        convert(values, name, u64::MAX as i128)
+    })
+}
+
+/// `array` as vertex ids: each at least 0 and within 32 bits.
+pub fn ids(array: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<u32>> {
+    with_integers(array, name, |values| {
+        convert(values, name, u32::MAX as i128)
+    })
+}
+
+/// Sources (or other vertices) given as an `int64` array, each checked to
+/// be a vertex of a graph of `vertex_count`.
+pub fn vertices(array: &PyReadonlyArray1<'_, i64>, vertex_count: u32) -> PyResult<Vec<u32>> {
+    let values = array
+        .as_slice()
+        .map_err(|_| bad_input("sources must be a contiguous array of integers"))?;
+    values
+        .iter()
+        .map(|&vertex| vertex_id(vertex, vertex_count))
+        .collect()
+}
+
+/// `vertex` as an id of a graph of `vertex_count` vertices, or the
+/// library's error for a source out of range.
+pub fn vertex_id(vertex: i64, vertex_count: u32) -> PyResult<u32> {
+    u32::try_from(vertex)
+        .ok()
+        .filter(|&id| id < vertex_count)
+        .ok_or_else(|| {
+            crate::errors::to_python(bfs::Error::SourceOutOfRange {
+                vertex,
+                vertex_count,
+            })
+        })
+}
+
+/// Distances or parents ([`bfs::UNREACHED`] where none) as numpy's
+/// `int32`, `-1` where none: the same bits, in the same allocation.
+pub fn signed<'py>(py: Python<'py>, values: Vec<u32>) -> Bound<'py, PyArray1<i32>> {
+    let signed: Vec<i32> = values.into_iter().map(|value| value as i32).collect();
+    PyArray1::from_vec(py, signed)
+}
+
+/// The values of `array`, of whichever integer width it is, handed to `f`.
+fn with_integers<T>(
+    array: &Bound<'_, PyAny>,
+    name: &str,
+    f: impl Fn(Integers<'_>) -> Result<T, String>,
+) -> PyResult<T> {
+    let not_contiguous = |_| bad_input(format!("{name} must be a contiguous array"));
+    let result = if let Ok(array) = array.extract::<PyReadonlyArray1<'_, i32>>() {
+        f(Integers::I32(array.as_slice().map_err(not_contiguous)?))
+    } else if let Ok(array) = array.extract::<PyReadonlyArray1<'_, i64>>() {
+        f(Integers::I64(array.as_slice().map_err(not_contiguous)?))
+    } else if let Ok(array) = array.extract::<PyReadonlyArray1<'_, u32>>() {
+        f(Integers::U32(array.as_slice().map_err(not_contiguous)?))
+    } else if let Ok(array) = array.extract::<PyReadonlyArray1<'_, u64>>() {
+        f(Integers::U64(array.as_slice().map_err(not_contiguous)?))
+    } else {
+        return Err(bad_input(format!(
+            "{name} must be a one-dimensional numpy array of int32, int64, uint32 or uint64"
+        )));
+    };
+    result.map_err(bad_input)
+}
+
+/// A slice of one of numpy's index types.
+enum Integers<'a> {
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+}
+
+/// `values` converted to `U`, each from 0 to `most`; else which is not.
+fn convert<U>(values: Integers<'_>, name: &str, most: i128) -> Result<Vec<U>, String>
+where
+    U: TryFrom<i128> + Send,
+{
+    match values {
+        Integers::I32(values) => convert_slice(values, name, most),
+        Integers::I64(values) => convert_slice(values, name, most),
+        Integers::U32(values) => convert_slice(values, name, most),
+        Integers::U64(values) => convert_slice(values, name, most),
+    }
+}
+
+fn convert_slice<T, U>(values: &[T], name: &str, most: i128) -> Result<Vec<U>, String>
+where
+    T: Copy + Into<i128> + Sync,
+    U: TryFrom<i128> + Send,
+{
+    let within = |value: i128| (0..=most).contains(&value);
+    let converted: Option<Vec<U>> = values
+        .par_iter()
+        .map(|&value| {
+            let value: i128 = value.into();
+            within(value).then(|| U::try_from(value).ok()).flatten()
+        })
+        .collect();
+    converted.ok_or_else(|| {
+        let at = values
+            .iter()
+            .position(|&value| !within(value.into()))
+            .unwrap_or(0);
+        let value: i128 = values[at].into();
+        match value < 0 {
+            true => format!("{name}[{at}] is {value}: indices must not be negative"),
+            false => format!("{name}[{at}] is {value}: more than 32-bit vertex ids hold"),
+        }
+    })
+}
