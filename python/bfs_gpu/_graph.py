@@ -78,6 +78,20 @@ class Graph:
         (``search_seconds``: device time on the GPU, by CUDA events)."""
         return self._native.last_run
 
+    def csr(self) -> "tuple[np.ndarray, np.ndarray]":
+        """Copies of the graph's CSR arrays as the library holds them (rows
+        sorted, without repeats or self loops): ``(indptr, indices)``."""
+        return self._native.csr()
+
+    def to_scipy(self) -> Any:
+        """The graph as a scipy.sparse CSR array of ones (int8)."""
+        import scipy.sparse
+
+        indptr, indices = self.csr()
+        data = np.ones(len(indices), dtype=np.int8)
+        n = self.vertex_count
+        return scipy.sparse.csr_array((data, indices, indptr), shape=(n, n))
+
     def bfs(
         self,
         source: int,

@@ -19,6 +19,7 @@ one-thread search in Rust over rows kept in that order
 position in the graph within a level (networkx's in the order found).
 """
 
+import atexit
 import functools
 import inspect
 import math
@@ -129,15 +130,25 @@ def can_run(name, args, kwargs):
 
 
 def _declined(name, why):
-    """Records a decline where ``BFS_GPU_DECLINES`` names a file (for the
-    list of networkx's tests the backend leaves to networkx), and returns
-    the reason."""
-    path = os.environ.get("BFS_GPU_DECLINES")
-    if path:
+    """Notes a decline where ``BFS_GPU_DECLINES`` names a file, to list the
+    networkx tests the backend leaves to networkx (written at exit, once a
+    test, function and reason), and returns the reason."""
+    if os.environ.get("BFS_GPU_DECLINES"):
         test = os.environ.get("PYTEST_CURRENT_TEST", "-").split(" ")[0]
-        with open(path, "a", encoding="utf-8") as log:
-            log.write(f"{test}\t{name}\t{why}\n")
+        if not _DECLINES:
+            atexit.register(_write_declines, os.environ["BFS_GPU_DECLINES"])
+        _DECLINES.add((test, name, why))
     return why
+
+
+#: The declines noted, where ``BFS_GPU_DECLINES`` asks for them.
+_DECLINES = set()
+
+
+def _write_declines(path):
+    with open(path, "a", encoding="utf-8") as log:
+        for test, name, why in sorted(_DECLINES):
+            log.write(f"{test}\t{name}\t{why}\n")
 
 
 def should_run(name, args, kwargs):

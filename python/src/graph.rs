@@ -143,6 +143,22 @@ impl Graph {
         self.on_thread(py, |resident| Ok(resident.is_symmetric()))
     }
 
+    /// Copies of the graph's CSR arrays as the library holds them (rows
+    /// sorted, no repeats, no self loops): int64 `indptr`, and `indices`
+    /// as int32 (int64 past 2^31 vertices).
+    fn csr<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let (offsets, columns) = self.on_thread(py, |resident| Ok(resident.csr()))?;
+        let offsets: Vec<i64> = offsets.into_iter().map(|offset| offset as i64).collect();
+        let indices = match i32::try_from(self.vertex_count) {
+            Ok(_) => signed(py, columns).into_any(),
+            Err(_) => {
+                let wide: Vec<i64> = columns.into_iter().map(i64::from).collect();
+                PyArray1::from_vec(py, wide).into_any()
+            }
+        };
+        Ok((PyArray1::from_vec(py, offsets).into_any(), indices))
+    }
+
     /// One search from `source`: int32 distances, -1 where unreached, and
     /// with `parents`, a BFS tree's parents (the source its own).
     #[pyo3(signature = (source, *, parents = false, depth_limit = None, variant = "auto", device = "auto"))]

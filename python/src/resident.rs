@@ -355,6 +355,14 @@ impl<'g> Resident<'g> {
         self.search.as_ref().map(|held| held.search.device_bytes())
     }
 
+    /// Copies of the graph's CSR arrays: row offsets and column indices.
+    pub fn csr(&self) -> (Vec<u64>, Vec<u32>) {
+        (
+            self.graph.row_offsets().to_vec(),
+            self.graph.column_indices().to_vec(),
+        )
+    }
+
     /// Whether every edge has its reverse (a pass over the edges, once).
     pub fn is_symmetric(&self) -> bool {
         self.graph.is_symmetric()

@@ -11,35 +11,14 @@ environment variable CI is set: there they fail.
 import collections
 import os
 import pathlib
-import random
 import re
 import subprocess
 
 import pytest
+from helpers import named_graphs
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 RELATIVE = 1e-12
-
-
-def required(module):
-    """The module, or a skip (a failure in CI) saying it is missing."""
-    try:
-        return __import__(module)
-    except ImportError:
-        message = f"{module} is missing (python3 -m pip install {module})"
-        if os.environ.get("CI"):
-            pytest.fail(f"{message}, and CI requires it", pytrace=False)
-        pytest.skip(message)
-
-
-@pytest.fixture(scope="session")
-def nx():
-    return required("networkx")
-
-
-@pytest.fixture(scope="session")
-def np():
-    return required("numpy")
 
 
 def bfs_binary():
@@ -70,28 +49,6 @@ def write_mtx(graph, path, nx):
     path.write_text("\n".join(lines) + "\n")
 
 
-def graphs(nx):
-    """Named test graphs: random, directed, several components, isolated
-    vertices, self loops; sizes no multiple of 32."""
-    made = {}
-    made["random"] = nx.gnp_random_graph(77, 0.06, seed=1)
-    made["connected"] = nx.connected_watts_strogatz_graph(150, 4, 0.1, seed=2)
-    apart = nx.disjoint_union(nx.gnp_random_graph(40, 0.1, seed=3), nx.path_graph(25))
-    apart.add_nodes_from(range(65, 70))
-    apart.add_edge(3, 3)
-    made["components, isolated, self loop"] = apart
-    made["directed"] = nx.gnp_random_graph(70, 0.05, seed=4, directed=True)
-    strong = nx.DiGraph(nx.cycle_graph(45, create_using=nx.DiGraph))
-    rng = random.Random(5)
-    strong.add_edges_from((rng.randrange(45), rng.randrange(45)) for _ in range(40))
-    strong.remove_edges_from(nx.selfloop_edges(strong))
-    made["strongly connected"] = strong
-    sink = nx.DiGraph([(0, 1), (1, 2), (2, 0), (2, 3), (4, 3), (3, 5), (5, 5)])
-    sink.add_node(6)
-    made["directed, sink, unreachable"] = sink
-    return made
-
-
 def close(got, want):
     return abs(got - want) <= RELATIVE * abs(want) if want else got == 0
 
@@ -110,7 +67,7 @@ def centrality(graph_file, measure, *options):
 def graph_files(nx, tmp_path_factory):
     folder = tmp_path_factory.mktemp("centrality")
     files = {}
-    for index, (name, graph) in enumerate(graphs(nx).items()):
+    for index, (name, graph) in enumerate(named_graphs(nx).items()):
         path = folder / f"graph{index}.mtx"
         write_mtx(graph, path, nx)
         files[name] = (graph, path)

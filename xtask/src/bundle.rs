@@ -5,7 +5,10 @@
 //! benchmark's floor), the test executables under `tests/`,
 //! the PTX, `run-tests.sh` (every test with the GPU required),
 //! `sanitize.sh` (compute-sanitizer over every variant) and `bench.sh`
-//! (`cargo xtask bench`'s table).
+//! (`cargo xtask bench`'s table); and for Python, the `bfs-gpu` wheel under
+//! `wheels/`, the Python tests and the "From Python" benchmark under
+//! `python/`, and `run-python-tests.sh` (they, and networkx's own tests
+//! with the backend, with the GPU required).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -21,12 +24,14 @@ const SIZE_LIMIT: u64 = 64 << 20;
 const RUN_TESTS: &str = include_str!("../scripts/run-tests.sh");
 const SANITIZE: &str = include_str!("../scripts/sanitize.sh");
 const BENCH: &str = include_str!("../scripts/bench.sh");
+const RUN_PYTHON_TESTS: &str = include_str!("../scripts/run-python-tests.sh");
 
 /// Writes the bundle and returns its folder.
 pub fn write(workspace: &Workspace, environment: &Environment) -> Result<PathBuf> {
     let modules = crate::ptx::build_and_check(workspace, environment)?;
     workspace.release_bfs(environment)?;
     let tests = test_executables(workspace, environment)?;
+    let wheel = crate::wheel::build(workspace, environment, crate::wheel::Profile::Release)?;
 
     let folder = workspace.root().join("bundle");
     if folder.exists() {
@@ -47,10 +52,12 @@ pub fn write(workspace: &Workspace, environment: &Environment) -> Result<PathBuf
         std::fs::copy(executable, folder.join("tests").join(name))?;
     }
     strip_debug_info(&folder)?;
+    copy_python(workspace, &folder, &wheel)?;
     for (name, text) in [
         ("run-tests.sh", RUN_TESTS),
         ("sanitize.sh", SANITIZE),
         ("bench.sh", BENCH),
+        ("run-python-tests.sh", RUN_PYTHON_TESTS),
     ] {
         let path = folder.join(name);
         std::fs::write(&path, text)?;
@@ -66,6 +73,31 @@ pub fn write(workspace: &Workspace, environment: &Environment) -> Result<PathBuf
         bail!("the bundle is {size} bytes, over the {SIZE_LIMIT}-byte limit of the device tool");
     }
     Ok(folder)
+}
+
+/// Copies the wheel into `wheels/`, and the Python tests and benchmark
+/// into `python/`.
+fn copy_python(workspace: &Workspace, folder: &Path, wheel: &Path) -> Result<()> {
+    let wheels = folder.join("wheels");
+    std::fs::create_dir_all(&wheels)?;
+    let name = wheel.file_name().context("a wheel has a name")?;
+    std::fs::copy(wheel, wheels.join(name))?;
+    let tests = folder.join("python").join("tests");
+    std::fs::create_dir_all(&tests)?;
+    for entry in std::fs::read_dir(workspace.root().join("tests/python"))? {
+        let path = entry?.path();
+        if path.is_file()
+            && let Some(name) = path.file_name()
+        {
+            std::fs::copy(&path, tests.join(name))
+                .with_context(|| format!("copying {}", path.display()))?;
+        }
+    }
+    std::fs::copy(
+        workspace.root().join("python/benches/from_python.py"),
+        folder.join("python").join("from_python.py"),
+    )?;
+    Ok(())
 }
 
 /// Strips the executables' debug info (the release profile keeps line

@@ -14,8 +14,12 @@
 //!   synccheck and initcheck over every variant (needs a GPU and CUDA's tools).
 //! - `fuzz [SECONDS]`: every `cargo fuzz` target of the graph readers
 //!   (`host/fuzz/`) for SECONDS each (default 60); installs cargo-fuzz if needed.
-//! - `bundle`: a folder with `bfs`, the test executables and scripts to run
-//!   them on a GPU machine that has no Rust.
+//! - `wheel`: the Python package `bfs-gpu` as one abi3 wheel, in
+//!   `target/wheels/` (maturin, fetched on first use).
+//! - `bench --python [--graph PATH]...`: the "From Python" section of
+//!   `BENCHMARKS.md` (`python/benches/from_python.py`, the release wheel).
+//! - `bundle`: a folder with `bfs`, the test executables, the wheel and
+//!   scripts to run them on a GPU machine that has no Rust.
 //!
 //! Each first makes sure of what a fresh machine lacks: the link library
 //! `cust` asks for (an empty one: the binaries load the driver at run time)
@@ -29,6 +33,7 @@ mod python;
 #[path = "../../host/src/bench/sections.rs"]
 mod sections;
 mod setup;
+mod wheel;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -72,10 +77,7 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
             let mut counts = run_tests(&mut command)?;
             // The Python tests run with the whole suite, not with a filter.
             if rest.is_empty() {
-                let python = python::run(&workspace, &environment)?;
-                counts.passed += python.passed;
-                counts.failed += python.failed;
-                counts.skipped += python.skipped;
+                counts += python::run(&workspace, &environment)?;
             }
             println!(
                 "tests: {} passed, {} failed, {} skipped",
@@ -152,6 +154,16 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
             )?;
             Ok(ExitCode::SUCCESS)
         }
+        "wheel" => {
+            let environment = setup::prepare(&workspace)?;
+            let wheel = wheel::build(&workspace, &environment, wheel::Profile::Release)?;
+            println!("{}", wheel.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        "bench" if rest.first().is_some_and(|flag| flag == "--python") => {
+            let environment = setup::prepare(&workspace)?;
+            exit_code_of(&mut python::bench(&workspace, &environment, &rest[1..])?)
+        }
         "bench" if rest.first().is_some_and(|flag| flag == "--loader") => {
             let environment = setup::prepare(&workspace)?;
             loader_bench::run(&workspace, &environment, &rest[1..])?;
@@ -186,12 +198,14 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
         }
         "help" | "--help" | "-h" => {
             println!(
-                "usage: cargo xtask run [BFS ARGS] | test [CARGO TEST ARGS] | ptx | lint | bundle"
+                "usage: cargo xtask run [BFS ARGS] | test [CARGO TEST ARGS] | ptx | lint | wheel | bench | sanitize | fuzz | bundle"
             );
             Ok(ExitCode::SUCCESS)
         }
         other => {
-            bail!("unknown task '{other}' (run, test, ptx, lint, bench, sanitize, fuzz, bundle)")
+            bail!(
+                "unknown task '{other}' (run, test, ptx, lint, wheel, bench, sanitize, fuzz, bundle)"
+            )
         }
     }
 }

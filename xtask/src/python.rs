@@ -1,19 +1,28 @@
-//! The Python tests (`tests/python`): `bfs centrality` and `bfs --sources`
-//! against networkx, run by pytest with the `bfs` the suite built. Where
-//! Python, pytest or networkx is missing they skip with a visible line,
-//! except where the environment variable `CI` is set: there they fail.
+//! The Python tests: `tests/python` (the `bfs_gpu` package and its
+//! networkx backend against networkx and scipy, and `bfs centrality` and
+//! `bfs --sources` against networkx), then networkx's own test modules
+//! (`tests/python/networkx-modules.txt`) with every call they make
+//! dispatched to the backend. The package's wheel (the debug build) is
+//! installed into `target/python-packages`, which the tests find first
+//! on their path; the Python is `$BFS_PYTHON`, else `python3`. Where
+//! Python, pytest or networkx is missing the tests skip with a visible
+//! line, except where the environment variable `CI` is set: there they fail.
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
+use crate::wheel::{self, Profile};
 use crate::{Workspace, setup};
 
 /// The variable that names the Python to run the tests with (`python3`
 /// where unset).
 const PYTHON_VARIABLE: &str = "BFS_PYTHON";
+
+/// networkx's test modules run with the backend, one a line.
+const NETWORKX_MODULES: &str = include_str!("../../tests/python/networkx-modules.txt");
 
 /// Tests passed, failed and skipped.
 #[derive(Clone, Copy, Default)]
@@ -23,52 +32,184 @@ pub struct Counts {
     pub skipped: u64,
 }
 
-/// Runs `tests/python` with pytest against `bfs` (the debug build), passing
-/// its output through; returns its counts.
-pub fn run(workspace: &Workspace, environment: &setup::Environment) -> Result<Counts> {
-    let python = std::env::var_os(PYTHON_VARIABLE).map_or_else(|| "python3".into(), PathBuf::from);
-    let required = std::env::var_os("CI").is_some();
-    let missing = |what: &str| {
-        let line = format!(
-            "{what} is missing: tests/python (python3 -m pip install pytest networkx numpy)"
-        );
-        if required {
-            eprintln!("error: {line}, and CI requires it");
-            Counts {
-                failed: 1,
-                ..Counts::default()
-            }
-        } else {
-            eprintln!("skip: {line}");
-            Counts {
-                skipped: 1,
-                ..Counts::default()
-            }
-        }
-    };
-    let has_pytest = Command::new(&python)
-        .args(["-c", "import pytest"])
+impl std::ops::AddAssign for Counts {
+    fn add_assign(&mut self, other: Counts) {
+        self.passed += other.passed;
+        self.failed += other.failed;
+        self.skipped += other.skipped;
+    }
+}
+
+/// The Python the tests run with.
+pub fn python() -> PathBuf {
+    std::env::var_os(PYTHON_VARIABLE).map_or_else(|| "python3".into(), PathBuf::from)
+}
+
+/// Whether `python` imports every one of `modules`.
+fn imports(python: &Path, modules: &str) -> bool {
+    Command::new(python)
+        .args(["-c", &format!("import {modules}")])
         .stderr(Stdio::null())
         .status()
-        .is_ok_and(|status| status.success());
-    if !has_pytest {
-        return Ok(missing(&format!("{} with pytest", python.display())));
+        .is_ok_and(|status| status.success())
+}
+
+/// A skip (a failure where `CI` is set) for what is missing.
+fn missing(what: &str) -> Counts {
+    let line = format!(
+        "{what} is missing: tests/python (python3 -m pip install pytest networkx numpy scipy)"
+    );
+    if std::env::var_os("CI").is_some() {
+        eprintln!("error: {line}, and CI requires it");
+        Counts {
+            failed: 1,
+            ..Counts::default()
+        }
+    } else {
+        eprintln!("skip: {line}");
+        Counts {
+            skipped: 1,
+            ..Counts::default()
+        }
     }
-    let mut command = Command::new(&python);
-    command
+}
+
+/// Builds the package's wheel and installs it, with nothing else, into
+/// `target/python-packages` for `python`; returns that folder.
+pub fn install_package(
+    workspace: &Workspace,
+    environment: &setup::Environment,
+    python: &Path,
+    profile: Profile,
+) -> Result<PathBuf> {
+    let wheel = wheel::build(workspace, environment, profile)?;
+    let packages = workspace.target().join("python-packages");
+    if packages.exists() {
+        std::fs::remove_dir_all(&packages)?;
+    }
+    let status = Command::new(python)
         .args([
             "-m",
-            "pytest",
-            "-q",
-            "-rs",
-            "-p",
-            "no:cacheprovider",
-            "tests/python",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-index",
+            "--no-deps",
+            "--target",
         ])
+        .arg(&packages)
+        .arg(&wheel)
+        .env("PIP_ROOT_USER_ACTION", "ignore")
+        .status()
+        .context("running pip")?;
+    if !status.success() {
+        bail!("pip could not install {} ({status})", wheel.display());
+    }
+    Ok(packages)
+}
+
+/// `PYTHONPATH` with `packages` first.
+pub fn python_path(packages: &Path) -> std::ffi::OsString {
+    let mut paths = vec![packages.to_path_buf()];
+    if let Some(existing) = std::env::var_os("PYTHONPATH") {
+        paths.extend(std::env::split_paths(&existing));
+    }
+    std::env::join_paths(paths).expect("paths without separators")
+}
+
+/// Runs `tests/python`, then networkx's modules with the backend, passing
+/// their output through; returns their counts.
+pub fn run(workspace: &Workspace, environment: &setup::Environment) -> Result<Counts> {
+    let python = python();
+    if !imports(&python, "pytest") {
+        return Ok(missing(&format!("{} with pytest", python.display())));
+    }
+    let packages = match install_package(workspace, environment, &python, Profile::Debug) {
+        Ok(packages) => packages,
+        Err(error) => {
+            eprintln!("error: the bfs_gpu wheel: {error:#}");
+            return Ok(Counts {
+                failed: 1,
+                ..Counts::default()
+            });
+        }
+    };
+    let mut command = pytest(&python, &packages);
+    command
+        .args(["-rs", "tests/python"])
         .current_dir(workspace.root())
-        .env("BFS_BINARY", workspace.target().join("debug").join("bfs"))
-        .stdout(Stdio::piped());
+        .env("BFS_BINARY", workspace.target().join("debug").join("bfs"));
     environment.apply(&mut command);
+    let mut counts = counted(&mut command)?;
+    counts += networkx_tests(workspace, &python, &packages)?;
+    Ok(counts)
+}
+
+/// networkx's own test modules with every call dispatched to `bfs_gpu`
+/// (networkx running what the backend declines), from a folder of no
+/// project, so that networkx's own `conftest.py` sets the backend up. The
+/// backend notes each decline in `target/networkx-declines.tsv`; a run
+/// that noted none never reached it, and fails.
+pub fn networkx_tests(workspace: &Workspace, python: &Path, packages: &Path) -> Result<Counts> {
+    if !imports(python, "networkx, scipy") {
+        return Ok(missing(&format!(
+            "{} with networkx and scipy",
+            python.display()
+        )));
+    }
+    let declines = workspace.target().join("networkx-declines.tsv");
+    let _ = std::fs::remove_file(&declines);
+    let mut command = pytest(python, packages);
+    command
+        .arg("--pyargs")
+        .args(
+            NETWORKX_MODULES
+                .lines()
+                .filter(|line| !line.trim().is_empty()),
+        )
+        .current_dir(workspace.target())
+        .env("NETWORKX_TEST_BACKEND", "bfs_gpu")
+        .env("NETWORKX_FALLBACK_TO_NX", "1")
+        .env("BFS_GPU_DECLINES", &declines);
+    println!("networkx's tests with the bfs_gpu backend:");
+    let mut counts = counted(&mut command)?;
+    match std::fs::read_to_string(&declines) {
+        Ok(text) if !text.is_empty() => {
+            let tests: std::collections::BTreeSet<&str> = text
+                .lines()
+                .filter_map(|line| line.split('\t').next())
+                .collect();
+            println!(
+                "networkx's tests: the backend left {} tests' calls to networkx (weighted, or \
+                 a callback); each with its reason in {}",
+                tests.len(),
+                declines.display()
+            );
+        }
+        _ => {
+            eprintln!(
+                "error: networkx's tests never asked the bfs_gpu backend (no {}): \
+                 the backend was not installed where they ran",
+                declines.display()
+            );
+            counts.failed += 1;
+        }
+    }
+    Ok(counts)
+}
+
+/// `python -m pytest -q` with `packages` first on the path.
+fn pytest(python: &Path, packages: &Path) -> Command {
+    let mut command = Command::new(python);
+    command
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .env("PYTHONPATH", python_path(packages))
+        .stdout(Stdio::piped());
+    command
+}
+
+/// Runs pytest, passing its output through; returns its counts.
+fn counted(command: &mut Command) -> Result<Counts> {
     let mut child = command.spawn().context("running pytest")?;
     let mut counts = Counts::default();
     let stdout = child.stdout.take().context("pytest's stdout")?;
@@ -92,4 +233,30 @@ pub fn run(workspace: &Workspace, environment: &setup::Environment) -> Result<Co
         counts.failed = 1;
     }
     Ok(counts)
+}
+
+/// `cargo xtask bench --python [ARGS]`: `python/benches/from_python.py` with the release
+/// wheel and the release `bfs`, writing `BENCHMARKS.md`'s "From Python"
+/// section (its numbers need a GPU; without one it runs on the CPU, which
+/// checks the command).
+pub fn bench(
+    workspace: &Workspace,
+    environment: &setup::Environment,
+    arguments: &[String],
+) -> Result<Command> {
+    let python = python();
+    let packages = install_package(workspace, environment, &python, Profile::Release)?;
+    workspace.release_bfs(environment)?;
+    let mut command = Command::new(&python);
+    command
+        .arg(workspace.root().join("python/benches/from_python.py"))
+        .arg("--bfs")
+        .arg(workspace.target().join("release").join("bfs"))
+        .arg("--markdown")
+        .arg(workspace.root().join("BENCHMARKS.md"))
+        .args(arguments)
+        .env("PYTHONPATH", python_path(&packages))
+        .current_dir(std::env::current_dir()?);
+    environment.apply(&mut command);
+    Ok(command)
 }

@@ -9,6 +9,8 @@
 //!   missing from `libcuda.rs`'s list then fails to link, instead of tying
 //!   the binaries to the driver again.
 //! - `ptxas`, to check the kernels offline, from PyPI's `nvidia-cuda-nvcc-cu12`.
+//! - `maturin`, to build the Python package's wheel, from PyPI (fetched
+//!   only by the tasks that build the wheel).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,6 +21,9 @@ use crate::Workspace;
 
 /// `ptxas` release checked against; pinned so CI sees the same assembler.
 const NVCC_WHEEL: &str = "nvidia-cuda-nvcc-cu12==12.9.86";
+
+/// `maturin` release the wheel is built with; pinned as `ptxas` is.
+const MATURIN_WHEEL: &str = "maturin==1.16.0";
 
 /// The link library's text: a linker script that adds nothing.
 const LINK_LIBRARY: &str = "/* cust's bindings link -lcuda; the host loads libcuda.so.1 at run time\n   (host/src/gpu/libcuda.rs) and takes nothing from this library. */\n";
@@ -117,6 +122,44 @@ fn ptxas(workspace: &Workspace) -> Result<PathBuf> {
             .arg(&ptxas),
     )?;
     Ok(ptxas)
+}
+
+/// `maturin`: `$MATURIN`, else one fetched before, else the pinned PyPI
+/// release's (a binary; pip installs it under `target/maturin/bin`).
+pub fn maturin(workspace: &Workspace) -> Result<PathBuf> {
+    if let Some(path) = std::env::var_os("MATURIN") {
+        return Ok(path.into());
+    }
+    let folder = workspace.target().join("maturin");
+    let maturin = folder.join("bin").join("maturin");
+    if maturin.exists() {
+        return Ok(maturin);
+    }
+    eprintln!(
+        "xtask: fetching maturin ({MATURIN_WHEEL}) into {}",
+        folder.display()
+    );
+    quiet(
+        Command::new("python3")
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--target",
+            ])
+            .arg(&folder)
+            .arg(MATURIN_WHEEL),
+    )?;
+    if !maturin.exists() {
+        bail!(
+            "pip installed {MATURIN_WHEEL} without {}",
+            maturin.display()
+        );
+    }
+    Ok(maturin)
 }
 
 /// Runs `command`, showing its output only if it fails.
