@@ -31,9 +31,10 @@ import numpy as np
 
 from ._converted import BfsGraph, levels_within
 
-#: Graphs with fewer nodes stay in networkx (``should_run``): converting
-#: one costs about what networkx's own search of it does.
-SMALLEST_GRAPH = 1000
+#: Graphs with fewer nodes stay in networkx (``should_run``): below it
+#: networkx's own search is as quick as a call here, before the conversion
+#: (docs/decisions.md, "From Python").
+SMALLEST_GRAPH = 10_000
 
 #: Distance rows a batch of ``all_pairs_shortest_path_length`` holds at
 #: most, in int32s (256 MB).

@@ -1,11 +1,11 @@
 //! `bfs_gpu._native`: the `bfs` library from Python. A thin layer over the
-//! host library: [`graph::Graph`] holds a graph on its own thread
-//! ([`worker`]), resident on the GPU between calls ([`resident`], planned
-//! as [`plan`] says), and searches it from one source, from many in
+//! host library: `graph.rs`'s `Graph` holds a graph on its own thread
+//! (`worker.rs`), resident on the GPU between calls (`resident.rs`, planned
+//! as `plan.rs` says), and searches it from one source, from many in
 //! batches, or for closeness, harmonic centrality and eccentricity;
-//! [`ordered::Rows`] searches rows in networkx's order for the networkx
+//! `ordered.rs`'s `Rows` searches rows in networkx's order for the networkx
 //! backend. Errors become Python exceptions with the command line's
-//! one-line messages ([`errors`]).
+//! one-line messages (`errors.rs`).
 
 mod arrays;
 mod device;

@@ -25,9 +25,10 @@ def require_gpu(bfs_gpu):
     try:
         return bfs_gpu.gpu()
     except bfs_gpu.BfsError as error:
-        if os.environ.get("BFS_REQUIRE_GPU"):
-            pytest.fail(f"the GPU is required but cannot be used: {error}", pytrace=False)
-        pytest.skip(str(error))
+        why = str(error)
+    if os.environ.get("BFS_REQUIRE_GPU"):
+        pytest.fail(f"the GPU is required but cannot be used: {why}", pytrace=False)
+    pytest.skip(why)
 
 
 def named_graphs(nx):

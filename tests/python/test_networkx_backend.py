@@ -188,7 +188,8 @@ def test_can_run_declines_what_is_left_to_networkx(nx, backend):
         (0, 1), (1, 2), (2, 3), (3, 4)
     ]
     assert backend.should_run("bfs_edges", (G, 0), {}) != True  # noqa: E712
-    assert backend.should_run("bfs_edges", (nx.path_graph(5000), 0), {}) is True
+    large = nx.path_graph(backend.SMALLEST_GRAPH)
+    assert backend.should_run("bfs_edges", (large, 0), {}) is True
 
 
 def test_the_converted_graph_is_cached_until_the_graph_changes(nx, backend):
