@@ -172,6 +172,8 @@ def _tree_edges(G, source, reverse, depth_limit):
     limit = G.n if depth_limit is None else depth_limit
     if isinstance(limit, numbers.Real) and not isinstance(limit, numbers.Integral):
         limit = math.ceil(limit)
+    # No search has more levels than vertices.
+    limit = min(limit, G.n)
     parents, children, _ = G.rows(reverse).search([G.position(source)], int(limit))
     yield from zip(G.labels(parents), G.labels(children))
 
@@ -246,6 +248,8 @@ def single_source_shortest_path_length(G, source, cutoff=None):
 
 
 def all_pairs_shortest_path_length(G, cutoff=None):
+    if G.n == 0:
+        return
     limit = levels_within(cutoff)
     per_batch = max(1, min(1024, MOST_BATCH_ENTRIES // max(G.n, 1)))
     graph = G.native()

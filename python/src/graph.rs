@@ -334,13 +334,15 @@ impl Graph {
     /// Frees the graph's host and device memory now; later calls raise
     /// `BfsError`.
     fn close(&self, py: Python<'_>) {
-        let worker = self
-            .worker
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take();
         // Joining the thread waits for its last call and its frees.
-        py.detach(|| drop(worker));
+        py.detach(|| {
+            let worker = self
+                .worker
+                .write()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .take();
+            drop(worker);
+        });
     }
 
     fn __repr__(&self) -> String {

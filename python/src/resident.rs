@@ -17,7 +17,9 @@ use bfs::graph::generate::sample_vertices;
 use bfs::graph::prepared::Preparations;
 use bfs::many::centrality::{self, Sources};
 use bfs::many::gpu::GpuBatches;
-use bfs::many::{self, CpuBatches, CpuMethod, Keep, Limits, ManySources, Reduced, SourceParallel};
+use bfs::many::{
+    self, CpuBatches, CpuMethod, Keep, Limits, ManySources, Reduced, SourceParallel, VertexTotals,
+};
 use bfs::{Bfs, Csr, Error, Result, cpu};
 
 use crate::device::{Device, Placement, place};
@@ -105,6 +107,10 @@ impl<'g> Resident<'g> {
     /// Makes `auto`'s GPU search resident now, where `device` is a GPU, so
     /// that the first search costs the search alone.
     pub fn warm(&mut self, device: Device) -> Result<()> {
+        // A graph without vertices has no search to make ready.
+        if self.graph.vertex_count() == 0 {
+            return Ok(());
+        }
         if let Placement::Gpu(gpu) = place(device)? {
             self.gpu_search(gpu, Variant::Auto)?;
         }
@@ -287,6 +293,19 @@ impl<'g> Resident<'g> {
         if totals {
             bfs::graph::check_host_memory(24 * n as u64, "the per-vertex totals")
                 .map_err(Error::OutputTooLarge)?;
+        }
+        if n == 0 {
+            let reduced = Reduced {
+                eccentricities: Vec::new(),
+                reached: Vec::new(),
+                distance_sums: Vec::new(),
+                reciprocal_sums: Vec::new(),
+                histogram: Vec::new(),
+                totals: totals.then(|| VertexTotals::new(0)),
+                batches: 0,
+                elapsed: Duration::ZERO,
+            };
+            return Ok((Vec::new(), reduced));
         }
         let placement = place(device)?;
         let count = sources.as_ref().map_or(n as usize, Vec::len);
