@@ -71,6 +71,33 @@ impl Bfs {
             .for_each(|(level, parent)| (*level, *parent) = (UNREACHED, UNREACHED));
     }
 
+    /// A search's result from its `levels` alone (distances from `roots`,
+    /// at level 0): each reached vertex's parent is its least in-neighbour
+    /// one level nearer, a root its own, so the parents form a BFS forest.
+    /// For engines that find distances only (the GPU's batches).
+    pub fn from_levels(graph: &Csr, roots: &[u32], levels: Vec<u32>) -> Bfs {
+        let reverse = graph.reversed();
+        let in_rows = reverse.as_ref().unwrap_or(graph);
+        let parents = (0..graph.vertex_count())
+            .into_par_iter()
+            .map(|vertex| match levels[vertex as usize] {
+                UNREACHED => UNREACHED,
+                0 => vertex,
+                level => in_rows
+                    .neighbours(vertex)
+                    .iter()
+                    .copied()
+                    .find(|&tail| levels[tail as usize] == level - 1)
+                    .unwrap_or(UNREACHED),
+            })
+            .collect();
+        Bfs {
+            source: roots.first().copied().unwrap_or(0),
+            levels,
+            parents: Some(parents),
+        }
+    }
+
     /// Number of levels (the source's is level 0): the depth of the search plus one.
     pub fn level_count(&self) -> u32 {
         self.levels
