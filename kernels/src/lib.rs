@@ -41,7 +41,6 @@
     )
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
-#![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod abi;
 #[cfg(target_arch = "nvptx64")]

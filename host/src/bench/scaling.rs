@@ -33,11 +33,15 @@ const JOIN_TIMEOUT: Duration = Duration::from_secs(300);
 /// A benchmarked graph's size and how long it took to build.
 #[derive(Serialize, Deserialize)]
 pub struct Built {
+    /// The graph's name on the command line (`gen:kron:26`, a file).
     pub name: String,
+    /// Its vertex count.
     pub vertices: u32,
+    /// Its CSR's entries: the edges, each undirected edge twice.
     pub csr_entries: u64,
     /// Graph500's input edge tuples, where the graph knows them.
     pub input_edges: Option<u64>,
+    /// Seconds to generate or load it and build its CSR.
     pub seconds: f64,
 }
 
@@ -51,7 +55,9 @@ impl Built {
 /// A row: one search path on `gpus` GPUs.
 #[derive(Serialize, Deserialize)]
 pub struct ScalingRow {
+    /// GPUs the search ran on (1 for `auto`).
     pub gpus: u32,
+    /// Its times, as the single-GPU tables show them.
     pub row: Row,
     /// The median over searches of their exchange time per level
     /// ([`crate::gpu::Exchange`]); none for `auto`.
@@ -171,8 +177,11 @@ fn print_row_time(gpus: u32, started: Instant) {
 /// graph measured again replaces its earlier rows.
 #[derive(Default, Serialize, Deserialize)]
 pub struct Measured {
+    /// Every run that measured a row kept here, oldest first.
     pub runs: Vec<Run>,
+    /// The graphs of the rows, each once.
     pub graphs: Vec<Built>,
+    /// The rows, by graph and number of GPUs.
     pub rows: Vec<ScalingRow>,
 }
 
@@ -180,8 +189,11 @@ pub struct Measured {
 /// measured.
 #[derive(Serialize, Deserialize)]
 pub struct Run {
+    /// The GPUs it ran on: their count and the driver's name for them.
     pub device: String,
+    /// Its command line.
     pub command: String,
+    /// The names of the graphs it measured.
     pub graphs: Vec<String>,
 }
 

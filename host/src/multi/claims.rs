@@ -119,6 +119,7 @@ struct GpuMeeting<'g> {
 /// What the exchange of one round found: whether any rank's claims
 /// overran a region (then the level runs another round).
 pub struct Round {
+    /// Whether a rank's claims for some owner passed its region's capacity.
     pub overflowed: bool,
 }
 
@@ -517,18 +518,29 @@ impl ClaimSources {
 
 /// What the claims' kernels read and write of a rank's own vertices.
 pub struct Owned {
+    /// The rank's rows: its vertices' row offsets, and one past the last.
     pub row_offsets: DevicePointer<u64>,
+    /// The first vertex the rank owns.
     pub first_vertex: u32,
+    /// One past the last vertex the rank owns.
     pub end_vertex: u32,
+    /// The visited bitmap over every vertex.
     pub visited: DevicePointer<u32>,
+    /// Levels of the owned vertices, from `first_vertex`.
     pub levels: DevicePointer<u32>,
+    /// Parents of the owned vertices, from `first_vertex`.
     pub parents: DevicePointer<u32>,
+    /// The level being labelled.
     pub level: u32,
+    /// The next frontier's queue of owned vertices (global ids).
     pub next_queue: DevicePointer<u32>,
+    /// The next queue's size.
     pub next_size: DevicePointer<u32>,
+    /// The degrees of the next queue's vertices, summed.
     pub next_edges: DevicePointer<u64>,
-    /// The level's status and the claim pairs it read (its figures').
+    /// The level's status (its figures' word).
     pub status: DevicePointer<u32>,
+    /// The claim pairs the level read from the other ranks (its figures').
     pub received_pairs: DevicePointer<u64>,
 }
 

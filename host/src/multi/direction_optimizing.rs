@@ -200,7 +200,9 @@ pub struct RankRun {
 /// use once they were allocated (the context's and NCCL's included).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RankMemory {
+    /// Bytes of the rank's buffers.
     pub allocated: u64,
+    /// Bytes in use on its GPU once they were allocated.
     pub in_use: u64,
 }
 
@@ -208,7 +210,9 @@ pub struct RankMemory {
 /// delegates (the same on every rank), worked out once for all the ranks
 /// of a process.
 pub struct Layout {
+    /// Each rank's vertices, in rank order.
     pub ranges: Vec<Range<u32>>,
+    /// The delegates, the same on every rank.
     pub delegates: Choice,
 }
 

@@ -101,8 +101,11 @@ pub trait Collectives {
 /// rank `peer`.
 #[derive(Clone, Copy, Debug)]
 pub struct Transfer {
+    /// The other rank.
     pub peer: u32,
+    /// The words sent or received into.
     pub words: DevicePointer<u32>,
+    /// How many words.
     pub count: usize,
 }
 

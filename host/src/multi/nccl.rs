@@ -315,11 +315,8 @@ impl Communicator {
     /// they returned.
     fn group(&self, calls: impl FnOnce() -> Result<()>) -> Result<()> {
         // SAFETY: group calls take no arguments.
-        check(
-            self.library,
-            unsafe { (self.library.group_start)() },
-            "ncclGroupStart",
-        )?;
+        let started = unsafe { (self.library.group_start)() };
+        check(self.library, started, "ncclGroupStart")?;
         let result = calls();
         // SAFETY: closes the group opened above.
         let ended = check(
