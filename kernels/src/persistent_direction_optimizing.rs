@@ -51,7 +51,7 @@
 //! searched (the last one found nothing).
 
 use crate::abi::EdgeOffset;
-use crate::abi::direction_optimizing;
+use crate::abi::direction_optimizing::{self, Switch};
 use crate::abi::hub_chunks;
 use crate::abi::persistent_direction_optimizing;
 use crate::direction_optimizing::{add_block_sum, claim_and_append, expand_top_down};
@@ -174,7 +174,7 @@ unsafe fn search<O: RowOffset>(
         while size > 0 {
             if !bottom_up
                 && bottom_up_allowed != 0
-                && scout_count > edges_to_check / direction_optimizing::ALPHA
+                && Switch::GAPBS.goes_bottom_up(scout_count, edges_to_check)
             {
                 let front = bitmap(level);
                 grid.for_each(size, |index| {
@@ -290,8 +290,11 @@ unsafe fn search<O: RowOffset>(
             barrier += 1;
             hub_chunk_count = core::ptr::read_volatile(counter.add(2)) as u32;
             if bottom_up {
-                let growing_or_large = next_size >= size
-                    || next_size as u64 > vertex_count as u64 / direction_optimizing::BETA;
+                let growing_or_large = Switch::GAPBS.stays_bottom_up(
+                    next_size as u64,
+                    size as u64,
+                    vertex_count as u64,
+                );
                 if !growing_or_large {
                     (bottom_up, bitmaps_dirty, scout_count) = (false, true, 1);
                 }

@@ -57,7 +57,7 @@ pub use auto::{
 };
 pub use block_queue::BlockQueue;
 pub use chain_contracted::ChainContracted;
-pub use direction_optimizing::{DirectionOptimizing, LEVEL_BY_LEVEL_ALPHA};
+pub use direction_optimizing::{DirectionOptimizing, LEVEL_BY_LEVEL};
 pub use ghost_zones::{GhostZones, zone_capacity as ghost_zone_capacity};
 pub use hierarchical_queue::HierarchicalQueue;
 pub use hierarchy_sweep::{HierarchySweep, MOST_KEPT_VERTICES, Placement};

@@ -27,7 +27,7 @@
 //! by gapbs's rule, the same on every rank: to bottom-up when the
 //! frontier's edges exceed the unexplored edges over α, back when the
 //! frontier shrinks below `n / β`. α is `direction-optimizing`'s
-//! ([`LEVEL_BY_LEVEL_ALPHA`]): a top-down claim here costs an atomic and
+//! ([`LEVEL_BY_LEVEL`]): a top-down claim here costs an atomic and
 //! a pair sent to its owner. At the end rank 0 gathers the labels into
 //! host memory, a slice of each rank's at a time: no GPU ever holds every
 //! vertex's.
@@ -52,7 +52,7 @@ use super::delegates::{Choice, Delegates};
 use super::{Collectives, Reach, all_gather_words, partition};
 use crate::error::CudaContext;
 use crate::gpu::hub_chunks::ChunkedTopDown;
-use crate::gpu::{Direction, Gpu, LEVEL_BY_LEVEL_ALPHA, RowOffsets, Step, upload};
+use crate::gpu::{Direction, Gpu, LEVEL_BY_LEVEL, RowOffsets, Step, upload};
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
 
 pub use super::claims::UNCOUNTED_SLOT_EDGES;
@@ -516,14 +516,13 @@ impl<'g> Rank<'g> {
         let mut steps = Vec::new();
         while frontier.vertices() > 0 {
             let started = Instant::now();
-            if self.symmetric && scout_count > edges_to_check / LEVEL_BY_LEVEL_ALPHA {
+            if self.symmetric && LEVEL_BY_LEVEL.goes_bottom_up(scout_count, edges_to_check) {
                 let mut started = started;
                 loop {
                     let previous = frontier.vertices();
                     frontier = self.bottom_up_step(level, &frontier)?;
                     let awake = frontier.vertices();
-                    let growing_or_large =
-                        awake >= previous || awake > n / direction_optimizing::BETA;
+                    let growing_or_large = LEVEL_BY_LEVEL.stays_bottom_up(awake, previous, n);
                     steps.push(self.step(level, started, Direction::BottomUp)?);
                     started = Instant::now();
                     level += 1;
