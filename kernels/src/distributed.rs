@@ -58,9 +58,11 @@ use crate::abi::distributed::{
     CLAIMS_PER_THREAD, MEETING_FAILED, PEER_QUADS_PER_THREAD, PEER_WORDS_PER_THREAD,
 };
 use crate::abi::{BLOCK_SIZE, EdgeOffset};
-use crate::direction_optimizing::{add_block_sum, bottom_up_level, gather_neighbour_lists};
+use crate::direction::direction_optimizing::{
+    add_block_sum, bottom_up_level, gather_neighbour_lists,
+};
+use crate::direction::hub_chunks::chunk_edge;
 use crate::gpu;
-use crate::hub_chunks::chunk_edge;
 use crate::visit::{RowOffset, entry_points_by_row_offset, row};
 
 /// What a GPU holds of the vertices it owns, `first_vertex..end_vertex`:
