@@ -5,7 +5,7 @@
 //! - `ptx`: builds the kernels, checks them with `ptxas`, prints the PTX paths last.
 //! - `lint`: `cargo fmt --check` over the workspace and the fuzz targets,
 //!   `cargo clippy -D warnings` over the workspace and the kernels for the
-//!   GPU (the lints of `[workspace.lints]`: an `unsafe` block without a
+//!   GPU, both modules (the lints of `[workspace.lints]`: an `unsafe` block without a
 //!   `// SAFETY:` line, an undocumented public item of the host library),
 //!   and `cargo doc` with every warning (a broken link) an error.
 //! - `bench [--graph PATH]...`: times every variant on the default generated
@@ -120,26 +120,32 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
                     "warnings",
                 ],
             )?;
-            workspace.cargo_ok(
-                &environment,
-                &[
-                    "clippy",
-                    "--package",
-                    "bfs-kernels",
-                    "--target",
-                    "nvptx64-nvidia-cuda",
-                    "-Zbuild-std=core",
-                    "--target-dir",
-                    &workspace
-                        .target()
-                        .join("kernels-clippy")
-                        .display()
-                        .to_string(),
-                    "--",
-                    "-D",
-                    "warnings",
-                ],
-            )?;
+            // The kernels for the GPU, both modules: every kernel, and
+            // the sm_90 one's (`--cfg bfs_sm90`), each in a folder of its
+            // own so that neither invalidates the other.
+            for (folder, flags) in [
+                ("kernels-clippy", "[]"),
+                ("kernels-clippy-sm90", "[\"--cfg\", \"bfs_sm90\"]"),
+            ] {
+                workspace.cargo_ok(
+                    &environment,
+                    &[
+                        "clippy",
+                        "--package",
+                        "bfs-kernels",
+                        "--target",
+                        "nvptx64-nvidia-cuda",
+                        "-Zbuild-std=core",
+                        "--target-dir",
+                        &workspace.target().join(folder).display().to_string(),
+                        "--config",
+                        &format!("build.rustflags={flags}"),
+                        "--",
+                        "-D",
+                        "warnings",
+                    ],
+                )?;
+            }
             workspace.cargo_ok(
                 &environment,
                 &[
