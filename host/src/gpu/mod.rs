@@ -74,7 +74,8 @@ use memory::{download, reset_labels};
 
 // The registry: one row a variant, `Name: module, "name", "description";`.
 // Its driver is `module::Name` in `gpu/module.rs`, its kernels in
-// `kernels/src/module.rs` and their contract in `kernels/src/abi/module.rs`.
+// `kernels/src/<family>/module.rs` and their contract in
+// `kernels/src/abi/module.rs`.
 registry::variants! {
     TwoKernel: two_kernel, "two-kernel",
         "Rodinia: one thread per vertex, expand and update kernels, the host looping on an `over` flag";
