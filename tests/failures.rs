@@ -3,7 +3,7 @@
 //! `bfs` binary in its own process (a kernel that traps leaves its CUDA
 //! context unusable), except the device-memory check, which fills the GPU.
 
-use bfs::gpu::{Gpu, KERNELS_PTX, Search, Variant};
+use bfs::gpu::{KERNELS_PTX, Search, Variant};
 use bfs::{Error, abi};
 use bfs_tests::{generated, gpu, run_bfs, temporary_folder};
 
@@ -71,6 +71,86 @@ fn bad_input_gives_one_line_errors() {
     }
 }
 
+/// Environment variables: names and values.
+type Variables<'a> = &'a [(&'a str, &'a str)];
+
+/// `bfs` run with `arguments` and, of the variables that place a rank,
+/// only `variables`.
+fn placed_by(variables: Variables, arguments: &[&str]) -> bfs_tests::Cli {
+    bfs_tests::unplaced_bfs()
+        .args(["--graph", "gen:path:10"])
+        .args(arguments)
+        .envs(variables.iter().copied())
+        .output()
+        .expect("running bfs")
+        .into()
+}
+
+#[test]
+fn launcher_variables_that_cannot_place_a_rank_give_one_line_errors() {
+    let slurm = [("SLURM_PROCID", "1"), ("SLURM_NTASKS", "2")];
+    let cases: &[(Variables, &[&str], &str)] = &[
+        (
+            &[("SLURM_PROCID", "2"), ("SLURM_NTASKS", "2")],
+            &[],
+            "SLURM_PROCID=2 but SLURM_NTASKS=2: ranks are numbered 0 to 1",
+        ),
+        (
+            &[
+                ("OMPI_COMM_WORLD_RANK", "one"),
+                ("OMPI_COMM_WORLD_SIZE", "2"),
+            ],
+            &[],
+            "OMPI_COMM_WORLD_RANK=\"one\" is not a rank",
+        ),
+        (
+            &[("PMI_RANK", "1")],
+            &[],
+            "PMI_RANK is set but PMI_SIZE is not",
+        ),
+        (
+            &[
+                ("OMPI_COMM_WORLD_RANK", "0"),
+                ("OMPI_COMM_WORLD_SIZE", "2"),
+                ("PMI_RANK", "1"),
+                ("PMI_SIZE", "2"),
+            ],
+            &[],
+            "disagree with PMI's PMI_RANK=1 and PMI_SIZE=2",
+        ),
+        (
+            &slurm,
+            &["--rank", "0", "--ranks", "2"],
+            "--rank 0 --ranks 2 disagree with Slurm's SLURM_PROCID=1 and SLURM_NTASKS=2",
+        ),
+        (
+            &slurm,
+            &["--device", "cpu"],
+            "rank 1 of a search over 2 processes, which takes no --device",
+        ),
+        (
+            &[&slurm[..], &[("BFS_MASTER_ADDR", "127.0.0.1")]].concat(),
+            &[],
+            "--master-addr (BFS_MASTER_ADDR) is given, but no --master-port",
+        ),
+        (
+            &[&slurm[..], &[("BFS_MASTER_PORT", "0")]].concat(),
+            &[],
+            "--master-port",
+        ),
+    ];
+    for (variables, arguments, expected) in cases {
+        placed_by(variables, arguments).assert_one_line_error(expected);
+    }
+    // A launcher of one process leaves an ordinary run.
+    let alone = placed_by(
+        &[("SLURM_PROCID", "0"), ("SLURM_NTASKS", "1")],
+        &["--device", "cpu"],
+    );
+    assert_eq!(alone.code, Some(0), "{}", alone.stderr);
+    assert!(alone.stdout.contains("levels:    10"), "{}", alone.stdout);
+}
+
 #[test]
 fn a_failed_run_leaves_an_existing_output_file_alone() {
     let output = temporary_folder("kept-output").join("levels.txt");
@@ -93,7 +173,7 @@ fn a_failed_run_leaves_an_existing_output_file_alone() {
 #[test]
 fn the_host_memory_limit_can_be_set_and_is_enforced_with_one_line_errors() {
     let run = |limit: &str| -> bfs_tests::Cli {
-        std::process::Command::new(bfs_tests::bfs_binary())
+        bfs_tests::unplaced_bfs()
             .args(["--graph", "gen:path:1000000", "--device", "cpu-reference"])
             .env("BFS_HOST_MEMORY", limit)
             .output()
@@ -115,35 +195,6 @@ fn the_host_memory_limit_can_be_set_and_is_enforced_with_one_line_errors() {
             allowed.stdout
         );
     }
-}
-
-#[test]
-fn without_a_gpu_auto_falls_back_and_gpu_fails() {
-    if Gpu::open().is_ok() {
-        bfs_tests::skip(
-            "without_a_gpu_auto_falls_back_and_gpu_fails",
-            "a CUDA device is present",
-        );
-        return;
-    }
-    let auto = run_bfs(&["--graph", "gen:grid:20x20:0", "--verify"]);
-    assert_eq!(auto.code, Some(0), "{}", auto.stderr);
-    assert!(
-        auto.stderr.starts_with("note: no CUDA device"),
-        "{}",
-        auto.stderr
-    );
-    assert!(
-        auto.stdout.contains("levels:    39") && auto.stdout.contains("verify:    pass"),
-        "{}",
-        auto.stdout
-    );
-    assert!(
-        auto.stdout.contains("CPU (direction-optimizing BFS"),
-        "the fallback is the parallel engine: {}",
-        auto.stdout
-    );
-    run_bfs(&["--graph", "gen:path:10", "--device", "gpu"]).assert_one_line_error("no CUDA device");
 }
 
 #[test]

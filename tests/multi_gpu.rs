@@ -2,8 +2,10 @@
 //! distance on every vertex and valid parents, on one GPU, on every GPU of
 //! the machine and on three where there are three, and over 2, 3 and 5
 //! ranks sharing one GPU (no NCCL), over many graphs, including graphs
-//! with fewer vertices than ranks; two processes on a two-GPU machine;
-//! and the one-line errors of bad setups. Without a GPU
+//! with fewer vertices than ranks; two processes on a two-GPU machine
+//! (placed by `--rank`, and by Slurm's variables with the id over TCP);
+//! a rank killed or failing mid-search, which the others leave with one
+//! line; and the one-line errors of bad setups. Without a GPU
 //! each test prints `skip: no CUDA device` (and fails instead when
 //! `BFS_REQUIRE_GPU` is set).
 
@@ -412,7 +414,7 @@ fn two_processes_on_two_gpus_search_together() {
     let id_file = folder.join("nccl-id");
     let id_file = id_file.to_str().expect("a UTF-8 path");
     let rank = |rank: &str| {
-        std::process::Command::new(bfs_tests::bfs_binary())
+        bfs_tests::unplaced_bfs()
             .args(["--graph", "gen:kron:14:16", "--sources", "8", "--verify"])
             .args(["--rank", rank, "--ranks", "2", "--nccl-id-file", id_file])
             .output()
@@ -420,33 +422,120 @@ fn two_processes_on_two_gpus_search_together() {
     };
     // Rank 1 starts 3 s late, after rank 0 has written the id: a rank
     // slower to start or to load than rank 0 still takes it.
-    let (first, second) = std::thread::scope(|scope| {
-        let first = scope.spawn(|| rank("0"));
-        std::thread::sleep(Duration::from_secs(3));
-        let second = scope.spawn(|| rank("1"));
-        (first.join().unwrap(), second.join().unwrap())
-    });
+    let [first, _] = two_ranks("0", rank);
     assert!(
         !Path::new(id_file).exists(),
         "rank 0 removes the id file once all joined"
     );
-    let text = |output: &std::process::Output| {
-        String::from_utf8_lossy(&output.stdout).into_owned()
-            + &String::from_utf8_lossy(&output.stderr)
-    };
-    assert!(first.status.success(), "rank 0: {}", text(&first));
-    assert!(second.status.success(), "rank 1: {}", text(&second));
     assert!(
-        text(&first).contains("verify:    pass for every source"),
-        "{}",
-        text(&first)
+        first.contains("verify:    pass for every source"),
+        "{first}"
     );
-    assert!(text(&first).contains("2 × "), "{}", text(&first));
+    assert!(first.contains("2 × "), "{first}");
+}
+
+/// Starts rank `early` of two (`rank` runs one), and the other 3 s later;
+/// returns what rank 0 and rank 1 printed, once both have succeeded.
+fn two_ranks(early: &str, rank: impl Fn(&str) -> std::process::Output + Sync) -> [String; 2] {
+    let late = if early == "0" { "1" } else { "0" };
+    let outputs = std::thread::scope(|scope| {
+        let early = scope.spawn(|| rank(early));
+        std::thread::sleep(Duration::from_secs(3));
+        let late = scope.spawn(|| rank(late));
+        [early.join().unwrap(), late.join().unwrap()]
+    });
+    let [zero, one] = if early == "0" {
+        outputs
+    } else {
+        let [one, zero] = outputs;
+        [zero, one]
+    };
+    [zero, one].map(|output| {
+        let text = String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "a rank: {text}");
+        text
+    })
 }
 
 #[test]
-fn a_rank_killed_mid_search_makes_the_other_exit_with_one_error_line() {
-    let test = "a_rank_killed_mid_search_makes_the_other_exit_with_one_error_line";
+fn two_processes_placed_by_slurm_pass_the_id_over_tcp() {
+    let test = "two_processes_placed_by_slurm_pass_the_id_over_tcp";
+    let Some(devices) = device_count(test) else {
+        return;
+    };
+    if devices < 2 {
+        skip(test, "one GPU: two ranks need two");
+        return;
+    }
+    // The ranks run in a folder of their own, where an id file would land.
+    let folder = bfs_tests::temporary_folder(test);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port()
+        .to_string();
+    let rank = |rank: &str| {
+        bfs_tests::unplaced_bfs()
+            .current_dir(&folder)
+            .args(["--graph", "gen:kron:14:16", "--sources", "8", "--verify"])
+            .envs([
+                ("SLURM_PROCID", rank),
+                ("SLURM_NTASKS", "2"),
+                ("SLURM_LOCALID", rank),
+                ("BFS_MASTER_ADDR", "127.0.0.1"),
+                ("BFS_MASTER_PORT", &port),
+            ])
+            .output()
+            .expect("running bfs")
+    };
+    // Rank 1 starts 3 s before rank 0 listens: it tries again until then.
+    let [first, second] = two_ranks("1", rank);
+    assert!(
+        first.contains("over 2 processes through NCCL, one GPU each; this is rank 0")
+            && first.contains("verify:    pass for every source")
+            && first.contains("2 × "),
+        "{first}"
+    );
+    assert!(second.contains("rank done: 8 searches"), "{second}");
+    let left: Vec<_> = std::fs::read_dir(&folder).unwrap().collect();
+    assert!(left.is_empty(), "no id file: {left:?}");
+}
+
+/// A child process killed when dropped, so that a failed test leaves none.
+struct KilledOnDrop(std::process::Child);
+
+impl Drop for KilledOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        // Reaped if it ends soon; a process the driver holds a while longer
+        // does not hold the test.
+        for _ in 0..100 {
+            if !matches!(self.0.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// How a rank of two processes stops mid-search, in the tests of how the
+/// other leaves.
+#[derive(Clone, Copy, Debug)]
+enum Stop {
+    /// The rank is killed by SIGKILL three seconds into the searches.
+    Killed(u32),
+    /// The rank fails on an error of its own (`BFS_FAIL_RANK`).
+    Fails(u32),
+}
+
+/// Two processes on two GPUs search many sources of a Kronecker graph
+/// (seconds of searches, each a few milliseconds long, so the stop comes
+/// mid-search) until one stops as `stop` says; the other must exit
+/// non-zero within `--join-timeout` + 5 s of it, with one `error:` line
+/// naming the rank that stopped. What the script did, with a
+/// smaller graph.
+fn the_survivor_leaves_with_one_line(test: &str, stop: Stop) {
     let Some(devices) = device_count(test) else {
         return;
     };
@@ -455,52 +544,173 @@ fn a_rank_killed_mid_search_makes_the_other_exit_with_one_error_line() {
         return;
     }
     let folder = bfs_tests::temporary_folder(test);
+    let graph = folder.join("kron.bcsr");
+    let generated = run_bfs(&["gen", "kron:21", graph.to_str().expect("a UTF-8 path")]);
+    assert_eq!(generated.code, Some(0), "{}", generated.stderr);
     let id_file = folder.join("nccl-id");
     let join_timeout = 10;
-    let rank = |rank: &str| {
-        std::process::Command::new(bfs_tests::bfs_binary())
-            // Searches enough for minutes: the kill comes mid-search.
-            .args(["--graph", "gen:kron:16:16", "--sources", "1000000"])
-            .args(["--rank", rank, "--ranks", "2", "--nccl-id-file"])
-            .arg(&id_file)
-            .args(["--join-timeout", &join_timeout.to_string()])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("starting bfs")
+    let (stopping, survivor) = match stop {
+        Stop::Killed(rank) | Stop::Fails(rank) => (rank, 1 - rank),
     };
-    let mut first = rank("0");
-    // Rank 0 writes the id, then removes it once both have joined.
-    while !id_file.exists() {
-        std::thread::sleep(Duration::from_millis(20));
+    let output_of = |rank: u32| folder.join(format!("rank-{rank}.txt"));
+    let start = |rank: u32| {
+        let output = std::fs::File::create(output_of(rank)).expect("an output file");
+        let mut command = bfs_tests::unplaced_bfs();
+        command
+            .arg("--graph")
+            .arg(&graph)
+            .args(["--sources", "20000", "--join-timeout"])
+            .arg(join_timeout.to_string())
+            .args([
+                "--rank",
+                &rank.to_string(),
+                "--ranks",
+                "2",
+                "--nccl-id-file",
+            ])
+            .arg(&id_file)
+            .env("CUDA_VISIBLE_DEVICES", rank.to_string())
+            .stdout(output.try_clone().expect("a second handle"))
+            .stderr(output);
+        if let Stop::Fails(failing) = stop
+            && failing == rank
+        {
+            // Its fiftieth search, a level in.
+            command.env(multi::injected_failure::VARIABLE, format!("{rank}:50:1"));
+        }
+        // Neither outlives the test, however it ends.
+        KilledOnDrop(command.spawn().expect("starting bfs"))
+    };
+    let (first, second) = (start(0), start(1));
+    let started = std::time::Instant::now();
+    // Rank 0 prints its plan as the ranks join; the searches follow.
+    let planned = || std::fs::read_to_string(output_of(0)).is_ok_and(|text| text.contains("plan:"));
+    while !planned() {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no plan line within 120 s: {:?}",
+            std::fs::read_to_string(output_of(0))
+        );
+        std::thread::sleep(Duration::from_millis(50));
     }
-    let mut second = rank("1");
-    while id_file.exists() {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_secs(2));
-    second.kill().expect("killing rank 1");
-    let killed = std::time::Instant::now();
-    second.wait().expect("rank 1 ends");
+    let (mut stopping_process, mut surviving_process) = match stopping {
+        0 => (first, second),
+        _ => (second, first),
+    };
+    let stopped = match stop {
+        Stop::Killed(_) => {
+            std::thread::sleep(Duration::from_secs(3));
+            stopping_process.0.kill().expect("killing the rank");
+            std::time::Instant::now()
+        }
+        Stop::Fails(_) => {
+            let status = stopping_process.0.wait().expect("the failing rank ends");
+            assert!(!status.success(), "the failing rank exits non-zero");
+            std::time::Instant::now()
+        }
+    };
     let deadline = Duration::from_secs(join_timeout + 20);
-    while first.try_wait().expect("rank 0's state").is_none() {
-        if killed.elapsed() > deadline {
-            let _ = first.kill();
+    while surviving_process
+        .0
+        .try_wait()
+        .expect("the survivor's state")
+        .is_none()
+    {
+        if stopped.elapsed() > deadline {
             panic!(
-                "rank 0 still ran {} s after rank 1 was killed",
-                deadline.as_secs()
+                "{stop:?}: rank {survivor} still ran {} s after rank {stopping} stopped: {}",
+                deadline.as_secs(),
+                std::fs::read_to_string(output_of(survivor)).unwrap_or_default()
             );
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    let waited = killed.elapsed();
-    let output = first.wait_with_output().expect("rank 0's output");
-    let cli = bfs_tests::Cli::from(output);
-    cli.assert_one_line_error("rank 0");
+    let waited = stopped.elapsed();
+    let status = surviving_process.0.wait().expect("the survivor's status");
+    let output = std::fs::read_to_string(output_of(survivor)).expect("its output");
+    let errors: Vec<&str> = output
+        .lines()
+        .filter(|line| line.starts_with("error"))
+        .collect();
+    assert_eq!(status.code(), Some(1), "{stop:?}: {output}");
+    assert_eq!(errors.len(), 1, "{stop:?}: not one error line: {output}");
+    assert!(
+        errors[0].contains(&format!("rank {stopping}")),
+        "{stop:?}: the line names no rank {stopping}: {output}"
+    );
+    assert!(!output.contains("panicked"), "{output}");
     assert!(
         waited <= Duration::from_secs(join_timeout + 5),
-        "rank 0 took {} s to give up",
+        "{stop:?}: rank {survivor} took {} s to give up",
         waited.as_secs_f64()
+    );
+    if let Stop::Fails(_) = stop {
+        let failed = std::fs::read_to_string(output_of(stopping)).expect("its output");
+        assert!(
+            failed.contains("failed at level 1 of search 50"),
+            "{failed}"
+        );
+    }
+}
+
+#[test]
+fn rank_1_killed_mid_search_makes_rank_0_exit_with_one_error_line() {
+    the_survivor_leaves_with_one_line(
+        "rank_1_killed_mid_search_makes_rank_0_exit_with_one_error_line",
+        Stop::Killed(1),
+    );
+}
+
+#[test]
+fn rank_0_killed_mid_search_makes_rank_1_exit_with_one_error_line() {
+    the_survivor_leaves_with_one_line(
+        "rank_0_killed_mid_search_makes_rank_1_exit_with_one_error_line",
+        Stop::Killed(0),
+    );
+}
+
+#[test]
+fn a_process_rank_that_fails_mid_search_makes_the_other_exit_with_one_error_line() {
+    the_survivor_leaves_with_one_line(
+        "a_process_rank_that_fails_mid_search_makes_the_other_exit_with_one_error_line",
+        Stop::Fails(1),
+    );
+}
+
+/// A rank of `--gpus 2` that fails mid-search (its GPU, as the injected
+/// failure stands for) ends the search at once: one `error:` line, its
+/// own, well within `--join-timeout`, though the other rank waits in the
+/// same level's exchange.
+#[test]
+fn a_thread_rank_that_fails_mid_search_ends_the_search_with_its_own_line() {
+    let test = "a_thread_rank_that_fails_mid_search_ends_the_search_with_its_own_line";
+    let Some(devices) = device_count(test) else {
+        return;
+    };
+    if devices < 2 {
+        skip(test, "one GPU: two ranks need two");
+        return;
+    }
+    let folder = bfs_tests::temporary_folder(test);
+    let graph = folder.join("kron.bcsr");
+    let graph = graph.to_str().expect("a UTF-8 path");
+    let generated = run_bfs(&["gen", "kron:20", graph]);
+    assert_eq!(generated.code, Some(0), "{}", generated.stderr);
+    let join_timeout = 10;
+    let started = std::time::Instant::now();
+    let output = bfs_tests::unplaced_bfs()
+        .args(["--graph", graph, "--gpus", "2", "--sources", "2000"])
+        .args(["--join-timeout", &join_timeout.to_string()])
+        .env(multi::injected_failure::VARIABLE, "1:20:1")
+        .output()
+        .expect("running bfs");
+    let took = started.elapsed();
+    let cli = bfs_tests::Cli::from(output);
+    cli.assert_one_line_error("rank 1: failed at level 1 of search 20");
+    assert!(
+        took <= Duration::from_secs(join_timeout + 5),
+        "the search took {} s to end",
+        took.as_secs_f64()
     );
 }
 
@@ -576,7 +786,7 @@ fn bad_multi_gpu_setups_give_one_line_errors() {
         "{too_many} GPUs were asked for; this host has {devices}"
     ));
 
-    let missing = std::process::Command::new(bfs_tests::bfs_binary())
+    let missing = bfs_tests::unplaced_bfs()
         .args(graph)
         .args(["--gpus", "1"])
         .env(multi::nccl::LIBRARY_VARIABLE, "/nonexistent/libnccl.so.2")

@@ -114,6 +114,27 @@ pub fn bfs_binary() -> std::path::PathBuf {
     binary
 }
 
+/// The `bfs` binary as a command that inherits none of the variables that
+/// place a rank of a search over processes (a launcher's, `BFS_RANK` and
+/// the like) from the tests' environment.
+pub fn unplaced_bfs() -> std::process::Command {
+    let mut command = std::process::Command::new(bfs_binary());
+    let launchers = bfs::multi::launcher::Launcher::ALL
+        .iter()
+        .flat_map(|launcher| launcher.variables());
+    let options = [
+        "BFS_RANK",
+        "BFS_RANKS",
+        "BFS_NCCL_ID_FILE",
+        "BFS_MASTER_ADDR",
+        "BFS_MASTER_PORT",
+    ];
+    for name in launchers.flatten().chain(options) {
+        command.env_remove(name);
+    }
+    command
+}
+
 /// What a run of the `bfs` binary printed, and how it ended.
 pub struct Cli {
     /// Exit code (`None` when killed by a signal).
@@ -126,7 +147,7 @@ pub struct Cli {
 
 /// Runs the `bfs` binary with `arguments`.
 pub fn run_bfs(arguments: &[&str]) -> Cli {
-    std::process::Command::new(bfs_binary())
+    unplaced_bfs()
         .args(arguments)
         .output()
         .expect("running bfs")

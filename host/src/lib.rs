@@ -32,6 +32,7 @@ pub mod output;
 pub mod phases;
 pub mod plot;
 pub mod report;
+mod shared_library;
 pub mod validate;
 
 pub use bfs_kernels::abi;

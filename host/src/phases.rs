@@ -16,8 +16,9 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
-    /// From the process's start (the loader, `libcuda` among the libraries
-    /// it maps) to the options parsed.
+    /// From the process's start (the loader and the libraries it maps;
+    /// `libcuda` is loaded later, by the device's opening) to the options
+    /// parsed.
     Start,
     /// Reading or generating the graph.
     Load,

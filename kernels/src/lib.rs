@@ -26,6 +26,8 @@
 //! 8. `distributed`, several GPUs: a 1D-partitioned search's steps besides
 //!    its direction-optimizing levels, and its hubs' lists walked by every
 //!    GPU, `distributed::delegates`.
+//! 9. `many_sources`, many searches at once: a batch of sources, a bit
+//!    each in every vertex's words (MS-BFS).
 //!
 //! Built a second time, for sm_90 with `--cfg bfs_sm90`, the crate holds
 //! only the kernels that need Hopper's thread-block clusters:
@@ -68,3 +70,6 @@ pub mod roads;
 
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod distributed;
+
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
+pub mod many_sources;

@@ -19,8 +19,8 @@
 //! - `bundle`: a folder with `bfs`, the test executables and scripts to run
 //!   them on a GPU machine that has no Rust.
 //!
-//! Each first makes sure of what a fresh machine lacks: the `libcuda` that
-//! `cust` links against (from Debian's `libcuda1` when no CUDA is installed)
+//! Each first makes sure of what a fresh machine lacks: the link library
+//! `cust` asks for (an empty one: the binaries load the driver at run time)
 //! and `ptxas` (from PyPI's `nvidia-cuda-nvcc-cu12`). See [`setup`].
 
 mod bundle;
@@ -78,10 +78,10 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
         "test" => {
             let environment = setup::prepare(&workspace)?;
             ptx::build_and_check(&workspace, &environment)?;
-            // The CLI tests run this binary.
+            // The CLI tests run these binaries.
             workspace.cargo_ok(
                 &environment,
-                &["build", "--quiet", "--package", "bfs", "--bin", "bfs"],
+                &["build", "--quiet", "--package", "bfs", "--bins"],
             )?;
             let mut command = workspace.cargo(&environment);
             command.args(["test", "--workspace"]).args(rest);

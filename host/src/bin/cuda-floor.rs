@@ -1,5 +1,6 @@
 //! `cuda-floor`: what every CUDA program pays before its first kernel, and
-//! nothing else: the process's start, `cuInit` and the device's context.
+//! nothing else: the process's start, `cuInit` (with loading the driver
+//! library, as `bfs` does) and the device's context.
 //! The end-to-end benchmark times it beside `bfs`, so that a run's wall
 //! time can be read against this floor. Prints the steps' seconds.
 
@@ -13,6 +14,10 @@ use cust::device::Device;
 /// error of a machine without one.
 fn main() -> ExitCode {
     let started = Instant::now();
+    if let Err(error) = bfs::gpu::libcuda::loaded() {
+        eprintln!("error: {error}");
+        return ExitCode::FAILURE;
+    }
     let outcome = cust::init(cust::CudaFlags::empty())
         .map(|()| Instant::now())
         .and_then(|initialised| {

@@ -2,15 +2,19 @@
 //! that cust 0.3.2's bindings (CUDA 11.4) predate: `cuLaunchKernelEx` with
 //! a cluster-dimension attribute, `cuOccupancyMaxActiveClusters`, and the
 //! function attribute that allows clusters beyond the portable 8 blocks.
-//! Declared here from the CUDA driver API reference (`cuda.h`, CUDA 12);
-//! results are kept as raw codes, since newer drivers return codes cust's
-//! enum lacks.
+//! Their declarations are [`super::libcuda`]'s, from the CUDA driver API
+//! reference (`cuda.h`, CUDA 12); results are kept as raw codes, since
+//! newer drivers return codes cust's enum lacks.
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
 
 use cust::function::Function;
 
 use super::Gpu;
+use super::libcuda::{
+    LaunchAttribute, LaunchConfig, cuFuncSetAttribute, cuGetErrorString, cuLaunchKernelEx,
+    cuOccupancyMaxActiveClusters,
+};
 use crate::{Error, Result};
 
 /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`.
@@ -21,48 +25,6 @@ const NON_PORTABLE_CLUSTER_SIZE_ALLOWED: c_int = 14;
 
 /// Largest cluster any device schedules (Hopper's non-portable limit).
 pub const MOST_BLOCKS: u32 = 16;
-
-/// `CUlaunchAttribute`: an id and a 64-byte, 8-aligned value union, of
-/// which a cluster dimension uses the first three `unsigned int`s.
-#[repr(C)]
-struct LaunchAttribute {
-    id: c_uint,
-    padding: [u8; 4],
-    value: [u64; 8],
-}
-
-/// `CUlaunchConfig`.
-#[repr(C)]
-struct LaunchConfig {
-    grid: [c_uint; 3],
-    block: [c_uint; 3],
-    shared_bytes: c_uint,
-    stream: cust::sys::CUstream,
-    attributes: *mut LaunchAttribute,
-    attribute_count: c_uint,
-}
-
-unsafe extern "C" {
-    fn cuLaunchKernelEx(
-        config: *const LaunchConfig,
-        function: cust::sys::CUfunction,
-        parameters: *mut *mut c_void,
-        extra: *mut *mut c_void,
-    ) -> c_int;
-    fn cuOccupancyMaxActiveClusters(
-        clusters: *mut c_int,
-        function: cust::sys::CUfunction,
-        config: *const LaunchConfig,
-    ) -> c_int;
-    #[link_name = "cuFuncSetAttribute"]
-    fn set_function_attribute(
-        function: cust::sys::CUfunction,
-        attribute: c_int,
-        value: c_int,
-    ) -> c_int;
-    #[link_name = "cuGetErrorString"]
-    fn error_string(code: c_int, text: *mut *const c_char) -> c_int;
-}
 
 impl LaunchAttribute {
     /// Clusters of `blocks` × 1 × 1 blocks.
@@ -101,7 +63,7 @@ fn check(code: c_int, what: impl FnOnce() -> String) -> Result<()> {
     let mut text: *const c_char = std::ptr::null();
     // SAFETY: writes a pointer to a static string, or fails and leaves it
     // null, which is checked.
-    let known = unsafe { error_string(code, &mut text) } == 0 && !text.is_null();
+    let known = unsafe { cuGetErrorString(code, &mut text) } == 0 && !text.is_null();
     let message = if known {
         // SAFETY: the driver's strings are static and NUL-terminated.
         unsafe { std::ffi::CStr::from_ptr(text) }
@@ -120,8 +82,7 @@ fn check(code: c_int, what: impl FnOnce() -> String) -> Result<()> {
 pub fn allow_large_clusters(kernel: &Function<'_>, name: &str) -> Result<()> {
     // SAFETY: sets an attribute of a loaded kernel; the driver refuses
     // what the device cannot do with an error, returned here.
-    let code =
-        unsafe { set_function_attribute(kernel.to_raw(), NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1) };
+    let code = unsafe { cuFuncSetAttribute(kernel.to_raw(), NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1) };
     check(code, || format!("allowing {name} clusters of 16 blocks"))
 }
 

@@ -69,6 +69,7 @@ impl Gpu {
 
     /// CUDA devices the driver sees; [`Error::NoDevice`] without a driver.
     pub fn device_count() -> Result<u32> {
+        super::libcuda::loaded()?;
         let no_device = |error: cust::error::CudaError| Error::NoDevice(describe_cuda(&error));
         cust::init(cust::CudaFlags::empty()).map_err(no_device)?;
         Device::num_devices().map_err(no_device)

@@ -10,6 +10,7 @@
 mod device;
 pub mod kernel_code;
 mod launch;
+pub mod libcuda;
 mod memory;
 mod registry;
 mod run;

@@ -174,6 +174,21 @@ impl Csr {
         Some(ends.par_iter().map(|&ends| ends as u64).sum::<u64>() / 2)
     }
 
+    /// The graph with every edge reversed (each vertex's in-neighbours as
+    /// its row), or `None` when it is symmetric: its own reverse.
+    pub fn reversed(&self) -> Option<Csr> {
+        if self.is_symmetric() {
+            return None;
+        }
+        let edges: Vec<(u32, u32)> = (0..self.vertex_count())
+            .flat_map(|tail| self.neighbours(tail).iter().map(move |&head| (head, tail)))
+            .collect();
+        Some(
+            Csr::from_edges(self.vertex_count(), &edges, false)
+                .expect("the reverse of a valid CSR is a valid CSR"),
+        )
+    }
+
     /// Sorted neighbours of `vertex`.
     pub fn neighbours(&self, vertex: u32) -> &[u32] {
         let begin = self.row_offsets[vertex as usize] as usize;

@@ -15,6 +15,8 @@
 
 use crate::Result;
 
+pub mod gpu;
+
 /// How far a batch's searches go: every level, or at most `depth_limit`
 /// levels past the sources (the vertices further stay unreached, as
 /// cuGraph's `depth_limit`).

@@ -49,6 +49,7 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 use super::claims::Claims;
 use super::clock::ExchangeClock;
 use super::delegates::{Choice, Delegates};
+use super::injected_failure::InjectedFailure;
 use super::{Collectives, Reach, all_gather_words, partition};
 use crate::error::CudaContext;
 use crate::gpu::hub_chunks::ChunkedTopDown;
@@ -124,6 +125,10 @@ pub struct Rank<'g> {
     exchange: ExchangeClock,
     /// Device bytes this rank's buffers take.
     allocated: u64,
+    /// Searches started, for [`InjectedFailure`].
+    searches: u32,
+    /// The failure this rank is asked to fail with, in tests.
+    injected_failure: Option<InjectedFailure>,
 }
 
 struct Kernels<'g> {
@@ -286,6 +291,7 @@ impl<'g> Rank<'g> {
         capacity: u32,
     ) -> Result<(Rank<'g>, Vec<RankMemory>)> {
         let rank = communicator.rank();
+        let injected_failure = InjectedFailure::for_rank(rank)?;
         let (ranges, delegates) = (layout.ranges.clone(), layout.delegates.clone());
         let owned = ranges[rank as usize].clone();
         let needed = layout.device_bytes(graph, rank, capacity);
@@ -348,6 +354,8 @@ impl<'g> Rank<'g> {
             edge_count: graph.edge_count(),
             symmetric: graph.is_symmetric(),
             communicator,
+            searches: 0,
+            injected_failure,
         };
         if reach == Reach::PeerMemory && searcher.ranges.len() > 1 {
             searcher.find_peer_frontiers()?;
@@ -373,6 +381,13 @@ impl<'g> Rank<'g> {
 
     fn rank(&self) -> u32 {
         self.communicator.rank()
+    }
+
+    /// Leaves the collectives at once, for a rank that stops on an error;
+    /// returns whether kernels queued on its GPU may still wait for the
+    /// others ([`Collectives::give_up`]).
+    pub fn give_up(&self) -> bool {
+        self.communicator.give_up()
     }
 
     /// Learns where every rank keeps its two frontier bitmaps and its two
@@ -435,7 +450,9 @@ impl<'g> Rank<'g> {
             self.communicator.meet_on_host(&[])?;
         }
         let started = Instant::now();
-        let steps = self.levels_from(source, degree_of_source)?;
+        let steps = self.levels_from(source, degree_of_source);
+        self.searches += 1;
+        let steps = steps?;
         let elapsed = started.elapsed();
         let result = self.gather(source)?;
         Ok(RankRun {
@@ -515,6 +532,9 @@ impl<'g> Rank<'g> {
         let mut level = 0u32;
         let mut steps = Vec::new();
         while frontier.vertices() > 0 {
+            if let Some(failure) = &self.injected_failure {
+                failure.check(self.searches, level)?;
+            }
             let started = Instant::now();
             if self.symmetric && LEVEL_BY_LEVEL.goes_bottom_up(scout_count, edges_to_check) {
                 let mut started = started;

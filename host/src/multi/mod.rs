@@ -8,11 +8,12 @@
 //! NCCL ([`nccl`], loaded at run time), as [`direction_optimizing`]
 //! describes. Ranks run as threads of one process, one per GPU of this
 //! host ([`Ranks::Threads`]), or one per process ([`Ranks::Process`]: the
-//! path that spans machines), the NCCL id passed from rank 0 to the others
-//! through a file. Threads whose GPUs reach each other's memory read each
-//! top-down level's claims and each bottom-up level's frontier words
-//! where the other GPUs wrote them ([`peer_access`], [`Reach`]);
-//! processes exchange and all-gather them. For tests, ranks can also
+//! path that spans machines, placed by the options or by their launcher,
+//! [`launcher`]), the NCCL id passed from rank 0 to the others through a
+//! file or over TCP ([`rendezvous`]). Threads whose GPUs reach each
+//! other's memory read each top-down level's claims and each bottom-up
+//! level's frontier words where the other GPUs wrote them
+//! ([`peer_access`], [`Reach`]); processes exchange and all-gather them. For tests, ranks can also
 //! share one GPU and exchange by copies ([`Ranks::SharedGpu`],
 //! [`shared_gpu`]), behind the same [`Collectives`] as NCCL's.
 
@@ -20,21 +21,24 @@ pub mod claims;
 pub mod clock;
 pub mod delegates;
 pub mod direction_optimizing;
+pub mod injected_failure;
+pub mod launcher;
 pub mod nccl;
 pub mod partition;
 pub mod peer_access;
+pub mod rendezvous;
 pub mod shared_gpu;
 
-use std::path::{Path, PathBuf};
 use std::sync::mpsc::SyncSender;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::Duration;
 
 use cust::memory::{CopyDestination, DeviceBuffer, DevicePointer};
 use cust::stream::Stream;
 
 use direction_optimizing::{Layout, Rank, RankMemory};
-use nccl::{Communicator, UNIQUE_ID_BYTES, UniqueId};
+use nccl::Communicator;
 use peer_access::PeerAccess;
+use rendezvous::Rendezvous;
 
 use crate::error::CudaContext;
 use crate::gpu::{Gpu, Step};
@@ -80,6 +84,15 @@ pub trait Collectives {
     /// How long a rank waits for the others before it gives up.
     fn timeout(&self) -> Duration;
 
+    /// Leaves the collectives at once, for a rank that stops on an error:
+    /// what it queued ends without the others, and no later call waits for
+    /// them. Returns whether work queued on this rank's GPU may still wait
+    /// for the others (a collective's kernels that an abort did not reach),
+    /// so that freeing the rank's buffers could wait too.
+    fn give_up(&self) -> bool {
+        false
+    }
+
     /// Whether this rank's GPU runs no other rank's work, so that it may
     /// wait there for the others (`distributed_meet_peers`): two ranks on
     /// one GPU could each wait for a kernel queued behind the other's.
@@ -114,19 +127,19 @@ pub struct Transfer {
 pub enum Ranks {
     /// One thread per GPU of this process, on GPUs `0..count`.
     Threads(u32),
-    /// This process is rank `rank` of `ranks`, on GPU `rank` modulo this
-    /// host's GPUs; rank 0 writes the NCCL id to `id_file`, the others
-    /// wait for it there, and rank 0 removes it once they have all joined.
+    /// This process is rank `rank` of `ranks`, on GPU `local_rank` modulo
+    /// this host's GPUs; rank 0 passes the NCCL id to the others as
+    /// `rendezvous` says.
     Process {
         /// This process's rank.
         rank: u32,
         /// Ranks in all.
         ranks: u32,
-        /// Where the id passes from rank 0 to the others.
-        id_file: PathBuf,
-        /// When this process started: an id file written before it (less
-        /// [`ID_FILE_SLACK`]) is an earlier run's, never taken.
-        started: SystemTime,
+        /// Its rank among those on this host, where its launcher says;
+        /// else its rank.
+        local_rank: u32,
+        /// How the id passes from rank 0 to the others.
+        rendezvous: Rendezvous,
     },
     /// `count` ranks as threads on GPU 0, exchanging by copies there
     /// ([`shared_gpu`]), reaching each other as `reach` says: the
@@ -170,11 +183,6 @@ pub struct MultiRun {
     /// Each rank's device memory, by rank.
     pub memory: Vec<RankMemory>,
 }
-
-/// How much older than a rank's process an id file may be and still be
-/// taken: ranks started together by a launcher start within this of each
-/// other.
-pub const ID_FILE_SLACK: Duration = Duration::from_secs(10);
 
 /// What rank 0 does with each search as it ends: checks it, keeps its
 /// figures. Results are handed over one at a time, as a Kronecker 28
@@ -275,8 +283,8 @@ pub fn search_with_regions(
         Ranks::Process {
             rank,
             ranks,
-            id_file,
-            started,
+            local_rank,
+            rendezvous,
         } => {
             if rank >= ranks {
                 return Err(Error::MultiGpu(format!(
@@ -287,20 +295,11 @@ pub fn search_with_regions(
             if devices == 0 {
                 return Err(Error::NoDevice("the driver reports no GPU".into()));
             }
-            let id = if *rank == 0 {
-                let id = nccl::unique_id()?;
-                write_id(id_file, &id)?;
-                id
-            } else {
-                read_id(id_file, join_timeout, *started - ID_FILE_SLACK)?
-            };
-            let gpu = Gpu::open_device(rank % devices)?;
+            let id = rendezvous.pass((*rank, *ranks), join_timeout, nccl::unique_id)?;
+            let gpu = Gpu::open_device(local_rank % devices)?;
             let communicator = Communicator::join(id, (*rank, *ranks), join_timeout, None)?;
-            if *rank == 0 {
-                // Every rank has read it (joining needs the id): the next
-                // run's ranks must not find it.
-                let _ = std::fs::remove_file(id_file);
-            }
+            // Every rank has the id (joining needs it).
+            rendezvous.finish(*rank);
             let on_run = (*rank == 0).then_some(on_run);
             let joined = Joined {
                 gpu,
@@ -424,8 +423,9 @@ fn first_cause(mut results: Vec<Result<()>>, stopped: Option<u32>) -> Result<()>
 
 /// One rank's part of `layout`, once it has joined the others: uploads its
 /// rows and runs every search, with claim regions of `capacity` pairs; rank 0 hands
-/// each result to `on_run`. A failure is shown to `stop` before the rank's
-/// buffers and communicator go, which can wait for the others.
+/// each result to `on_run`. A failure is shown to `stop`, and the rank
+/// leaves the collectives, before its buffers and communicator go, which
+/// can wait for the others.
 fn run_rank(
     (graph, layout): (&Csr, &Layout),
     joined: Joined,
@@ -433,66 +433,53 @@ fn run_rank(
     mut on_run: Option<OnRun<'_>>,
     stop: &dyn Fn(&Error),
 ) -> Result<()> {
-    let (gpu, collectives) = (&joined.gpu, joined.collectives);
+    let Joined {
+        gpu,
+        collectives,
+        reach,
+        _access: access,
+    } = joined;
     let ranks = collectives.ranks();
     let device = format!("{ranks} × {} ({})", gpu.name(), collectives.transport());
     let (mut searcher, memory) =
-        Rank::new(gpu, (collectives, joined.reach), graph, layout, capacity).inspect_err(stop)?;
+        match Rank::new(&gpu, (collectives, reach), graph, layout, capacity) {
+            Ok(made) => made,
+            Err(error) => {
+                stop(&error);
+                return Err(error);
+            }
+        };
     let mut first_error = None;
-    for &source in sources {
-        let run = searcher
-            .search(source, graph.degree(source))
-            .inspect_err(stop)?;
-        if let (Some(result), Some(on_run), None) = (run.result, &mut on_run, &first_error) {
-            let handed = on_run(MultiRun {
-                result,
-                elapsed: run.elapsed,
-                steps: run.steps,
-                device: device.clone(),
-                memory: memory.clone(),
-            });
-            first_error = handed.err();
+    let mut searched = || -> Result<()> {
+        for &source in sources {
+            let run = searcher.search(source, graph.degree(source))?;
+            if let (Some(result), Some(on_run), None) = (run.result, &mut on_run, &first_error) {
+                let handed = on_run(MultiRun {
+                    result,
+                    elapsed: run.elapsed,
+                    steps: run.steps,
+                    device: device.clone(),
+                    memory: memory.clone(),
+                });
+                first_error = handed.err();
+            }
         }
+        Ok(())
+    };
+    let searched = searched();
+    if let Err(error) = &searched {
+        stop(error);
+        if searcher.give_up() {
+            // Freeing the buffers, the module or the context waits for every
+            // kernel queued on the GPU, and a collective's kernel may wait
+            // for a rank that is gone: they are left to the process's end.
+            std::mem::forget(searcher);
+            std::mem::forget(access);
+            std::mem::forget(gpu);
+        }
+        return searched;
     }
     first_error.map_or(Ok(()), Err).inspect_err(stop)
-}
-
-/// Writes the id for the other ranks: whole, or not at all (a temporary
-/// file renamed into place).
-fn write_id(path: &Path, id: &UniqueId) -> Result<()> {
-    crate::output::write_with(path, |writer| std::io::Write::write_all(writer, &id.0)).map_err(
-        |error| {
-            Error::MultiGpu(format!(
-                "writing the NCCL id to {}: {error}",
-                path.display()
-            ))
-        },
-    )
-}
-
-/// Waits up to `timeout` for rank 0 to write the id (a file written no
-/// earlier than `not_before`), and reads it.
-fn read_id(path: &Path, timeout: Duration, not_before: SystemTime) -> Result<UniqueId> {
-    let started = Instant::now();
-    loop {
-        let fresh = std::fs::metadata(path)
-            .and_then(|metadata| metadata.modified())
-            .is_ok_and(|modified| modified >= not_before);
-        if fresh
-            && let Ok(bytes) = std::fs::read(path)
-            && let Ok(bytes) = <[u8; UNIQUE_ID_BYTES]>::try_from(bytes)
-        {
-            return Ok(UniqueId(bytes));
-        }
-        if started.elapsed() > timeout {
-            return Err(Error::OtherRank(format!(
-                "rank 0 wrote no NCCL id to {} within {} s",
-                path.display(),
-                timeout.as_secs_f64()
-            )));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[cfg(test)]

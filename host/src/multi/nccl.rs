@@ -9,9 +9,16 @@
 //! the ranks connect while joining, not in the first search's first
 //! collective of each kind, where connecting would count as search time
 //! (docs/decisions.md, "Several GPUs").
+//!
+//! No call here waits for another rank without a bound. Joining, and every
+//! wait for a stream that holds a collective, give up after the ranks'
+//! timeout; NCCL's own teardown (`ncclCommAbort`, `ncclCommDestroy`) can
+//! wait for a rank that is gone (NCCL frees what the ranks of a host share
+//! only once each has let go), so it runs on a thread of its own, which the
+//! rank leaves behind after [`LET_GO_WAIT`].
 
 use std::cell::Cell;
-use std::ffi::{CStr, CString, c_char, c_int, c_void};
+use std::ffi::{CStr, c_char, c_int, c_void};
 use std::sync::OnceLock;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
@@ -22,6 +29,7 @@ use cust::stream::Stream;
 use super::shared_gpu::Member;
 use super::{Collectives, Transfer};
 use crate::error::driver_result;
+use crate::shared_library::SharedLibrary;
 use crate::{Error, Result};
 
 /// `ncclUniqueId`: the bytes rank 0 makes and every rank passes to
@@ -47,6 +55,11 @@ const UINT32: c_int = 3;
 /// How often a joining rank looks whether another rank of this process
 /// stopped, while NCCL joins them.
 const JOIN_POLL: Duration = Duration::from_millis(10);
+
+/// How long a rank waits for NCCL to abort or destroy its communicator
+/// before it leaves the call running on its thread: long enough for a
+/// teardown that waits for nothing, short against the ranks' timeout.
+pub const LET_GO_WAIT: Duration = Duration::from_secs(2);
 
 /// `ncclGetUniqueId`.
 type GetUniqueId = unsafe extern "C" fn(*mut UniqueId) -> Status;
@@ -109,28 +122,12 @@ fn load() -> std::result::Result<Library, String> {
             std::env::set_var("NCCL_RUNTIME_CONNECT", "0");
         }
     }
-    let library = std::env::var(LIBRARY_VARIABLE).unwrap_or_else(|_| LIBRARY.into());
-    let name = CString::new(library.clone())
-        .map_err(|_| format!("{LIBRARY_VARIABLE} holds a NUL byte"))?;
-    // SAFETY: dlopen with a valid C string; the handle is never closed, so
-    // the symbols stay valid for the process's life.
-    let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
-    if handle.is_null() {
-        return Err(format!(
-            "{library} could not be loaded ({}); a search over several GPUs needs NCCL 2 installed",
-            dl_error()
-        ));
-    }
-    let symbol = |symbol: &str| -> std::result::Result<*mut c_void, String> {
-        let c_name = CString::new(symbol).expect("no NUL in the name");
-        // SAFETY: a valid handle and C string.
-        let address = unsafe { libc::dlsym(handle, c_name.as_ptr()) };
-        if address.is_null() {
-            Err(format!("{library} lacks {symbol}: {}", dl_error()))
-        } else {
-            Ok(address)
-        }
-    };
+    let library = SharedLibrary::open(LIBRARY, LIBRARY_VARIABLE).map_err(|reason| {
+        format!(
+            "NCCL could not be loaded ({reason}); a search over several GPUs needs NCCL 2 installed"
+        )
+    })?;
+    let symbol = |name: &str| library.symbol(name);
     // SAFETY: each symbol is the NCCL 2 function of that name, whose C
     // signature its type spells out (nccl.h).
     unsafe {
@@ -158,21 +155,6 @@ fn load() -> std::result::Result<Library, String> {
             )?),
             comm_abort: std::mem::transmute::<*mut c_void, CommAbort>(symbol("ncclCommAbort")?),
         })
-    }
-}
-
-/// The dynamic loader's last error.
-fn dl_error() -> String {
-    // SAFETY: dlerror returns null or a NUL-terminated string valid until
-    // the next call on this thread.
-    let text = unsafe { libc::dlerror() };
-    if text.is_null() {
-        "unknown reason".into()
-    } else {
-        // SAFETY: as above.
-        unsafe { CStr::from_ptr(text) }
-            .to_string_lossy()
-            .into_owned()
     }
 }
 
@@ -217,7 +199,7 @@ pub struct Communicator {
 }
 
 /// A raw handle (a CUDA context, a communicator) handed to or from the
-/// thread that joins.
+/// thread that joins, or that tears the communicator down.
 struct Handle(*mut c_void);
 
 // SAFETY: the handles are only passed between threads, each used by one
@@ -291,11 +273,13 @@ impl Communicator {
     }
 
     /// Aborts the communicator: its pending operations end, and it is
-    /// freed. For a rank that gives the others up.
+    /// freed. For a rank that gives the others up; returns within
+    /// [`LET_GO_WAIT`] whether or not NCCL has finished.
     fn abort(&self) {
         if !self.aborted.replace(true) {
+            let abort = self.library.comm_abort;
             // SAFETY: a live communicator, aborted once; it is not used after.
-            unsafe { (self.library.comm_abort)(self.raw) };
+            let_go(Handle(self.raw), move |raw| unsafe { abort(raw) });
         }
     }
 
@@ -400,13 +384,18 @@ impl Collectives for Communicator {
             match result {
                 cust::sys::CUresult::CUDA_SUCCESS => return Ok(()),
                 cust::sys::CUresult::CUDA_ERROR_NOT_READY => {}
-                _ => return driver_result(result, || format!("rank {}: waiting", self.rank)),
+                _ => {
+                    // The collective's kernels may still wait for the others.
+                    self.abort();
+                    return driver_result(result, || format!("rank {}: waiting", self.rank));
+                }
             }
             if let Some(error) = self.async_error() {
                 self.abort();
                 return Err(Error::OtherRank(format!(
-                    "rank {}: the exchange with the other ranks failed ({error})",
-                    self.rank
+                    "rank {}: the exchange with {} failed ({error})",
+                    self.rank,
+                    silent_ranks(self.rank, self.ranks)
                 )));
             }
             // A rank of this process that stopped never joins the
@@ -419,9 +408,10 @@ impl Collectives for Communicator {
             if waited > self.timeout {
                 self.abort();
                 return Err(Error::OtherRank(format!(
-                    "rank {} of {}: the other ranks did not answer within {} s (a rank stopped?); the exchange was aborted",
+                    "rank {} of {}: {} did not answer within {} s (killed, or failed?); the exchange was aborted",
                     self.rank,
                     self.ranks,
+                    silent_ranks(self.rank, self.ranks),
                     self.timeout.as_secs_f64()
                 )));
             }
@@ -448,6 +438,11 @@ impl Collectives for Communicator {
         self.meeting.is_some()
     }
 
+    fn give_up(&self) -> bool {
+        self.abort();
+        true
+    }
+
     fn meet_on_host(&self, words: &[u32]) -> Result<Vec<u32>> {
         let Some(meeting) = &self.meeting else {
             return Err(Error::MultiGpu(format!(
@@ -463,13 +458,46 @@ impl Collectives for Communicator {
     }
 }
 
+/// Who did not answer a wait of rank `rank` of `ranks`, or broke its
+/// exchange: with two ranks, the other one by name; with more, NCCL cannot
+/// tell which.
+fn silent_ranks(rank: u32, ranks: u32) -> String {
+    match ranks {
+        2 => format!("rank {}", 1 - rank),
+        _ => "another rank".to_string(),
+    }
+}
+
 impl Drop for Communicator {
     fn drop(&mut self) {
         if self.aborted.get() {
             return;
         }
+        let destroy = self.library.comm_destroy;
         // SAFETY: the handle came from ncclCommInitRank, was not aborted,
         // and is destroyed once.
-        unsafe { (self.library.comm_destroy)(self.raw) };
+        let_go(Handle(self.raw), move |raw| unsafe { destroy(raw) });
     }
+}
+
+/// Runs `teardown` (an abort or a destroy) on the communicator `raw`, on a
+/// thread of its own, and waits for it at most [`LET_GO_WAIT`]: past that
+/// it is left running, and the rank goes on without it. The context current
+/// here is made current there, for NCCL's frees.
+fn let_go(raw: Handle, teardown: impl FnOnce(RawComm) -> Status + Send + 'static) {
+    let mut context: cust::sys::CUcontext = std::ptr::null_mut();
+    // SAFETY: writes one context handle (null when none is current).
+    unsafe { cust::sys::cuCtxGetCurrent(&mut context) };
+    let context = Handle(context.cast());
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (raw, context) = (raw, context);
+        // SAFETY: the communicator's context outlives its teardown, which
+        // its owner waits for or leaves running to the process's end (a
+        // rank that gives up does not free its GPU: `Collectives::give_up`).
+        unsafe { cust::sys::cuCtxSetCurrent(context.0.cast()) };
+        teardown(raw.0);
+        let _ = done.send(());
+    });
+    let _ = finished.recv_timeout(LET_GO_WAIT);
 }

@@ -18,6 +18,7 @@ pub mod hierarchy_sweep;
 pub mod hub_chunks;
 pub mod hybrid_cpu;
 mod kernel;
+pub mod many_sources;
 pub mod on_chip;
 pub mod partitioned;
 pub mod persistent;
@@ -84,6 +85,11 @@ pub const KERNEL_NAMES: &[&str] = &[
     distributed::READ_PEER_FRONTIERS,
     distributed::READ_PEER_QUEUES,
     distributed::NOTE_DELEGATES.name(),
+    many_sources::START,
+    many_sources::QUEUE,
+    many_sources::TOP_DOWN,
+    many_sources::SETTLE,
+    many_sources::BOTTOM_UP,
     distributed::LIST_DELEGATES,
     distributed::EXPAND_DELEGATES.name(),
     hub_chunks::SPLIT,

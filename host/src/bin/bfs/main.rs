@@ -110,15 +110,25 @@ struct SearchArgs {
     #[arg(long, value_parser = parse_gpus, conflicts_with_all = ["rank", "variant", "partition_size", "device"])]
     gpus: Option<GpuCount>,
     /// Run as this rank of a search over --ranks processes, one GPU each
-    /// (rank modulo the host's GPUs); rank 0 prints the results.
+    /// (rank modulo the host's GPUs); rank 0 prints the results. Without
+    /// it, a launcher's variables place the process (Slurm's, Open MPI's,
+    /// PMI's), and its local rank picks the GPU.
     #[arg(long, env = "BFS_RANK", requires = "ranks", conflicts_with_all = ["variant", "partition_size", "device"])]
     rank: Option<u32>,
     /// Processes in the search (with --rank).
     #[arg(long, env = "BFS_RANKS", requires = "rank", value_parser = clap::value_parser!(u32).range(1..))]
     ranks: Option<u32>,
-    /// Where rank 0 writes the NCCL id for the other ranks (with --rank).
+    /// Where rank 0 writes the NCCL id for the other ranks, a file every
+    /// rank sees (a search over processes, without --master-addr).
     #[arg(long, env = "BFS_NCCL_ID_FILE", default_value = "bfs-nccl-id")]
     nccl_id_file: PathBuf,
+    /// Pass the NCCL id over TCP, not through a file: rank 0's host name
+    /// or address, which the other ranks connect to (with --master-port).
+    #[arg(long, env = "BFS_MASTER_ADDR")]
+    master_addr: Option<String>,
+    /// The port rank 0 listens at for the other ranks (with --master-addr).
+    #[arg(long, env = "BFS_MASTER_PORT", value_parser = clap::value_parser!(u16).range(1..))]
+    master_port: Option<u16>,
     /// Seconds a rank waits for the others to join before giving up.
     #[arg(long, default_value_t = 60.0)]
     join_timeout: f64,
@@ -217,7 +227,24 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");
+            leave_within(EXIT_GRACE);
             ExitCode::FAILURE
         }
     }
+}
+
+/// How long an error's exit may take once its line is printed.
+const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Ends the process after `grace`, if it has not ended by then. Exiting runs
+/// the CUDA driver's and NCCL's teardown, which can wait forever for a
+/// kernel that waits for a rank that is gone; a rank that gave up on the
+/// others has printed its line, and its exit must not hang.
+fn leave_within(grace: std::time::Duration) {
+    std::thread::spawn(move || {
+        std::thread::sleep(grace);
+        // SAFETY: ends the process at once; the error's line was printed
+        // (standard error is unbuffered) and nothing is left to write.
+        unsafe { libc::_exit(1) };
+    });
 }

@@ -34,7 +34,7 @@ impl GrownPartitions {
         let renumbering = Renumbering::grown_partitions(graph, partition_size);
         let renumbered = renumbering.apply(graph);
         GrownPartitions {
-            reversed: reversed(&renumbered),
+            reversed: renumbered.reversed(),
             renumbering,
             renumbered,
             partition_size,
@@ -235,19 +235,4 @@ fn zone(
         local[vertex as usize] = u32::MAX;
     }
     adjacency.map(|(rows, columns)| Zone { ids, rows, columns })
-}
-
-/// `graph` with every edge reversed, or `None` when it is symmetric (the
-/// graph is its own reverse).
-fn reversed(graph: &Csr) -> Option<Csr> {
-    if graph.is_symmetric() {
-        return None;
-    }
-    let edges: Vec<(u32, u32)> = (0..graph.vertex_count())
-        .flat_map(|tail| graph.neighbours(tail).iter().map(move |&head| (head, tail)))
-        .collect();
-    Some(
-        Csr::from_edges(graph.vertex_count(), &edges, false)
-            .expect("the reverse of a valid CSR is a valid CSR"),
-    )
 }

@@ -1,26 +1,78 @@
-//! The search over several GPUs through NCCL: its ranks from the options,
-//! its searches, and its plan's line.
+//! The search over several GPUs through NCCL: its ranks from the options
+//! or the launcher's variables, its searches, and its plan's line.
 
 use std::time::{Duration, SystemTime};
 
+use anyhow::bail;
+use bfs::gpu::Variant;
 use bfs::multi::Ranks;
 use bfs::multi::direction_optimizing::RankMemory;
+use bfs::multi::launcher::{self, Placement};
+use bfs::multi::rendezvous::Rendezvous;
 use bfs::{Csr, Error};
 
 use super::searcher::{Outcome, Searcher};
-use crate::SearchArgs;
+use crate::{DeviceChoice, SearchArgs};
 
-/// The ranks of a multi-GPU search the options ask for, if any.
+/// The ranks of a multi-GPU search the options ask for, or the launcher
+/// that started this process, if any.
 pub(super) fn ranks(arguments: &SearchArgs, started: SystemTime) -> anyhow::Result<Option<Ranks>> {
-    Ok(match (arguments.gpus, arguments.rank, arguments.ranks) {
-        (Some(count), ..) => Some(Ranks::Threads(count.resolve()?)),
-        (None, Some(rank), Some(ranks)) => Some(Ranks::Process {
-            rank,
-            ranks,
-            id_file: arguments.nccl_id_file.clone(),
+    if let Some(count) = arguments.gpus {
+        return Ok(Some(Ranks::Threads(count.resolve()?)));
+    }
+    let given = arguments.rank.zip(arguments.ranks);
+    let launched = launcher::from_variables(|name| std::env::var(name).ok())?;
+    let Some(placement) = launcher::resolve(given, launched)? else {
+        return Ok(None);
+    };
+    if given.is_none() {
+        check_launched(arguments, &placement)?;
+    }
+    Ok(Some(Ranks::Process {
+        rank: placement.rank,
+        ranks: placement.ranks,
+        local_rank: placement.local_rank.unwrap_or(placement.rank),
+        rendezvous: rendezvous(arguments, started)?,
+    }))
+}
+
+/// Refuses what a launcher's search over processes cannot take, as
+/// `--rank` refuses it: options of the search on one GPU.
+fn check_launched(arguments: &SearchArgs, placement: &Placement) -> anyhow::Result<()> {
+    let one_gpu = [
+        (arguments.variant != Variant::Auto, "--variant"),
+        (arguments.partition_size.is_some(), "--partition-size"),
+        (arguments.device != DeviceChoice::Auto, "--device"),
+    ];
+    if let Some((_, option)) = one_gpu.iter().find(|(given, _)| *given) {
+        bail!(
+            "{} make this process rank {} of a search over {} processes, which takes no {option}",
+            placement.origin(),
+            placement.rank,
+            placement.ranks
+        );
+    }
+    Ok(())
+}
+
+/// How the NCCL id travels: over TCP where rank 0's address and port are
+/// given, else through the id file.
+fn rendezvous(arguments: &SearchArgs, started: SystemTime) -> anyhow::Result<Rendezvous> {
+    Ok(match (&arguments.master_addr, arguments.master_port) {
+        (Some(host), Some(port)) => Rendezvous::Tcp {
+            host: host.clone(),
+            port,
+        },
+        (None, None) => Rendezvous::File {
+            path: arguments.nccl_id_file.clone(),
             started,
-        }),
-        _ => None,
+        },
+        (Some(_), None) => bail!(
+            "--master-addr (BFS_MASTER_ADDR) is given, but no --master-port (BFS_MASTER_PORT)"
+        ),
+        (None, Some(_)) => bail!(
+            "--master-port (BFS_MASTER_PORT) is given, but no --master-addr (BFS_MASTER_ADDR)"
+        ),
     })
 }
 

@@ -1,0 +1,576 @@
+//! The GPU's batches (`kernels/src/many_sources.rs`): MS-BFS with a bit
+//! per source, a level top-down from the frontier's chunks or bottom-up
+//! over every unfinished vertex, by gapbs's rule over the batch's
+//! frontier, the host reading the level's figures after each.
+//!
+//! The engine holds the graph (and, where it is directed, its reverse for
+//! the bottom-up levels) and a batch's bitmaps for up to
+//! [`MOST_WORDS`]` * 32` sources, reused batch after batch.
+
+use std::ffi::c_void;
+
+use bfs_kernels::abi::many_sources::{
+    self, BLOCK_SIZE, Batch, CHUNK_EDGES, Kept, LevelFigures, MOST_WORDS, Queue, Rows, Step,
+};
+use cust::function::{BlockSize, Function};
+use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, LockedBuffer};
+
+use super::{BatchCounts, Keep, Limits, ManySources, VertexTotals};
+use crate::error::{CudaContext, driver_result};
+use crate::gpu::{Gpu, upload};
+use crate::{Csr, Error, Result};
+
+/// α and β of gapbs's rule for a batch: bottom-up once the frontier's
+/// edges exceed the unfinished vertices' edges over α; back top-down once
+/// the frontier holds fewer than `n / β` vertices.
+const ALPHA: u64 = 15;
+const BETA: u64 = 18;
+
+/// Words of one [`LevelFigures`].
+const FIGURE_WORDS: usize = size_of::<LevelFigures>() / 8;
+
+/// The kernels of a batch.
+struct Kernels<'g> {
+    start: Function<'g>,
+    queue: Function<'g>,
+    top_down: Function<'g>,
+    settle: Function<'g>,
+    bottom_up: Function<'g>,
+}
+
+/// A frontier as a queue, on the device.
+struct DeviceQueue {
+    vertices: DeviceBuffer<u32>,
+    chunks: DeviceBuffer<u32>,
+    /// A [`LevelFigures`], as words.
+    figures: DeviceBuffer<u64>,
+}
+
+/// Per-vertex totals on the device.
+struct DeviceTotals {
+    reached_by: DeviceBuffer<u32>,
+    distance_sums: DeviceBuffer<u64>,
+    reciprocal_sums: DeviceBuffer<f64>,
+    farthest: DeviceBuffer<u32>,
+}
+
+/// The engine: the graph on the device and one batch's buffers.
+pub struct GpuBatches<'g> {
+    gpu: &'g Gpu,
+    graph: &'g Csr,
+    kernels: Kernels<'g>,
+    words: u32,
+    out_offsets: DeviceBuffer<u64>,
+    out_columns: DeviceBuffer<u32>,
+    /// The reverse graph's rows, where the graph is directed.
+    in_rows: Option<(DeviceBuffer<u64>, DeviceBuffer<u32>)>,
+    /// The in-rows' edges in all.
+    in_edges: u64,
+    visited: DeviceBuffer<u32>,
+    frontier: DeviceBuffer<u32>,
+    next: DeviceBuffer<u32>,
+    frontier_masks: DeviceBuffer<u32>,
+    touched: DeviceBuffer<u32>,
+    touched_queue: DeviceBuffer<u32>,
+    queues: [DeviceQueue; 2],
+    level_counts: DeviceBuffer<u32>,
+    valid_bits: DeviceBuffer<u32>,
+    sources: DeviceBuffer<u32>,
+    figures_on_host: LockedBuffer<u64>,
+    level_counts_on_host: LockedBuffer<u32>,
+    totals: Option<DeviceTotals>,
+    distances: Option<DeviceBuffer<i32>>,
+    /// Blocks of a grid-striding launch: every multiprocessor full.
+    blocks: u32,
+}
+
+impl<'g> GpuBatches<'g> {
+    /// Device bytes of an engine of `words` words a vertex for `graph`,
+    /// besides kept totals and distances.
+    pub fn device_bytes(graph: &Csr, words: u32) -> u64 {
+        let (n, m) = (graph.vertex_count() as u64, graph.edge_count());
+        let graph_bytes = Csr::bytes_of(graph.vertex_count(), m);
+        let reverse = if graph.is_symmetric() { 0 } else { graph_bytes };
+        let bitmaps = 3 * 4 * n * words as u64;
+        let queues = 2 * (4 * n + 8 * (n + m / CHUNK_EDGES as u64));
+        graph_bytes + reverse + bitmaps + queues + 4 * n + 4 * n + n / 8
+    }
+
+    /// An engine for batches of up to `32 * words` sources over `graph`
+    /// (`words` a power of two, at most [`MOST_WORDS`]).
+    pub fn new(gpu: &'g Gpu, graph: &'g Csr, words: u32) -> Result<GpuBatches<'g>> {
+        if !words.is_power_of_two() || words > MOST_WORDS {
+            return Err(Error::Invalid(format!(
+                "a batch takes 1 to {MOST_WORDS} words a vertex, a power of two; {words} was asked for"
+            )));
+        }
+        let needed = Self::device_bytes(graph, words);
+        let free = gpu.free_memory()?;
+        if needed > free {
+            return Err(Error::DeviceMemory {
+                variant: "many sources",
+                needed,
+                free,
+            });
+        }
+        let (n, m) = (graph.vertex_count() as usize, graph.edge_count() as usize);
+        let allocation = || "allocating a batch's buffers".to_string();
+        let zeroed = |count: usize| DeviceBuffer::<u32>::zeroed(count.max(1)).context(allocation);
+        let queue = || -> Result<DeviceQueue> {
+            Ok(DeviceQueue {
+                vertices: zeroed(n)?,
+                chunks: zeroed(2 * (n + m / CHUNK_EDGES as usize))?,
+                figures: DeviceBuffer::zeroed(FIGURE_WORDS).context(allocation)?,
+            })
+        };
+        let in_rows = match graph.reversed() {
+            Some(reverse) => Some((
+                upload(reverse.row_offsets())?,
+                upload(reverse.column_indices())?,
+            )),
+            None => None,
+        };
+        let kernels = Kernels {
+            start: gpu.kernel(many_sources::START)?,
+            queue: gpu.kernel(many_sources::QUEUE)?,
+            top_down: gpu.kernel(many_sources::TOP_DOWN)?,
+            settle: gpu.kernel(many_sources::SETTLE)?,
+            bottom_up: gpu.kernel(many_sources::BOTTOM_UP)?,
+        };
+        let mut resident = u32::MAX;
+        for kernel in [
+            &kernels.queue,
+            &kernels.top_down,
+            &kernels.settle,
+            &kernels.bottom_up,
+        ] {
+            let blocks = kernel
+                .max_active_blocks_per_multiprocessor(BlockSize::x(BLOCK_SIZE), 0)
+                .context(|| "reading a batch kernel's occupancy".into())?;
+            resident = resident.min(blocks.max(1));
+        }
+        let words_count = n * words as usize;
+        Ok(GpuBatches {
+            gpu,
+            graph,
+            kernels,
+            words,
+            out_offsets: upload(graph.row_offsets())?,
+            out_columns: upload(graph.column_indices())?,
+            in_rows,
+            in_edges: graph.edge_count(),
+            visited: zeroed(words_count)?,
+            frontier: zeroed(words_count)?,
+            next: zeroed(words_count)?,
+            frontier_masks: zeroed(n)?,
+            touched: zeroed(n.div_ceil(32))?,
+            touched_queue: zeroed(n)?,
+            queues: [queue()?, queue()?],
+            level_counts: zeroed(32 * words as usize)?,
+            valid_bits: zeroed(words as usize)?,
+            sources: zeroed(32 * words as usize)?,
+            figures_on_host: LockedBuffer::new(&0, FIGURE_WORDS).context(allocation)?,
+            level_counts_on_host: LockedBuffer::new(&0, 32 * words as usize).context(allocation)?,
+            totals: None,
+            distances: None,
+            blocks: gpu.multiprocessors() * resident,
+        })
+    }
+
+    /// The step's parameters for a level at `level`, the frontier's queue
+    /// `current` and the next one the other, with what `kept` points at.
+    fn step(&self, current: usize, kept: Kept, source_count: u32, level: u32) -> Step {
+        let raw = |buffer: &DeviceBuffer<u32>| buffer.as_device_ptr().as_raw() as *mut u32;
+        let (in_offsets, in_columns) = match &self.in_rows {
+            Some((offsets, columns)) => (offsets, columns),
+            None => (&self.out_offsets, &self.out_columns),
+        };
+        let queue = |index: usize| Queue {
+            vertices: raw(&self.queues[index].vertices),
+            chunks: raw(&self.queues[index].chunks),
+            figures: self.queues[index].figures.as_device_ptr().as_raw() as *mut LevelFigures,
+        };
+        Step {
+            rows: Rows {
+                out_offsets: self.out_offsets.as_device_ptr().as_raw() as *const u64,
+                out_columns: raw(&self.out_columns),
+                in_offsets: in_offsets.as_device_ptr().as_raw() as *const u64,
+                in_columns: raw(in_columns),
+                vertex_count: self.graph.vertex_count(),
+                words: self.words,
+            },
+            batch: Batch {
+                visited: raw(&self.visited),
+                frontier: raw(&self.frontier),
+                next: raw(&self.next),
+                frontier_masks: raw(&self.frontier_masks),
+                touched: raw(&self.touched),
+                touched_queue: raw(&self.touched_queue),
+                level_counts: raw(&self.level_counts),
+                valid_bits: raw(&self.valid_bits),
+            },
+            kept,
+            current: queue(current),
+            next: queue(1 - current),
+            sources: raw(&self.sources),
+            source_count,
+            level,
+        }
+    }
+
+    /// Launches `kernel` over `blocks` blocks with `step`.
+    ///
+    /// # Safety
+    /// `step` meets the kernel's contract (`kernels/src/many_sources.rs`).
+    unsafe fn launch(
+        &self,
+        kernel: &Function<'_>,
+        blocks: u32,
+        step: Step,
+        name: &str,
+    ) -> Result<()> {
+        let mut step = step;
+        let mut parameters = [(&mut step as *mut Step).cast::<c_void>()];
+        // SAFETY: every batch kernel takes one `Step` by value, which the
+        // driver copies at the launch; the caller's contract.
+        let result = unsafe {
+            cust::sys::cuLaunchKernel(
+                kernel.to_raw(),
+                blocks.max(1),
+                1,
+                1,
+                BLOCK_SIZE,
+                1,
+                1,
+                0,
+                self.gpu.stream().as_inner(),
+                parameters.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        };
+        driver_result(result, || format!("launching {name}"))
+    }
+
+    /// The kept totals' and distances' pointers for `keep`, their buffers
+    /// allocated and cleared for a batch of `count` sources.
+    fn kept_for(&mut self, keep: &Keep<'_>, count: usize) -> Result<Kept> {
+        let n = self.graph.vertex_count() as usize;
+        let allocation = || "allocating a batch's kept results".to_string();
+        let mut kept = Kept {
+            reached_by: std::ptr::null_mut(),
+            distance_sums: std::ptr::null_mut(),
+            reciprocal_sums: std::ptr::null_mut(),
+            farthest: std::ptr::null_mut(),
+            distances: std::ptr::null_mut(),
+        };
+        match keep {
+            Keep::Counts => {}
+            Keep::Totals(_) => {
+                if self.totals.is_none() {
+                    self.totals = Some(DeviceTotals {
+                        reached_by: DeviceBuffer::zeroed(n.max(1)).context(allocation)?,
+                        distance_sums: DeviceBuffer::zeroed(n.max(1)).context(allocation)?,
+                        reciprocal_sums: DeviceBuffer::zeroed(n.max(1)).context(allocation)?,
+                        farthest: DeviceBuffer::zeroed(n.max(1)).context(allocation)?,
+                    });
+                }
+                let gpu = self.gpu;
+                let totals = self.totals.as_mut().expect("allocated above");
+                clear(gpu, &mut totals.reached_by, "the totals")?;
+                clear(gpu, &mut totals.distance_sums, "the totals")?;
+                clear(gpu, &mut totals.reciprocal_sums, "the totals")?;
+                clear(gpu, &mut totals.farthest, "the totals")?;
+                kept.reached_by = totals.reached_by.as_device_ptr().as_raw() as *mut u32;
+                kept.distance_sums = totals.distance_sums.as_device_ptr().as_raw() as *mut u64;
+                kept.reciprocal_sums = totals.reciprocal_sums.as_device_ptr().as_raw() as *mut f64;
+                kept.farthest = totals.farthest.as_device_ptr().as_raw() as *mut u32;
+            }
+            Keep::Distances(_) => {
+                let length = (count * n).max(1);
+                if self
+                    .distances
+                    .as_ref()
+                    .is_none_or(|buffer| buffer.len() < length)
+                {
+                    self.distances = None;
+                    self.distances = Some(DeviceBuffer::zeroed(length).context(allocation)?);
+                }
+                let distances = self.distances.as_mut().expect("allocated above");
+                // SAFETY: a memset of every word to -1 (all bits set), on
+                // the stream before the kernels that write distances.
+                unsafe {
+                    cust::sys::cuMemsetD32Async(
+                        distances.as_device_ptr().as_raw(),
+                        u32::MAX,
+                        length,
+                        self.gpu.stream().as_inner(),
+                    )
+                };
+                kept.distances = distances.as_device_ptr().as_raw() as *mut i32;
+            }
+        }
+        Ok(kept)
+    }
+
+    /// Reads the figures of queue `index` and the level's counts, once the
+    /// stream has passed the level.
+    fn read_level(&mut self, index: usize) -> Result<LevelFigures> {
+        let context = || "reading a level's figures".to_string();
+        // SAFETY: copies on the stream after the level's kernels; the
+        // page-locked words are read after the stream is synchronized.
+        unsafe {
+            self.queues[index]
+                .figures
+                .async_copy_to(&mut self.figures_on_host, self.gpu.stream())
+                .context(context)?;
+            self.level_counts
+                .async_copy_to(&mut self.level_counts_on_host, self.gpu.stream())
+                .context(context)?;
+        }
+        self.gpu.stream().synchronize().context(context)?;
+        let words = &self.figures_on_host;
+        Ok(LevelFigures {
+            frontier_vertices: words[0],
+            frontier_edges: words[1],
+            frontier_chunks: words[2],
+            touched: words[3],
+            finished_edges: words[4],
+        })
+    }
+}
+
+impl GpuBatches<'_> {
+    /// Runs a batch's levels from its `count` sources (uploaded), keeping
+    /// what `kept` points at; returns each source's vertices by distance.
+    fn levels(&mut self, count: u32, limits: Limits, kept: Kept) -> Result<BatchCounts> {
+        let n = self.graph.vertex_count() as u64;
+        let mut counts: BatchCounts = vec![vec![1]; count as usize];
+        // The frontier's queue is `queues[current]`; the kernels write the
+        // other.
+        let mut current = 0;
+        self.clear_figures(1 - current)?;
+        // SAFETY: the bitmaps are clear, the sources uploaded (`count`),
+        // the kept buffers cleared for them; then the queue is built from
+        // the frontier into the other queue, its figures cleared.
+        unsafe {
+            let step = self.step(current, kept, count, 0);
+            self.launch(
+                &self.kernels.start,
+                count.div_ceil(BLOCK_SIZE),
+                step,
+                "many_sources_start",
+            )?;
+            self.launch(&self.kernels.queue, self.blocks, step, "many_sources_queue")?;
+        }
+        let mut figures = self.read_level(1 - current)?;
+        current = 1 - current;
+        let (mut in_queue, mut next_clear, mut top_down) = (true, true, true);
+        let mut unfinished = self.in_edges;
+        let mut level = 1;
+        while figures.frontier_vertices > 0 && limits.allows(level) {
+            top_down = if top_down {
+                figures.frontier_edges <= unfinished / ALPHA
+            } else {
+                figures.frontier_vertices < n / BETA
+            };
+            if top_down && !in_queue {
+                self.clear_figures(1 - current)?;
+                // SAFETY: `frontier` holds the whole frontier (a bottom-up
+                // level wrote every vertex's words).
+                unsafe {
+                    let step = self.step(current, kept, count, level);
+                    self.launch(&self.kernels.queue, self.blocks, step, "many_sources_queue")?;
+                }
+                current = 1 - current;
+            }
+            self.clear_figures(1 - current)?;
+            let gpu = self.gpu;
+            clear(gpu, &mut self.level_counts, "a level's counts")?;
+            if top_down {
+                if !next_clear {
+                    clear(gpu, &mut self.next, "the next bitmap")?;
+                }
+                clear(gpu, &mut self.touched, "the touched bitmap")?;
+                // SAFETY: the frontier's queue is `current`, its chunks
+                // counted; `next` and `touched` are clear; the next queue's
+                // figures zero. The settle runs after the expansion, with
+                // the same step.
+                unsafe {
+                    let step = self.step(current, kept, count, level);
+                    let warps = BLOCK_SIZE / 32;
+                    let chunk_blocks = figures
+                        .frontier_chunks
+                        .div_ceil(warps as u64)
+                        .min(self.blocks as u64) as u32;
+                    self.launch(
+                        &self.kernels.top_down,
+                        chunk_blocks,
+                        step,
+                        "many_sources_top_down",
+                    )?;
+                    self.launch(
+                        &self.kernels.settle,
+                        self.blocks,
+                        step,
+                        "many_sources_settle",
+                    )?;
+                }
+            } else {
+                // SAFETY: `frontier` holds the whole frontier; the next
+                // queue's figures are zero.
+                unsafe {
+                    let step = self.step(current, kept, count, level);
+                    self.launch(
+                        &self.kernels.bottom_up,
+                        self.blocks,
+                        step,
+                        "many_sources_bottom_up",
+                    )?;
+                }
+            }
+            let next_figures = self.read_level(1 - current)?;
+            std::mem::swap(&mut self.frontier, &mut self.next);
+            if top_down {
+                current = 1 - current;
+            }
+            (in_queue, next_clear) = (top_down, top_down);
+            unfinished = unfinished.saturating_sub(next_figures.finished_edges);
+            for (source, found) in counts.iter_mut().zip(self.level_counts_on_host.iter()) {
+                source.push(*found as u64);
+            }
+            figures = next_figures;
+            level += 1;
+        }
+        for source in &mut counts {
+            while source.last() == Some(&0) {
+                source.pop();
+            }
+        }
+        Ok(counts)
+    }
+
+    /// Clears the figures of queue `index`.
+    fn clear_figures(&mut self, index: usize) -> Result<()> {
+        clear(
+            self.gpu,
+            &mut self.queues[index].figures,
+            "a level's figures",
+        )
+    }
+
+    /// Copies what the batch kept into `keep`: the totals added, the
+    /// distances' rows.
+    fn keep_results(&mut self, keep: &mut Keep<'_>, count: usize) -> Result<()> {
+        let n = self.graph.vertex_count();
+        let context = || "reading a batch's results".to_string();
+        match keep {
+            Keep::Counts => {}
+            Keep::Totals(totals) => {
+                let device = self.totals.as_ref().expect("allocated by kept_for");
+                let mut batch = VertexTotals::new(n);
+                if n > 0 {
+                    device
+                        .reached_by
+                        .copy_to(&mut batch.reached_by[..])
+                        .context(context)?;
+                    device
+                        .distance_sums
+                        .copy_to(&mut batch.distance_sums[..])
+                        .context(context)?;
+                    device
+                        .reciprocal_sums
+                        .copy_to(&mut batch.reciprocal_sums[..])
+                        .context(context)?;
+                    device
+                        .farthest
+                        .copy_to(&mut batch.farthest[..])
+                        .context(context)?;
+                }
+                totals.add(&batch);
+            }
+            Keep::Distances(rows) => {
+                let device = self.distances.as_ref().expect("allocated by kept_for");
+                if !rows.is_empty() {
+                    device
+                        .index(..count * n as usize)
+                        .copy_to(&mut rows[..])
+                        .context(context)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Queues a memset of `buffer` to zero on `gpu`'s stream.
+fn clear<T: cust::memory::DeviceCopy + bytemuck::Zeroable>(
+    gpu: &Gpu,
+    buffer: &mut DeviceBuffer<T>,
+    what: &str,
+) -> Result<()> {
+    // SAFETY: a memset ordered on the stream with the kernels that read
+    // the buffer; the host does not touch it meanwhile.
+    unsafe { buffer.set_zero_async(gpu.stream()) }.context(|| format!("clearing {what}"))
+}
+
+impl ManySources for GpuBatches<'_> {
+    fn batch_width(&self) -> usize {
+        32 * self.words as usize
+    }
+
+    fn search_batch(
+        &mut self,
+        sources: &[u32],
+        limits: Limits,
+        mut keep: Keep<'_>,
+    ) -> Result<BatchCounts> {
+        let (n, count) = (self.graph.vertex_count(), sources.len());
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        if count > self.batch_width() {
+            return Err(Error::Invalid(format!(
+                "a batch of {count} sources; this engine takes {}",
+                self.batch_width()
+            )));
+        }
+        if let Some(&source) = sources.iter().find(|&&source| source >= n) {
+            return Err(Error::SourceOutOfRange {
+                vertex: source as i64,
+                vertex_count: n,
+            });
+        }
+        let context = || "starting a batch".to_string();
+        self.sources
+            .index(..count)
+            .copy_from(sources)
+            .context(context)?;
+        let valid: Vec<u32> = (0..self.words)
+            .map(|word| many_sources::valid_bits(count as u32, word))
+            .collect();
+        self.valid_bits.copy_from(&valid[..]).context(context)?;
+        if let Keep::Distances(rows) = &keep
+            && rows.len() != count * n as usize
+        {
+            return Err(Error::Invalid(format!(
+                "{} distances for {count} sources of {n} vertices",
+                rows.len()
+            )));
+        }
+        let kept = self.kept_for(&keep, count)?;
+        for buffer in [&mut self.visited, &mut self.frontier, &mut self.next] {
+            clear(self.gpu, buffer, "a batch's bitmaps")?;
+        }
+        let counts = self.levels(count as u32, limits, kept)?;
+        self.keep_results(&mut keep, count)?;
+        Ok(counts)
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{}, {} sources a batch",
+            self.gpu.name(),
+            self.batch_width()
+        )
+    }
+}

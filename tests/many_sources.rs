@@ -1,0 +1,208 @@
+//! Batches of many sources on the GPU (MS-BFS, `host/src/many/gpu.rs`)
+//! against the CPU reference: for every source of every batch, the
+//! vertices at each distance, the distances themselves, and the
+//! per-vertex totals, on the test graphs (directed, several components,
+//! isolated vertices, self loops, a source with no edges), in batches of
+//! 1 to 1,024 sources, not multiples of 32, with repeats; and a depth
+//! limit. Without a GPU each test prints `skip: no CUDA device` (and fails
+//! instead when `BFS_REQUIRE_GPU` is set).
+
+use bfs::many::gpu::GpuBatches;
+use bfs::many::{Keep, Limits, ManySources, VertexTotals};
+use bfs::{Csr, UNREACHED, cpu};
+use bfs_tests::{generated, gpu, test_graphs};
+
+/// Each source's vertices by distance, from the CPU reference.
+fn reference_counts(levels: &[u32], limit: Option<u32>) -> Vec<u64> {
+    let mut counts = Vec::new();
+    for &level in levels
+        .iter()
+        .filter(|&&level| level != UNREACHED && limit.is_none_or(|limit| level <= limit))
+    {
+        if counts.len() <= level as usize {
+            counts.resize(level as usize + 1, 0);
+        }
+        counts[level as usize] += 1;
+    }
+    counts
+}
+
+/// Sources for a batch of `count`: spread over the graph, with a repeat
+/// and, where there is one, a vertex without edges.
+fn batch_sources(graph: &Csr, count: usize, seed: u64) -> Vec<u32> {
+    let n = graph.vertex_count() as u64;
+    let mut state = seed;
+    let mut sources: Vec<u32> = (0..count)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) % n) as u32
+        })
+        .collect();
+    if count > 2 {
+        sources[1] = sources[0];
+    }
+    if let Some(isolated) = (0..graph.vertex_count()).find(|&v| graph.degree(v) == 0)
+        && count > 3
+    {
+        sources[2] = isolated;
+    }
+    sources
+}
+
+/// Checks one batch of `sources` on `engine` against the reference, with
+/// `limit`: counts, distance rows and totals.
+fn check_batch(
+    name: &str,
+    graph: &Csr,
+    engine: &mut GpuBatches<'_>,
+    sources: &[u32],
+    limit: Option<u32>,
+) {
+    let n = graph.vertex_count() as usize;
+    let limits = Limits { depth_limit: limit };
+    let references: Vec<Vec<u32>> = sources
+        .iter()
+        .map(|&source| {
+            let mut levels = cpu::bfs(graph, source).levels;
+            if let Some(limit) = limit {
+                for level in &mut levels {
+                    if *level != UNREACHED && *level > limit {
+                        *level = UNREACHED;
+                    }
+                }
+            }
+            levels
+        })
+        .collect();
+    let mut rows = vec![0i32; sources.len() * n];
+    let counts = engine
+        .search_batch(sources, limits, Keep::Distances(&mut rows))
+        .unwrap_or_else(|error| panic!("{name}: {error}"));
+    for (index, (&source, levels)) in sources.iter().zip(&references).enumerate() {
+        assert_eq!(
+            counts[index],
+            reference_counts(levels, limit),
+            "{name}: counts of source {source} (slot {index} of {})",
+            sources.len()
+        );
+        let row = &rows[index * n..(index + 1) * n];
+        for (vertex, (&got, &expected)) in row.iter().zip(levels).enumerate() {
+            let expected = if expected == UNREACHED {
+                -1
+            } else {
+                expected as i32
+            };
+            assert_eq!(
+                got, expected,
+                "{name}: source {source} (slot {index}), vertex {vertex}"
+            );
+        }
+    }
+    let mut totals = VertexTotals::new(graph.vertex_count());
+    let again = engine
+        .search_batch(sources, limits, Keep::Totals(&mut totals))
+        .unwrap_or_else(|error| panic!("{name}: {error}"));
+    assert_eq!(again, counts, "{name}: counts with totals kept");
+    let mut expected = VertexTotals::new(graph.vertex_count());
+    for levels in &references {
+        for (vertex, &level) in levels.iter().enumerate() {
+            if level == UNREACHED {
+                continue;
+            }
+            expected.reached_by[vertex] += 1;
+            expected.distance_sums[vertex] += level as u64;
+            if level > 0 {
+                expected.reciprocal_sums[vertex] += 1.0 / level as f64;
+            }
+            expected.farthest[vertex] = expected.farthest[vertex].max(level);
+        }
+    }
+    assert_eq!(totals.reached_by, expected.reached_by, "{name}: reached_by");
+    assert_eq!(
+        totals.distance_sums, expected.distance_sums,
+        "{name}: distance sums"
+    );
+    assert_eq!(totals.farthest, expected.farthest, "{name}: farthest");
+    for (vertex, (&got, &want)) in totals
+        .reciprocal_sums
+        .iter()
+        .zip(&expected.reciprocal_sums)
+        .enumerate()
+    {
+        assert!(
+            (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+            "{name}: reciprocal sum of vertex {vertex}: {got} against {want}"
+        );
+    }
+}
+
+#[test]
+fn every_source_of_every_batch_gets_the_reference_distances() {
+    let test = "every_source_of_every_batch_gets_the_reference_distances";
+    let Some(gpu) = gpu(test) else {
+        return;
+    };
+    let mut graphs = test_graphs();
+    // Self loops and duplicates: the generator drops them, so add some.
+    let looped = Csr::from_edges(6, &[(0, 0), (0, 1), (1, 1), (1, 2), (3, 4), (4, 4)], true)
+        .expect("a small graph");
+    graphs.push(("self loops".into(), looped));
+    for (name, graph) in &graphs {
+        for (words, counts) in [
+            (1, &[1usize, 5, 32][..]),
+            (4, &[33, 100, 128]),
+            (32, &[1000]),
+        ] {
+            let mut engine = GpuBatches::new(&gpu, graph, words)
+                .unwrap_or_else(|error| panic!("{name}: {error}"));
+            for (seed, &count) in counts.iter().enumerate() {
+                let sources = batch_sources(graph, count, seed as u64 + 7);
+                check_batch(
+                    &format!("{name}, {count} sources"),
+                    graph,
+                    &mut engine,
+                    &sources,
+                    None,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_depth_limit_leaves_the_further_vertices_unreached() {
+    let test = "a_depth_limit_leaves_the_further_vertices_unreached";
+    let Some(gpu) = gpu(test) else {
+        return;
+    };
+    for spec in ["grid:100x100:0.1", "kron:14:8"] {
+        let graph = generated(spec, 3);
+        let mut engine = GpuBatches::new(&gpu, &graph, 2).expect("an engine");
+        let sources = batch_sources(&graph, 50, 1);
+        for limit in [0, 1, 3, 10] {
+            check_batch(
+                &format!("{spec}, depth {limit}"),
+                &graph,
+                &mut engine,
+                &sources,
+                Some(limit),
+            );
+        }
+    }
+}
+
+#[test]
+fn a_large_batch_matches_on_a_graph_of_many_levels() {
+    let test = "a_large_batch_matches_on_a_graph_of_many_levels";
+    let Some(gpu) = gpu(test) else {
+        return;
+    };
+    for spec in ["road:20000", "kron:16:16"] {
+        let graph = generated(spec, 5);
+        let mut engine = GpuBatches::new(&gpu, &graph, 32).expect("an engine");
+        let sources = batch_sources(&graph, 1024, 9);
+        check_batch(spec, &graph, &mut engine, &sources, None);
+    }
+}
