@@ -44,8 +44,7 @@
         core_intrinsics,
         stdarch_nvptx,
         gpu_intrinsics,
-        gpu_launch_sized_workgroup_mem,
-        link_llvm_intrinsics
+        gpu_launch_sized_workgroup_mem
     )
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
