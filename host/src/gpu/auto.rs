@@ -31,6 +31,7 @@ use super::persistent_direction_optimizing::PersistentDirectionOptimizing;
 use super::small_frontier::SmallFrontier;
 use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun};
 use crate::graph::chains::ChainContraction;
+use crate::graph::hierarchy::CONTRACTION_WORK_PER_ENTRY;
 use crate::graph::prepared::{Preparation, PreparationKind, Preparations};
 use crate::{Csr, Error, Result};
 use rayon::prelude::*;
@@ -39,6 +40,11 @@ use rayon::prelude::*;
 pub const ROAD_AVERAGE_DEGREE: f64 = 6.0;
 /// ... and at most this many at any vertex make a graph road-like.
 pub const ROAD_MAX_DEGREE: u32 = 64;
+
+// A road-like graph's hierarchy is within its build's budget, so `auto`
+// never takes one it would refuse: squared degrees sum to at most the
+// largest degree times the CSR entries.
+const _: () = assert!(ROAD_MAX_DEGREE as u64 <= CONTRACTION_WORK_PER_ENTRY);
 
 /// A road-like graph runs `hierarchy-sweep` when it keeps at most this
 /// share of its vertices (the rest lie inside chains), and at most

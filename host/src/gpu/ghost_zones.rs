@@ -7,9 +7,11 @@
 //! ids and are mapped to the graph's own after the timer stops.
 //!
 //! The shape: the first of [`PARTITION_SIZES`] and [`HOPS`] whose zones
-//! fit a block's shared memory, trying the depths for each size. A graph
-//! whose one-hop zones of 32 vertices do not fit (hubs: a zone holds every
-//! neighbour) is refused.
+//! fit a block's shared memory and their budget in all
+//! ([`ZoneLimits::budget`]), trying the depths for each size. A graph with
+//! a vertex of more neighbours than a zone holds (a hub: its partition's
+//! zone holds them all) is refused before any zone is grown, and one no
+//! shape fits once every shape is tried.
 
 use bfs_kernels::abi::{BLOCK_SIZE, ghost_zones, renumbering};
 use cust::function::Function;
@@ -22,7 +24,9 @@ use super::{
     check_cooperative, copy_to_host, launch_cooperative, reset_labels, upload,
 };
 use crate::error::CudaContext;
-use crate::graph::ghost_zones::{self as zones, GrownPartitions, MOST_ZONE_VERTICES, ZoneImages};
+use crate::graph::ghost_zones::{
+    self as zones, GrownPartitions, MOST_ZONE_VERTICES, ZONE_GROWTH, ZoneImages, ZoneLimits,
+};
 use crate::{Bfs, Csr, Error, Result};
 
 /// Vertices per partition to try, in order: the first is what the grids
@@ -73,21 +77,29 @@ struct DeviceZones {
 
 impl<'g> GhostZones<'g> {
     /// The zones of the first shape of [`PARTITION_SIZES`] and [`HOPS`]
-    /// whose zones hold at most `capacity` vertices ([`capacity`] of a
-    /// GPU), laid out as images.
+    /// whose zones hold at most `capacity` vertices each ([`capacity`] of
+    /// a GPU) and keep to their budget in all, laid out as images. A
+    /// vertex of more in-neighbours than `capacity` is refused at once.
     pub fn build(graph: &Csr, capacity: u32) -> Result<ZoneImages> {
+        let (hub, neighbours) = zones::most_in_neighbours(graph);
+        if neighbours > capacity {
+            return Err(Error::Unsupported(format!(
+                "ghost-zones: vertex {hub} has {neighbours} neighbours, all in the zone of its \
+                 partition, and a zone holds at most {capacity} vertices (a block's shared memory)"
+            )));
+        }
+        let limits = ZoneLimits::budget(graph, capacity);
         let zones = PARTITION_SIZES
             .iter()
             .find_map(|&size| {
                 let partitions = GrownPartitions::new(graph, size);
-                HOPS.iter()
-                    .find_map(|&hops| partitions.zones(hops, capacity))
+                HOPS.iter().find_map(|&hops| partitions.zones(hops, limits))
             })
             .ok_or_else(|| {
                 Error::Unsupported(format!(
-                    "ghost-zones: a one-hop zone of 32 vertices has more than the {capacity} \
-                     vertices a block's shared memory holds (a hub's neighbours), or the zones \
-                     more than 2^32 vertices or edges in all"
+                    "ghost-zones: no partitions of {PARTITION_SIZES:?} vertices have zones of at \
+                     most {capacity} vertices each (a block's shared memory) and at most \
+                     {ZONE_GROWTH} times the graph's vertices and edges in all"
                 ))
             })?;
         images_of(zones)
@@ -97,7 +109,8 @@ impl<'g> GhostZones<'g> {
     /// and zones `hops` deep.
     pub fn with_shape(gpu: &'g Gpu, graph: &Csr, partition_size: u32, hops: u32) -> Result<Self> {
         let capacity = zone_capacity(gpu);
-        let zones = zones::GhostZones::build(graph, partition_size, hops.max(1), capacity)
+        let limits = ZoneLimits::each(capacity);
+        let zones = zones::GhostZones::build(graph, partition_size, hops.max(1), limits)
             .ok_or_else(|| {
                 Error::Invalid(format!(
                     "ghost-zones: partitions of {partition_size} with zones {hops} hops deep \
@@ -389,7 +402,8 @@ mod tests {
     fn images_hold_each_zone_where_the_layout_says() {
         for (spec, partition_size, hops) in [("grid:40x40:0.1", 50, 3), ("kron:9:8", 32, 1)] {
             let graph = spec.parse::<Spec>().unwrap().generate().unwrap();
-            let zones = zones::GhostZones::build(&graph, partition_size, hops, u32::MAX).unwrap();
+            let limits = ZoneLimits::each(MOST_ZONE_VERTICES);
+            let zones = zones::GhostZones::build(&graph, partition_size, hops, limits).unwrap();
             let laid_out = ZoneImages::of(zones.clone()).unwrap();
             let records: Vec<ghost_zones::GhostZoneRecord> = (0..laid_out.zone_count())
                 .map(|zone| laid_out.record(zone))

@@ -20,7 +20,9 @@ use super::{
 };
 use crate::error::CudaContext;
 use crate::graph::chains::ChainContraction;
-use crate::graph::hierarchy::ContractionHierarchy;
+use crate::graph::hierarchy::{
+    CONTRACTION_WORK_PER_ENTRY, ContractionHierarchy, contraction_budget, contraction_work,
+};
 use crate::{Csr, Error, Result};
 
 /// The most kept vertices a hierarchy is built over: building it examines
@@ -142,14 +144,12 @@ impl<'g> HierarchySweep<'g> {
     }
 
     /// Contracts `graph`'s chains and builds the hierarchy over its kept
-    /// vertices; refuses a graph that keeps more than [`MOST_KEPT_VERTICES`].
+    /// vertices; refuses, before it starts, a graph whose contraction
+    /// would take more than its budget ([`contraction_budget`]), and one
+    /// that keeps more than [`MOST_KEPT_VERTICES`].
     pub fn build(graph: &Csr) -> Result<ContractionHierarchy> {
-        let vertex_count = graph.vertex_count();
-        if vertex_count >= chain_contracted::IN_CHAIN {
-            return Err(Error::Unsupported(format!(
-                "hierarchy-sweep numbers kept vertices and chains in 31 bits; \
-                 {vertex_count} vertices are too many"
-            )));
+        if let Some(why) = Self::refusal(graph) {
+            return Err(Error::Unsupported(why));
         }
         let contraction = ChainContraction::of(graph);
         let kept_count = contraction.kept_count();
@@ -160,6 +160,30 @@ impl<'g> HierarchySweep<'g> {
             )));
         }
         Ok(ContractionHierarchy::over(graph, contraction))
+    }
+
+    /// Why a hierarchy of `graph` is not built, found in one pass over its
+    /// rows: more vertices than 31 bits number, or a contraction past its
+    /// budget (hubs, whose rows each of their neighbours rewrites).
+    fn refusal(graph: &Csr) -> Option<String> {
+        let vertex_count = graph.vertex_count();
+        if vertex_count >= chain_contracted::IN_CHAIN {
+            return Some(format!(
+                "hierarchy-sweep numbers kept vertices and chains in 31 bits; \
+                 {vertex_count} vertices are too many"
+            ));
+        }
+        let (work, budget) = (contraction_work(graph), contraction_budget(graph));
+        if work <= budget {
+            return None;
+        }
+        let largest = (0..vertex_count).map(|vertex| graph.degree(vertex)).max();
+        Some(format!(
+            "hierarchy-sweep: contracting this graph would rewrite about {work} row entries \
+             (its degrees squared, summed; its largest degree is {}), past the budget of \
+             {budget} ({CONTRACTION_WORK_PER_ENTRY} a CSR entry)",
+            largest.unwrap_or(0)
+        ))
     }
 
     /// Uploads `hierarchy`, built from `graph` (by [`build`](Self::build),
@@ -220,8 +244,13 @@ pub fn hierarchy_bytes(graph: &Csr, hierarchy: &ContractionHierarchy) -> u64 {
 
 impl<'g> Driver<'g> for HierarchySweep<'g> {
     /// Device bytes besides the graph, at the most: the hierarchy's arcs
-    /// and levels at their bounds (the driver reports what it allocated).
+    /// and levels at their bounds (the driver reports what it allocated);
+    /// none for a graph [`new`](Self::new) refuses before allocating, so
+    /// that the refusal comes without contracting its chains first.
     fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
+        if Self::refusal(graph).is_some() {
+            return 0;
+        }
         let contraction = ChainContraction::of(graph);
         let kept_count = contraction.kept_count();
         bytes(

@@ -58,10 +58,10 @@ impl<'g> Driver<'g> for WarpSpecialized<'g> {
         let kernel = gpu.kernel(warp_specialized::SEARCH)?;
         let blocks = gpu.multiprocessors() * PARTITIONS_PER_MULTIPROCESSOR;
         let partition_size = vertex_count.div_ceil(blocks).next_multiple_of(32).max(32);
-        let (renumbering, renumbered, most_columns) = grow_partitions(graph, partition_size)?;
         let partitions = vertex_count.div_ceil(partition_size).max(1);
         let vertex_bytes = warp_specialized::WarpSpecializedLayout::new(partition_size, 0).bytes();
         let shared_limit = shared_limit(gpu) as u64;
+        // Refused before the partitions are grown: that reads every edge.
         if vertex_bytes > shared_limit {
             return Err(Error::Unsupported(format!(
                 "warp-specialized keeps each partition in shared memory: {partitions} partitions of \
@@ -69,6 +69,7 @@ impl<'g> Driver<'g> for WarpSpecialized<'g> {
                 gpu.name()
             )));
         }
+        let (renumbering, renumbered, most_columns) = grow_partitions(graph, partition_size)?;
         // Neighbours that do not fit stay in global memory (the kernel reads them there).
         let column_capacity = most_columns.min(((shared_limit - vertex_bytes) / 4) as u32);
         let shared_bytes =

@@ -13,10 +13,17 @@
 //!   of degree-2 shape points, dead ends, and with ONEWAY above 0 (a
 //!   directed graph) that share of streets one-way (`graph::road`).
 //! - `path:N`, `star:N`: a path 0–1–…–(N-1), and vertex 0 joined to all others.
+//! - `hub:LEAVES:EXTRA`: a star whose hub, vertex 0, has LEAVES leaves
+//!   (1 to LEAVES), plus EXTRA uniformly random edges among all its
+//!   vertices: one vertex of degree about LEAVES, the rest of a few.
+//! - `stars:HUBS:LEAVES`: a clique of stars: HUBS hubs joined to each
+//!   other, each the centre of a star of LEAVES leaves; hub `h` is vertex
+//!   `h · (LEAVES + 1)`, its leaves the ids after it (`stars:1000:999` has
+//!   a million vertices).
 //!
 //! All graphs but one-way road networks are undirected; M and EDGE_FACTOR
 //! count generated edges before mirroring, self loops and duplicates are
-//! dropped.
+//! dropped. The random streams they draw from are in `generate/random.rs`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -25,6 +32,11 @@ use rayon::prelude::*;
 
 use super::{Progress, Visitor};
 use crate::{Csr, Error, Result};
+
+mod random;
+
+use random::Relabelling;
+pub(super) use random::SplitMix64;
 
 /// A generator and its parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -68,6 +80,20 @@ pub enum Shape {
     Star {
         /// Vertices.
         vertices: u32,
+    },
+    /// A star with uniformly random edges added.
+    Hub {
+        /// The hub's leaves (the graph has one vertex more).
+        leaves: u32,
+        /// Random edges among all the vertices.
+        extra: u64,
+    },
+    /// Hubs forming a clique, each the centre of a star.
+    CliqueOfStars {
+        /// Hubs.
+        hubs: u32,
+        /// Leaves of each hub.
+        leaves: u32,
     },
 }
 
@@ -168,6 +194,51 @@ impl Spec {
             Shape::Star { vertices } => {
                 let edges: Vec<(u32, u32)> = (1..vertices).map(|vertex| (0, vertex)).collect();
                 Csr::from_edges(vertices, &edges, true)
+            }
+            Shape::Hub { leaves, extra } => {
+                let vertex_count = checked_vertex_count(leaves as u64 + 1)?;
+                let star_chunks = (leaves as u64).div_ceil(CHUNK_EDGES);
+                let chunks = star_chunks + extra.div_ceil(CHUNK_EDGES);
+                self.build(
+                    vertex_count,
+                    chunks,
+                    leaves as u64 + extra,
+                    |chunk, visit| {
+                        if chunk < star_chunks {
+                            let first = chunk * CHUNK_EDGES + 1;
+                            for leaf in first..(first + CHUNK_EDGES).min(vertex_count as u64) {
+                                visit(0, leaf as u32);
+                            }
+                            return;
+                        }
+                        let chunk = chunk - star_chunks;
+                        let mut random = self.stream(chunk);
+                        for _ in 0..CHUNK_EDGES.min(extra - chunk * CHUNK_EDGES) {
+                            visit(random.below(vertex_count), random.below(vertex_count));
+                        }
+                    },
+                )
+            }
+            Shape::CliqueOfStars { hubs, leaves } => {
+                let star = leaves as u64 + 1;
+                let vertex_count = checked_vertex_count(hubs as u64 * star)?;
+                let clique_edges = hubs as u64 * (hubs as u64).saturating_sub(1) / 2;
+                // A chunk a hub: its leaves, and its clique edges to the
+                // hubs after it.
+                self.build(
+                    vertex_count,
+                    hubs as u64,
+                    hubs as u64 * leaves as u64 + clique_edges,
+                    |hub, visit| {
+                        let centre = (hub * star) as u32;
+                        for leaf in 1..star as u32 {
+                            visit(centre, centre + leaf);
+                        }
+                        for other in hub + 1..hubs as u64 {
+                            visit(centre, (other * star) as u32);
+                        }
+                    },
+                )
             }
         }
     }
@@ -326,15 +397,24 @@ impl FromStr for Spec {
             "star" => Shape::Star {
                 vertices: small(number(1, "N")?, "N")?,
             },
+            "hub" => Shape::Hub {
+                leaves: small(number(1, "LEAVES")?, "LEAVES")?,
+                extra: number(2, "EXTRA")?,
+            },
+            "stars" => Shape::CliqueOfStars {
+                hubs: small(number(1, "HUBS")?, "HUBS")?,
+                leaves: small(number(2, "LEAVES")?, "LEAVES")?,
+            },
             _ => {
                 return Err(error(
-                    "expected grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], uniform:N:M, road:JUNCTIONS[:ONEWAY], path:N or star:N",
+                    "expected grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], uniform:N:M, \
+                     road:JUNCTIONS[:ONEWAY], path:N, star:N, hub:LEAVES:EXTRA or stars:HUBS:LEAVES",
                 ));
             }
         };
         let expected_fields = match shape {
             Shape::Grid { .. } | Shape::Kronecker { .. } | Shape::Road { .. } => 3,
-            Shape::Uniform { .. } => 3,
+            Shape::Uniform { .. } | Shape::Hub { .. } | Shape::CliqueOfStars { .. } => 3,
             Shape::Path { .. } | Shape::Star { .. } => 2,
         };
         if fields.len() > expected_fields {
@@ -362,6 +442,8 @@ impl fmt::Display for Spec {
             Shape::Road { junctions, one_way } => write!(formatter, "road:{junctions}:{one_way}"),
             Shape::Path { vertices } => write!(formatter, "path:{vertices}"),
             Shape::Star { vertices } => write!(formatter, "star:{vertices}"),
+            Shape::Hub { leaves, extra } => write!(formatter, "hub:{leaves}:{extra}"),
+            Shape::CliqueOfStars { hubs, leaves } => write!(formatter, "stars:{hubs}:{leaves}"),
         }
     }
 }
@@ -379,95 +461,4 @@ pub fn sources_with_edges(graph: &Csr, count: usize, seed: u64) -> Vec<u32> {
         .take(count)
         .map(|&index| candidates[index as usize])
         .collect()
-}
-
-/// A pseudo-random permutation of the ids below 2^scale, as Graph500 permutes
-/// its Kronecker vertices (so the hubs, ids near 0, spread over the
-/// graph): rounds of a multiplication by an odd number and an xor-shift,
-/// each a bijection modulo 2^scale. Computed, not a table: a table of
-/// 2^28 ids is a gigabyte, and a random read of it for every edge end
-/// cost more than drawing the edge.
-struct Relabelling {
-    multipliers: [u32; 3],
-    mask: u32,
-    shift: u32,
-}
-
-impl Relabelling {
-    fn new(random: &mut SplitMix64, scale: u32) -> Relabelling {
-        Relabelling {
-            multipliers: [0; 3].map(|_| random.next() as u32 | 1),
-            mask: ((1u64 << scale) - 1) as u32,
-            shift: (scale / 2).max(1),
-        }
-    }
-
-    /// The new id of `vertex`.
-    fn of(&self, vertex: u32) -> u32 {
-        self.multipliers.iter().fold(vertex, |id, &multiplier| {
-            let id = id.wrapping_mul(multiplier) & self.mask;
-            id ^ id >> self.shift
-        })
-    }
-}
-
-/// The values [`SplitMix64::unit`] draws from: 2^53, every multiple of 2^-53 in [0, 1).
-const UNIT_STEPS: f64 = (1u64 << 53) as f64;
-
-/// SplitMix64 (Steele, Lea & Flood 2014): tiny, fast, and the same sequence
-/// on every platform and crate version, which seeded test graphs need.
-pub(super) struct SplitMix64(pub(super) u64);
-
-impl SplitMix64 {
-    pub(super) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1): one of [`UNIT_STEPS`] equally spaced values.
-    pub(super) fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / UNIT_STEPS
-    }
-
-    /// Uniform in [0, bound) (Lemire's multiply-shift; bias below 2^-32).
-    pub(super) fn below(&mut self, bound: u32) -> u32 {
-        (((self.next() >> 32) * bound as u64) >> 32) as u32
-    }
-
-    /// A uniformly random permutation of 0..count (Fisher–Yates).
-    fn permutation(&mut self, count: u32) -> Vec<u32> {
-        let mut permutation: Vec<u32> = (0..count).collect();
-        for index in (1..count).rev() {
-            permutation.swap(index as usize, self.below(index + 1) as usize);
-        }
-        permutation
-    }
-
-    /// One R-MAT edge: at each of `scale` levels pick a quadrant with
-    /// Graph500's probabilities A = 0.57, B = 0.19, C = 0.19, D = 0.05.
-    fn kronecker_edge(&mut self, scale: u32) -> (u32, u32) {
-        const A: f64 = 0.57;
-        const B: f64 = 0.19;
-        const C: f64 = 0.19;
-        // A draw of `unit` is `x / 2^53` for an integer `x`; it is below a
-        // probability `p` exactly when `x < ceil(p * 2^53)`, so integer
-        // comparisons give the same quadrants as comparing the draws.
-        let below = |probability: f64| (probability * UNIT_STEPS).ceil() as u64;
-        let (a, a_b, a_b_c) = (below(A), below(A + B), below(A + B + C));
-        let (mut tail, mut head) = (0u32, 0u32);
-        for bit in 0..scale {
-            let draw = self.next() >> 11;
-            // Quadrants A (0, 0), B (0, 1), C (1, 0), D (1, 1), chosen
-            // without branches: the draws are unpredictable, and a
-            // mispredicted branch a level cost more than the draw.
-            let tail_bit = (draw >= a_b) as u32;
-            let head_bit = ((draw >= a) & (draw < a_b) | (draw >= a_b_c)) as u32;
-            tail |= tail_bit << bit;
-            head |= head_bit << bit;
-        }
-        (tail, head)
-    }
 }

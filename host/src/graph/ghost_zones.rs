@@ -19,6 +19,10 @@
 //! zones that hold it as a ghost are listed too: those are the zones its
 //! level can reach within `hops` levels.
 //!
+//! Zones are bounded before they are built ([`ZoneLimits`]): each stops
+//! growing at the vertices a block holds, and the zones of a shape at a
+//! few times the graph's vertices and edges in all.
+//!
 //! `grown_partitions.rs` grows the partitions and finds their zones;
 //! `images.rs` lays each zone out as the device reads it.
 
@@ -28,11 +32,86 @@ mod images;
 pub use grown_partitions::GrownPartitions;
 pub use images::ZoneImages;
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use rayon::prelude::*;
+
 use crate::graph::Csr;
 use crate::graph::reorder::Renumbering;
 
 /// Most vertices a zone may have: its local indices are 16 bits.
 pub const MOST_ZONE_VERTICES: u32 = 1 << 16;
+
+/// Times a graph's vertices, and its CSR entries, that the zones of one
+/// shape may hold in all, vertices and edges: what `ghost-zones` reserves
+/// on the device before it builds them. The zones a road network or a
+/// grid runs with hold two to three times; deep zones of small
+/// partitions hold ten to thirty, and are not built (docs/decisions.md,
+/// "Preparation budgets").
+pub const ZONE_GROWTH: u64 = 4;
+
+/// Vertices, and edges, that any graph's zones may hold in all, however
+/// small the graph: a fraction of a second to build.
+pub const LEAST_ZONE_ENTRIES: u64 = 1 << 20;
+
+/// What building the zones of one shape may take: the vertices of each
+/// zone, and the vertices and edges of all of them. A zone stops growing
+/// as it passes its bound, and the zones as they pass theirs, so zones
+/// that would not fit cost no more than those that do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ZoneLimits {
+    /// Most vertices a zone may have (at most [`MOST_ZONE_VERTICES`]).
+    pub zone_vertices: u32,
+    /// Most vertices the zones may have in all.
+    pub vertices: u64,
+    /// Most edges the zones may have in all.
+    pub edges: u64,
+}
+
+impl ZoneLimits {
+    /// Zones of at most `zone_vertices` each, as many in all as 32-bit
+    /// offsets count (a shape asked for).
+    pub fn each(zone_vertices: u32) -> ZoneLimits {
+        ZoneLimits {
+            zone_vertices,
+            vertices: u32::MAX as u64 - 1,
+            edges: u32::MAX as u64 - 1,
+        }
+    }
+
+    /// Zones of at most `zone_vertices` each, and in all [`ZONE_GROWTH`]
+    /// times `graph`'s vertices and CSR entries (at least
+    /// [`LEAST_ZONE_ENTRIES`]).
+    pub fn budget(graph: &Csr, zone_vertices: u32) -> ZoneLimits {
+        let bound = |count: u64| (ZONE_GROWTH * count).max(LEAST_ZONE_ENTRIES);
+        ZoneLimits {
+            zone_vertices,
+            vertices: bound(graph.vertex_count() as u64),
+            edges: bound(graph.edge_count()),
+        }
+    }
+}
+
+/// The vertex with the most in-neighbours, and how many (its degree, in
+/// a symmetric graph): the zone of its partition holds each of them
+/// however shallow, so no zone smaller than that fits it.
+pub fn most_in_neighbours(graph: &Csr) -> (u32, u32) {
+    let vertices = 0..graph.vertex_count();
+    let most = |counts: &(dyn Fn(u32) -> u32 + Sync)| {
+        (vertices.clone().into_par_iter())
+            .map(|vertex| (counts(vertex), vertex))
+            .max()
+            .map_or((0, 0), |(count, vertex)| (vertex, count))
+    };
+    if graph.is_symmetric() {
+        return most(&|vertex| graph.degree(vertex));
+    }
+    let counts: Vec<AtomicU32> = vertices.clone().map(|_| AtomicU32::new(0)).collect();
+    graph.column_indices().par_iter().for_each(|&head| {
+        counts[head as usize].fetch_add(1, Ordering::Relaxed);
+    });
+    most(&|vertex| counts[vertex as usize].load(Ordering::Relaxed))
+}
 
 /// A graph renumbered into partitions of `partition_size` consecutive ids,
 /// each with its zone of `hops` hops, in concatenated arrays.
@@ -63,14 +142,15 @@ pub struct GhostZones {
 
 impl GhostZones {
     /// The zones of `graph`'s BFS-grown partitions of `partition_size`
-    /// vertices, `hops` hops deep, as [`GrownPartitions::zones`] gives them.
+    /// vertices, `hops` hops deep, as [`GrownPartitions::zones`] gives them
+    /// within `limits`.
     pub fn build(
         graph: &Csr,
         partition_size: u32,
         hops: u32,
-        most_vertices: u32,
+        limits: ZoneLimits,
     ) -> Option<GhostZones> {
-        GrownPartitions::new(graph, partition_size).zones(hops, most_vertices)
+        GrownPartitions::new(graph, partition_size).zones(hops, limits)
     }
 
     /// How many zones (partitions) there are.
@@ -116,7 +196,8 @@ mod tests {
     /// partition, found by a search from each, and each vertex's
     /// `ghost_of` lists exactly the zones that hold it as a ghost.
     fn check(graph: &Csr, partition_size: u32, hops: u32) {
-        let zones = GhostZones::build(graph, partition_size, hops, MOST_ZONE_VERTICES).unwrap();
+        let limits = ZoneLimits::each(MOST_ZONE_VERTICES);
+        let zones = GhostZones::build(graph, partition_size, hops, limits).unwrap();
         let renumbered = zones.renumbering.apply(graph);
         let vertex_count = renumbered.vertex_count();
         let mut holders = vec![Vec::new(); vertex_count as usize];
@@ -196,9 +277,60 @@ mod tests {
     }
 
     #[test]
+    fn the_vertex_of_most_in_neighbours_is_found_either_way() {
+        assert_eq!(most_in_neighbours(&generated("star:50")), (0, 49));
+        // Every vertex points at 3; 3 points at 0.
+        let edges: Vec<(u32, u32)> = (0..6).filter(|&v| v != 3).map(|v| (v, 3)).collect();
+        let directed = Csr::from_edges(6, &[edges, vec![(3, 0)]].concat(), false).unwrap();
+        assert_eq!(most_in_neighbours(&directed), (3, 5));
+        assert_eq!(
+            most_in_neighbours(&Csr::from_edges(0, &[], true).unwrap()),
+            (0, 0)
+        );
+    }
+
+    #[test]
+    fn zones_past_their_bound_in_all_are_refused() {
+        let grid = generated("grid:40x40:0");
+        let each = ZoneLimits::each(MOST_ZONE_VERTICES);
+        let zones = GhostZones::build(&grid, 32, 4, each).unwrap();
+        let (vertices, edges) = (
+            zones.local_ids.len() as u64,
+            zones.local_columns.len() as u64,
+        );
+        let within = |vertices, edges| {
+            let limits = ZoneLimits {
+                vertices,
+                edges,
+                ..each
+            };
+            GhostZones::build(&grid, 32, 4, limits).is_some()
+        };
+        assert!(within(vertices, edges));
+        assert!(!within(vertices - 1, edges));
+        assert!(!within(vertices, edges - 1));
+    }
+
+    #[test]
+    fn the_budget_is_a_few_times_the_graph_from_its_floor() {
+        let small = generated("path:1000");
+        let limits = ZoneLimits::budget(&small, 100);
+        assert_eq!(
+            (limits.zone_vertices, limits.vertices, limits.edges),
+            (100, LEAST_ZONE_ENTRIES, LEAST_ZONE_ENTRIES)
+        );
+        let large = generated("grid:1000x1000");
+        let limits = ZoneLimits::budget(&large, 100);
+        assert_eq!(
+            (limits.vertices, limits.edges),
+            (ZONE_GROWTH * 1_000_000, ZONE_GROWTH * large.edge_count())
+        );
+    }
+
+    #[test]
     fn a_zone_past_its_bound_is_refused() {
         let grid = generated("grid:20x20:0");
-        assert!(GhostZones::build(&grid, 32, 4, 40).is_none());
-        assert!(GhostZones::build(&grid, 32, 4, 400).is_some());
+        assert!(GhostZones::build(&grid, 32, 4, ZoneLimits::each(40)).is_none());
+        assert!(GhostZones::build(&grid, 32, 4, ZoneLimits::each(400)).is_some());
     }
 }

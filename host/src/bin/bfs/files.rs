@@ -20,7 +20,8 @@ use crate::ReaderChoice;
 #[derive(Args)]
 pub struct GenArgs {
     /// What to generate: grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR] (rmat),
-    /// uniform:N:M, path:N, star:N (a `gen:` prefix is accepted).
+    /// uniform:N:M, road:JUNCTIONS[:ONEWAY], path:N, star:N, hub:LEAVES:EXTRA,
+    /// stars:HUBS:LEAVES (a `gen:` prefix is accepted).
     spec: String,
     /// The file to write: .bcsr for the binary cache, else Matrix Market.
     output: PathBuf,

@@ -42,7 +42,8 @@ enum Command {
 #[derive(Args)]
 struct SearchArgs {
     /// Graph: a file (.mtx, .mtx.gz, SNAP .txt, DIMACS .gr, .bcsr), or gen:SPEC
-    /// (grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], uniform:N:M, path:N, star:N).
+    /// (grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], uniform:N:M, road:JUNCTIONS[:ONEWAY],
+    /// path:N, star:N, hub:LEAVES:EXTRA, stars:HUBS:LEAVES).
     #[arg(long, default_value_t = format!("gen:{DEFAULT_GRAPH}"))]
     graph: String,
     /// Seed for generated graphs (and for --sources N).

@@ -3,11 +3,11 @@
 //! in local indices, and for each vertex the zones that hold it as a ghost
 //! (Meng and Skadron's ghost zones, over a graph: see the module's summary).
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{GhostZones, MOST_ZONE_VERTICES, interior_size};
+use super::{GhostZones, MOST_ZONE_VERTICES, ZoneLimits, interior_size};
 use crate::graph::reorder::Renumbering;
 use crate::graph::{Csr, pieces_mut};
 
@@ -41,10 +41,11 @@ impl GrownPartitions {
         }
     }
 
-    /// The partitions' zones, `hops` hops deep; `None` if a zone has more
-    /// than `most_vertices` vertices (at most [`MOST_ZONE_VERTICES`]) or
-    /// the zones more than 2^32 vertices or edges in all.
-    pub fn zones(&self, hops: u32, most_vertices: u32) -> Option<GhostZones> {
+    /// The partitions' zones, `hops` hops deep; `None`, as soon as it is
+    /// known, if a zone has more vertices than `limits` allow a zone (at
+    /// most [`MOST_ZONE_VERTICES`]), or the zones more vertices or edges
+    /// in all than they allow (at most 2^32).
+    pub fn zones(&self, hops: u32, limits: ZoneLimits) -> Option<GhostZones> {
         let GrownPartitions {
             renumbering,
             renumbered,
@@ -52,7 +53,17 @@ impl GrownPartitions {
             partition_size,
         } = self;
         let partition_size = *partition_size;
-        let most_vertices = most_vertices.min(MOST_ZONE_VERTICES);
+        let most_vertices = limits.zone_vertices.min(MOST_ZONE_VERTICES);
+        // The zones' vertices and edges so far: past the limits, every
+        // thread gives up at its next zone.
+        let (held_vertices, held_edges) = (AtomicU64::new(0), AtomicU64::new(0));
+        let within_limits = |zone: &Zone| {
+            let hold = |held: &AtomicU64, count: usize| {
+                held.fetch_add(count as u64, Ordering::Relaxed) + count as u64
+            };
+            hold(&held_vertices, zone.ids.len()) <= limits.vertices.min(u32::MAX as u64 - 1)
+                && hold(&held_edges, zone.columns.len()) <= limits.edges.min(u32::MAX as u64 - 1)
+        };
         let vertex_count = renumbered.vertex_count();
         let partitions: Vec<u32> = (0..vertex_count.div_ceil(partition_size)).collect();
         // A few runs of partitions a thread, each with one map from new ids
@@ -75,6 +86,7 @@ impl GrownPartitions {
                             hops,
                             (&mut local, most_vertices),
                         )
+                        .filter(within_limits)
                     })
                     .collect::<Option<Vec<Zone>>>()
             })
@@ -84,9 +96,6 @@ impl GrownPartitions {
             .collect();
         let total_vertices: usize = zones.iter().map(|zone| zone.ids.len()).sum();
         let total_edges: usize = zones.iter().map(|zone| zone.columns.len()).sum();
-        if total_vertices >= u32::MAX as usize || total_edges >= u32::MAX as usize {
-            return None;
-        }
         // Each zone's place in the concatenated arrays, then every zone
         // copied to its place on its own.
         let mut zone_starts = Vec::with_capacity(zones.len() + 1);
@@ -188,7 +197,9 @@ fn ghost_lists(zones: &[Zone], partition_size: u32, vertex_count: u32) -> (Vec<u
 /// The zone of partition `interior` (its new ids): a search outwards over
 /// `reversed` edges, `hops` rounds, for the vertices that reach it, then
 /// the edges of `graph` between them. `local` maps a new id to its local
-/// index (`u32::MAX` elsewhere) and is left so. `None` past `most_vertices`.
+/// index (`u32::MAX` elsewhere) and is left so. `None` past `most_vertices`,
+/// found as the zone passes them (a round through a hub would add all its
+/// neighbours).
 fn zone(
     (graph, reversed): (&Csr, &Csr),
     interior: std::ops::Range<u32>,
@@ -200,19 +211,19 @@ fn zone(
         local[vertex as usize] = index as u32;
     }
     let mut ring = 0..ids.len();
-    for _ in 0..hops {
+    'rounds: for _ in 0..hops {
         for at in ring.clone() {
             for &neighbour in reversed.neighbours(ids[at]) {
                 if local[neighbour as usize] == u32::MAX {
                     local[neighbour as usize] = ids.len() as u32;
                     ids.push(neighbour);
+                    if ids.len() > most_vertices as usize {
+                        break 'rounds;
+                    }
                 }
             }
         }
         ring = ring.end..ids.len();
-        if ids.len() > most_vertices as usize {
-            break;
-        }
     }
     let adjacency = (ids.len() <= most_vertices as usize).then(|| {
         let mut rows = Vec::with_capacity(ids.len() + 1);
