@@ -206,3 +206,33 @@ fn a_large_batch_matches_on_a_graph_of_many_levels() {
         check_batch(spec, &graph, &mut engine, &sources, None);
     }
 }
+
+/// A few small batches, every kernel and every kept result: sized for
+/// compute-sanitizer's tools, which run the kernels hundreds of times
+/// slower.
+#[test]
+fn small_batches_for_the_sanitizers() {
+    let test = "small_batches_for_the_sanitizers";
+    let Some(gpu) = gpu(test) else {
+        return;
+    };
+    for (spec, words, count) in [
+        ("grid:20x20:0.1", 2, 40),
+        ("kron:9:8", 1, 20),
+        ("kron:10:8", 32, 1000),
+    ] {
+        let graph = generated(spec, 2);
+        let mut engine = GpuBatches::new(&gpu, &graph, words).expect("an engine");
+        let sources = batch_sources(&graph, count, 4);
+        check_batch(spec, &graph, &mut engine, &sources, None);
+    }
+    let directed = bfs_tests::directed_random(300, 900, 5);
+    let mut engine = GpuBatches::new(&gpu, &directed, 4).expect("an engine");
+    check_batch(
+        "directed",
+        &directed,
+        &mut engine,
+        &batch_sources(&directed, 100, 6),
+        Some(4),
+    );
+}

@@ -38,6 +38,9 @@ pub enum Error {
     /// `u32` ids number.
     #[error("graph too large: {0}")]
     GraphTooLarge(String),
+    /// An output (a file, a matrix in memory) would not fit where it goes.
+    #[error("output too large: {0}")]
+    OutputTooLarge(String),
     /// The source vertex is not a vertex of the graph.
     #[error("source {vertex} is out of range: the graph has {vertex_count} vertices (ids 0 to {})", vertex_count.saturating_sub(1))]
     SourceOutOfRange {

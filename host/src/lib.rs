@@ -63,6 +63,28 @@ impl Bfs {
             .count()
     }
 
+    /// Unlabels the vertices past `depth_limit` (their levels and parents
+    /// become [`UNREACHED`]): a full search made a depth-limited one, as
+    /// for a GPU variant that cannot stop early. Exact, since a vertex
+    /// within the limit has its distance and a parent within it whatever
+    /// lies beyond.
+    pub fn limit_depth(&mut self, depth_limit: u32) {
+        let parents = self.parents.as_deref_mut().unwrap_or_default();
+        let beyond = |level: &u32| *level != UNREACHED && *level > depth_limit;
+        if parents.is_empty() {
+            self.levels
+                .par_iter_mut()
+                .filter(|level| beyond(level))
+                .for_each(|level| *level = UNREACHED);
+            return;
+        }
+        self.levels
+            .par_iter_mut()
+            .zip(parents)
+            .filter(|(level, _)| beyond(level))
+            .for_each(|(level, parent)| (*level, *parent) = (UNREACHED, UNREACHED));
+    }
+
     /// Number of levels (the source's is level 0): the depth of the search plus one.
     pub fn level_count(&self) -> u32 {
         self.levels

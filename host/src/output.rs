@@ -6,7 +6,11 @@
 //! is not a regular one is written in place, as a shell's `>` would. A
 //! regular file or a new path is replaced atomically, through a temporary
 //! file renamed over it, so a failure (a full disk) never leaves a partial
-//! file or clobbers the old one.
+//! file or clobbers the old one. [`check_room`] checks a file's size
+//! against the disk before the work that fills it; `npy.rs` writes NumPy's
+//! `.npy` arrays.
+
+pub mod npy;
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -31,6 +35,51 @@ pub fn write_per_vertex(path: &Path, values: &[u32]) -> Result<()> {
         }
         Ok(())
     })
+}
+
+/// Checks that `bytes` of output fit on the file system `path` is
+/// written to (its free space for unprivileged users, by `statvfs`), before
+/// the work that makes them: standard output, a FIFO or a device is not
+/// checked. The error says how much is needed and how much is free.
+pub fn check_room(path: &Path, bytes: u64) -> Result<()> {
+    if path == Path::new(STANDARD_OUTPUT) {
+        return Ok(());
+    }
+    let target = follow_links(path)?;
+    if let Ok(metadata) = std::fs::metadata(&target)
+        && !metadata.is_file()
+    {
+        return Ok(());
+    }
+    let folder = match target.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    };
+    let io_error = |error| Error::Io {
+        path: folder.into(),
+        error,
+    };
+    let name = std::ffi::CString::new(folder.as_os_str().as_encoded_bytes())
+        .map_err(|error| io_error(std::io::Error::other(error)))?;
+    let mut status = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `name` is a NUL-terminated path and `status` a buffer of the
+    // structure `statvfs` fills; it is read only where the call succeeds.
+    if unsafe { libc::statvfs(name.as_ptr(), status.as_mut_ptr()) } != 0 {
+        return Err(io_error(std::io::Error::last_os_error()));
+    }
+    // SAFETY: `statvfs` succeeded, so it filled `status`.
+    let status = unsafe { status.assume_init() };
+    let free = status.f_bavail.saturating_mul(status.f_frsize);
+    if bytes > free {
+        return Err(Error::OutputTooLarge(format!(
+            "{} needs {} MB, {} has {} MB free",
+            path.display(),
+            bytes.div_ceil(1_000_000),
+            folder.display(),
+            free / 1_000_000
+        )));
+    }
+    Ok(())
 }
 
 /// Writes `text` to `path` (see [`write_with`]).

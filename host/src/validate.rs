@@ -9,6 +9,9 @@
 //! given, they are checked to form that tree; without them, a neighbour one
 //! level up must exist (an in-neighbour: the check walks edges forward).
 //!
+//! A search from several seeds has each at level 0, its own parent; one
+//! stopped at a depth limit has no edge rule from the vertices at the limit.
+//!
 //! The rules are checked on every core: one pass over the edges of the
 //! reached vertices and one over the vertices, so that even the largest
 //! graphs' searches can be checked.
@@ -27,16 +30,27 @@ use crate::{Bfs, Csr, Error, Result, UNREACHED, cpu};
 pub const REFERENCE_MOST_EDGES: u64 = 1 << 30;
 
 /// Checks searches of one graph: their distances against a CPU search's,
-/// and the Graph500 rules.
+/// and the Graph500 rules; where a depth limit stopped the searches, up to it.
 #[derive(Default)]
 pub struct Verifier {
     /// The parallel CPU search, for graphs past [`REFERENCE_MOST_EDGES`].
     parallel: Option<cpu::ParallelBfs>,
     /// Each source whose search passed, with its distances' fingerprint.
     passed: HashMap<u32, u64>,
+    /// The searches' depth limit, if any.
+    depth_limit: Option<u32>,
 }
 
 impl Verifier {
+    /// A verifier of searches that leave the vertices past `depth_limit`
+    /// unreached.
+    pub fn with_depth_limit(depth_limit: Option<u32>) -> Verifier {
+        Verifier {
+            depth_limit,
+            ..Verifier::default()
+        }
+    }
+
     /// Checks `result` on `graph`. Up to [`REFERENCE_MOST_EDGES`]: the
     /// distances against the single-thread reference, and every rule
     /// ([`validate`]). Past it: the distances against the parallel CPU
@@ -57,17 +71,20 @@ impl Verifier {
                     result.source
                 )));
             }
-            return tree_rules(graph, result);
+            return tree_rules(graph, result, &[result.source]);
         }
-        self.check_anew(graph, result)?;
+        self.check_seeds(graph, result, &[result.source])?;
         self.passed.insert(result.source, fingerprint);
         Ok(())
     }
 
-    fn check_anew(&mut self, graph: &Csr, result: &Bfs) -> Result<()> {
+    /// Checks `result`, a search from every one of `seeds` at once, as
+    /// [`check`](Self::check) checks a search from one source.
+    pub fn check_seeds(&mut self, graph: &Csr, result: &Bfs, seeds: &[u32]) -> Result<()> {
+        let limit = self.depth_limit;
         if graph.edge_count() <= REFERENCE_MOST_EDGES {
-            same_levels(result, &cpu::bfs(graph, result.source))?;
-            return validate(graph, result);
+            same_levels(result, &cpu::bfs_within(graph, seeds, limit))?;
+            return validate_within(graph, result, seeds, limit);
         }
         let engine = match &mut self.parallel {
             Some(engine) => engine,
@@ -75,15 +92,15 @@ impl Verifier {
                 .parallel
                 .insert(cpu::ParallelBfs::new(cpu::hardware_threads())?),
         };
-        same_levels(result, &engine.search(graph, result.source))?;
-        tree_rules(graph, result)
+        same_levels(result, &engine.search_within(graph, seeds, limit))?;
+        tree_rules(graph, result, seeds)
     }
 }
 
 /// The tree rules on `result`'s parents, where it has them.
-fn tree_rules(graph: &Csr, result: &Bfs) -> Result<()> {
+fn tree_rules(graph: &Csr, result: &Bfs, seeds: &[u32]) -> Result<()> {
     match &result.parents {
-        Some(parents) => validate_parents(graph, result, parents),
+        Some(parents) => validate_parents(graph, result, parents, &Seeds::of(seeds)),
         None => Ok(()),
     }
 }
@@ -91,8 +108,21 @@ fn tree_rules(graph: &Csr, result: &Bfs) -> Result<()> {
 /// Checks `result` on `graph`; the error names the violation of lowest
 /// vertex id.
 pub fn validate(graph: &Csr, result: &Bfs) -> Result<()> {
+    validate_within(graph, result, &[result.source], None)
+}
+
+/// Checks `result`, a search from every one of `seeds` at once that left
+/// the vertices past `depth_limit` unreached: the rules of [`validate`],
+/// with every seed at level 0 (its own parent) and no edge rule from the
+/// vertices at the limit.
+pub fn validate_within(
+    graph: &Csr,
+    result: &Bfs,
+    seeds: &[u32],
+    depth_limit: Option<u32>,
+) -> Result<()> {
     let levels = &result.levels;
-    let source = result.source;
+    let seeds = Seeds::of(seeds);
     let fail = |message: String| Err(Error::Invalid(message));
     if levels.len() != graph.vertex_count() as usize {
         return fail(format!(
@@ -101,10 +131,10 @@ pub fn validate(graph: &Csr, result: &Bfs) -> Result<()> {
             graph.vertex_count()
         ));
     }
-    if levels[source as usize] != 0 {
+    if let Some(&seed) = seeds.0.iter().find(|&&seed| levels[seed as usize] != 0) {
         return fail(format!(
-            "source {source} has level {}, not 0",
-            levels[source as usize]
+            "source {seed} has level {}, not 0",
+            describe(levels[seed as usize])
         ));
     }
     // Without parents, each reached vertex's edge from one level up is
@@ -113,7 +143,7 @@ pub fn validate(graph: &Csr, result: &Bfs) -> Result<()> {
         Some(_) => Vec::new(),
         None => (0..levels.len())
             .into_par_iter()
-            .map(|vertex| AtomicBool::new(vertex == source as usize))
+            .map(|vertex| AtomicBool::new(seeds.has(vertex as u32)))
             .collect(),
     };
     let broken_edge = (0..graph.vertex_count())
@@ -121,9 +151,12 @@ pub fn validate(graph: &Csr, result: &Bfs) -> Result<()> {
         .filter(|&tail| levels[tail as usize] != UNREACHED)
         .find_map_first(|tail| {
             let tail_level = levels[tail as usize];
+            let at_limit = depth_limit == Some(tail_level);
             for &head in graph.neighbours(tail) {
                 let head_level = levels[head as usize];
-                if head_level == UNREACHED || head_level > tail_level + 1 {
+                if (head_level == UNREACHED && !at_limit)
+                    || (head_level != UNREACHED && head_level > tail_level + 1)
+                {
                     return Some(format!(
                         "edge {tail} -> {head} leaves level {tail_level} but reaches {}",
                         describe(head_level)
@@ -139,7 +172,7 @@ pub fn validate(graph: &Csr, result: &Bfs) -> Result<()> {
         return fail(message);
     }
     match &result.parents {
-        Some(parents) => validate_parents(graph, result, parents),
+        Some(parents) => validate_parents(graph, result, parents, &seeds),
         None => match (0..levels.len()).into_par_iter().find_first(|&vertex| {
             levels[vertex] != UNREACHED && !has_parent_edge[vertex].load(Ordering::Relaxed)
         }) {
@@ -153,11 +186,27 @@ pub fn validate(graph: &Csr, result: &Bfs) -> Result<()> {
     }
 }
 
-/// The tree rules: each reached vertex but the source has a parent one
+/// A search's seeds, sorted, to look up.
+struct Seeds(Vec<u32>);
+
+impl Seeds {
+    fn of(seeds: &[u32]) -> Seeds {
+        let mut sorted = seeds.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        Seeds(sorted)
+    }
+
+    fn has(&self, vertex: u32) -> bool {
+        self.0.binary_search(&vertex).is_ok()
+    }
+}
+
+/// The tree rules: each reached vertex but a seed has a parent one
 /// level up joined to it by an edge (searched in the vertex's own row
 /// where the graph is known to be symmetric, read in order, else in the
-/// parent's), the source is its own parent, unreached vertices have none.
-fn validate_parents(graph: &Csr, result: &Bfs, parents: &[u32]) -> Result<()> {
+/// parent's), each seed is its own parent, unreached vertices have none.
+fn validate_parents(graph: &Csr, result: &Bfs, parents: &[u32], seeds: &Seeds) -> Result<()> {
     let levels = &result.levels;
     let symmetric = graph.known_symmetric() == Some(true);
     let fail = |message: String| Err(Error::Invalid(message));
@@ -178,7 +227,7 @@ fn validate_parents(graph: &Csr, result: &Bfs, parents: &[u32]) -> Result<()> {
                 if level == UNREACHED {
                     (parent != UNREACHED)
                         .then(|| format!("unreached vertex {vertex} has parent {parent}"))
-                } else if vertex == result.source {
+                } else if seeds.has(vertex) {
                     (parent != vertex)
                         .then(|| format!("source {vertex} has parent {parent}, not itself"))
                 } else if level == 0 {

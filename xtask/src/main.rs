@@ -1,7 +1,8 @@
 //! `cargo xtask …`: every build chore of the workspace, as one binary.
 //!
 //! - `run [ARGS]`: runs `bfs` (release) with ARGS, forwarding its exit code.
-//! - `test [ARGS]`: checks the PTX, then runs the whole test suite.
+//! - `test [ARGS]`: checks the PTX, then runs the whole test suite (and,
+//!   without ARGS, the Python tests against networkx, `tests/python`).
 //! - `ptx`: builds the kernels, checks them with `ptxas`, prints the PTX paths last.
 //! - `lint`: `cargo fmt --check` over the workspace and the fuzz targets,
 //!   `cargo clippy -D warnings` over the workspace and the kernels for the
@@ -26,6 +27,7 @@
 mod bundle;
 mod loader_bench;
 mod ptx;
+mod python;
 // BENCHMARKS.md's sections, as `bfs bench` replaces them.
 #[path = "../../host/src/bench/sections.rs"]
 mod sections;
@@ -85,7 +87,22 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
             )?;
             let mut command = workspace.cargo(&environment);
             command.args(["test", "--workspace"]).args(rest);
-            run_tests(&mut command)
+            let mut counts = run_tests(&mut command)?;
+            // The Python tests run with the whole suite, not with a filter.
+            if rest.is_empty() {
+                let python = python::run(&workspace, &environment)?;
+                counts.passed += python.passed;
+                counts.failed += python.failed;
+                counts.skipped += python.skipped;
+            }
+            println!(
+                "tests: {} passed, {} failed, {} skipped",
+                counts.passed, counts.failed, counts.skipped
+            );
+            Ok(match counts.failed {
+                0 => ExitCode::SUCCESS,
+                _ => ExitCode::FAILURE,
+            })
         }
         "ptx" => {
             let environment = setup::prepare(&workspace)?;
@@ -248,11 +265,11 @@ fn fuzz(
     Ok(())
 }
 
-/// Runs `cargo test`, passing its output through, and ends with one line
-/// that sums up every test binary: `tests: N passed, N failed, N skipped`,
-/// where a skipped test is a GPU test that printed `skip:` (no CUDA device),
-/// counted apart from the passes cargo reports for it.
-fn run_tests(command: &mut Command) -> Result<ExitCode> {
+/// Runs `cargo test`, passing its output through, and sums up every test
+/// binary, where a skipped test is a GPU test that printed `skip:` (no
+/// CUDA device), counted apart from the passes cargo reports for it. A
+/// cargo that fails with no test failed (a build error) counts one failure.
+fn run_tests(command: &mut Command) -> Result<python::Counts> {
     use std::io::{BufRead, BufReader};
 
     let mut child = command
@@ -292,14 +309,10 @@ fn run_tests(command: &mut Command) -> Result<ExitCode> {
     }
     let status = child.wait()?;
     let skipped = skips.join().unwrap_or(0);
-    println!(
-        "tests: {} passed, {failed} failed, {skipped} skipped",
-        passed.saturating_sub(skipped)
-    );
-    Ok(if status.success() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
+    Ok(python::Counts {
+        passed: passed.saturating_sub(skipped),
+        failed: failed.max(u64::from(!status.success())),
+        skipped,
     })
 }
 

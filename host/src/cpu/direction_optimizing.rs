@@ -27,13 +27,15 @@
 //! search.
 //!
 //! The search returns levels and parents split from the labels, with
-//! [`UNREACHED`] for unreached vertices; the source is its own parent.
+//! [`UNREACHED`] for unreached vertices; the source is its own parent. It
+//! also starts from several seeds at once and stops at a depth limit
+//! ([`ParallelBfs::search_within`]).
 //! Directed graphs run top-down only (bottom-up needs the in-edges).
 //!
 //! `frontier.rs` holds the top-down frontier and how members share its
 //! chunks; `labels.rs` the labels and the two level steps over them.
 
-mod frontier;
+pub(crate) mod frontier;
 mod labels;
 
 use bfs_kernels::abi::direction_optimizing::Switch;
@@ -122,6 +124,13 @@ impl ParallelBfs {
 
     /// Breadth-first search from `source` (which must be a vertex of `graph`).
     pub fn search(&mut self, graph: &Csr, source: u32) -> Bfs {
+        self.search_within(graph, &[source], None)
+    }
+
+    /// Breadth-first search from every one of `seeds` at once (vertices of
+    /// `graph`, at least one), the vertices past `depth_limit` left
+    /// unreached: as [`cpu::bfs_within`](crate::cpu::bfs_within).
+    pub fn search_within(&mut self, graph: &Csr, seeds: &[u32], depth_limit: Option<u32>) -> Bfs {
         let vertex_count = graph.vertex_count() as usize;
         let words = vertex_count.div_ceil(64);
         if self.front.len() != words {
@@ -133,7 +142,16 @@ impl ParallelBfs {
             self.labels = (0..vertex_count).map(|_| AtomicU64::new(0)).collect();
         }
         self.unreach_all(graph);
-        self.labels[source as usize].store(label(0, source), Relaxed);
+        let queue = self.claimed[0]
+            .get_mut()
+            .unwrap_or_else(|poison| poison.into_inner());
+        for &seed in seeds {
+            let label_of_seed = &self.labels[seed as usize];
+            if is_unreached(label_of_seed.load(Relaxed)) {
+                label_of_seed.store(label(0, seed), Relaxed);
+                queue.push(seed);
+            }
+        }
         // The search borrows the labels, and the rest of the engine
         // mutably: the labels are taken out meanwhile.
         let labels = std::mem::take(&mut self.labels);
@@ -142,12 +160,12 @@ impl ParallelBfs {
                 graph,
                 labels: &labels,
             },
-            source,
+            depth_limit.unwrap_or(u32::MAX),
         );
         self.labels = labels;
         let (levels, parents) = self.split_labels();
         Bfs {
-            source,
+            source: seeds[0],
             levels,
             parents: Some(parents),
         }
@@ -155,25 +173,25 @@ impl ParallelBfs {
 
     /// gapbs's `DOBFS` loop: top-down until the frontier's edges outgrow
     /// the unexplored ones over α, then bottom-up while the frontier grows
-    /// or holds more than `n / β` vertices.
-    fn search_from(&mut self, labels: &Labels<'_>, source: u32) {
+    /// or holds more than `n / β` vertices. The levels go from the seeds
+    /// the first member's queue holds, and stop after `last_level`.
+    fn search_from(&mut self, labels: &Labels<'_>, last_level: u32) {
         let graph = labels.graph;
         let vertex_count = graph.vertex_count() as u64;
         let bottom_up_allowed = graph.is_symmetric();
-        self.claimed[0]
-            .get_mut()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .push(source);
         self.frontier.take(&mut self.claimed);
         let mut edges_to_check = graph.edge_count();
-        let mut scout_count = graph.degree(source) as u64;
+        let mut scout_count = self.frontier.pieces[0]
+            .iter()
+            .map(|&seed| graph.degree(seed) as u64)
+            .sum();
         // The frontier's edges: `scout_count`, except after a bottom-up
         // phase, where gapbs's rule sets `scout_count` to 1 to force a
         // top-down level, and the real count decides whether it is small.
         let mut frontier_edges = scout_count;
         let mut level = 0;
         self.steps.clear();
-        while self.frontier.len() > 0 {
+        while self.frontier.len() > 0 && level < last_level {
             if bottom_up_allowed && Switch::GAPBS.goes_bottom_up(scout_count, edges_to_check) {
                 self.queue_to_bitmap();
                 let mut awake_count = self.frontier.len() as u64;
@@ -187,6 +205,7 @@ impl ParallelBfs {
                     std::mem::swap(&mut self.front, &mut self.next);
                     if !Switch::GAPBS.stays_bottom_up(awake_count, previous, vertex_count)
                         || awake_count == 0
+                        || level == last_level
                     {
                         break;
                     }

@@ -2,12 +2,12 @@
 //! result is checked against, and the parallel engine that runs when there
 //! is no GPU (or `--device cpu` asks for it).
 
-mod direction_optimizing;
+pub(crate) mod direction_optimizing;
 mod reference;
-mod team;
+pub(crate) mod team;
 
 pub use direction_optimizing::{ParallelBfs, SEQUENTIAL_LEVEL_EDGES, Step};
-pub use reference::bfs;
+pub use reference::{bfs, bfs_within};
 
 /// The machine's hardware threads: the engine's team when none is asked for.
 pub fn hardware_threads() -> usize {

@@ -234,7 +234,7 @@ fn zeroed_counters(count: usize) -> Vec<AtomicU64> {
 /// where it will: the passes' writes land at random across them, and
 /// with 4-KB pages nearly each one misses the TLB. Only a hint: where
 /// the kernel declines, nothing changes.
-fn prefer_huge_pages<T>(values: &mut [T]) {
+pub(crate) fn prefer_huge_pages<T>(values: &mut [T]) {
     #[cfg(target_os = "linux")]
     {
         const PAGE: usize = 4096;

@@ -462,3 +462,16 @@ pub fn sources_with_edges(graph: &Csr, count: usize, seed: u64) -> Vec<u32> {
         .map(|&index| candidates[index as usize])
         .collect()
 }
+
+/// `count` vertices of `graph` drawn uniformly without replacement (all of
+/// them where `count` is more), by `seed`, in increasing order: a sample
+/// for estimates over every vertex, isolated ones included.
+pub fn sample_vertices(graph: &Csr, count: usize, seed: u64) -> Vec<u32> {
+    let mut sample: Vec<u32> = SplitMix64(seed)
+        .permutation(graph.vertex_count())
+        .into_iter()
+        .take(count)
+        .collect();
+    sample.sort_unstable();
+    sample
+}

@@ -30,6 +30,22 @@ pub(super) fn fits_in_host_memory(
     }
 }
 
+/// Checks that `bytes` more of host memory, for `what` (a search's bits, an
+/// output matrix), fit in what this process may still use (as a graph's
+/// build is checked: [`HOST_MEMORY_VARIABLE`], else the control group's
+/// room, else `MemAvailable`); the error says how much is needed and how
+/// much there is.
+pub fn check_host_memory(bytes: u64, what: &str) -> Result<(), String> {
+    match host_memory()? {
+        Some((available, source)) if bytes > available => Err(format!(
+            "{what} needs {} MB of host memory, {} MB are available ({source})",
+            bytes.div_ceil(1_000_000),
+            available / 1_000_000
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The variable that sets the host memory a graph may be built in, in
 /// bytes or with a `K`, `M`, `G` or `T` suffix (powers of 1,024).
 pub const HOST_MEMORY_VARIABLE: &str = "BFS_HOST_MEMORY";

@@ -34,10 +34,10 @@ pub mod snap;
 
 pub use bfs_kernels::abi::EdgeOffset;
 pub use build::Visitor;
-pub(crate) use build::pieces_mut;
 use build::sort_and_deduplicate;
+pub(crate) use build::{pieces_mut, prefer_huge_pages};
 pub use csr::Csr;
-pub use host_memory::HOST_MEMORY_VARIABLE;
 use host_memory::fits_in_host_memory;
+pub use host_memory::{HOST_MEMORY_VARIABLE, check_host_memory};
 pub use load::{Format, GraphSource, Reader, load, load_prepared, load_with, save, save_ordered};
 pub(crate) use progress::Progress;

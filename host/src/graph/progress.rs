@@ -1,9 +1,9 @@
-//! A progress bar for long loads and generations.
+//! A progress bar for long loads, generations and searches of many sources.
 
 use std::io::IsTerminal;
 use std::path::Path;
 
-/// A progress bar for long loads and generations: drawn only on a
+/// A progress bar for long loads, generations and searches: drawn only on a
 /// terminal, and only once the work has taken a second.
 pub(crate) struct Progress {
     bar: indicatif::ProgressBar,
@@ -26,6 +26,15 @@ impl Progress {
             message.to_string(),
             edges,
             "{msg} {bar:40} {human_pos}/{human_len} edges ({per_sec})",
+        )
+    }
+
+    /// A bar over `sources` searches' sources, with `message` before it.
+    pub(crate) fn sources(message: &str, sources: u64) -> Progress {
+        Self::new(
+            message.to_string(),
+            sources,
+            "{msg} {bar:40} {human_pos}/{human_len} sources ({per_sec}, {eta} left)",
         )
     }
 

@@ -13,6 +13,19 @@
 //! over every source ([`VertexTotals`]), which is all that closeness,
 //! harmonic centrality, eccentricity and the distance histogram need.
 
+pub mod centrality;
+mod choice;
+mod cpu;
+mod driver;
+mod one_by_one;
+mod source_parallel;
+
+pub use choice::{BATCH_MOST_LEVELS, CpuMethod, cpu_method};
+pub use cpu::{CpuBatches, MOST_WORDS, words_for};
+pub use driver::{Reduced, Searched, all_sources, run, with_distances};
+pub use one_by_one::OneByOne;
+pub use source_parallel::SourceParallel;
+
 use crate::Result;
 
 pub mod gpu;
@@ -69,6 +82,16 @@ impl VertexTotals {
         }
     }
 
+    /// Adds a source that reaches `vertex` at `distance`.
+    pub fn add_distance(&mut self, vertex: usize, distance: u32) {
+        self.reached_by[vertex] += 1;
+        self.distance_sums[vertex] += distance as u64;
+        if distance > 0 {
+            self.reciprocal_sums[vertex] += 1.0 / distance as f64;
+        }
+        self.farthest[vertex] = self.farthest[vertex].max(distance);
+    }
+
     /// Adds `other`'s totals (of other sources) into these.
     pub fn add(&mut self, other: &VertexTotals) {
         for (total, &more) in self.reached_by.iter_mut().zip(&other.reached_by) {
@@ -96,6 +119,31 @@ pub enum Keep<'a> {
     /// (`sources.len()` rows of the graph's vertex count), `-1` where a
     /// source does not reach a vertex (NumPy's int32 convention).
     Distances(&'a mut [i32]),
+}
+
+impl Keep<'_> {
+    /// Checks a batch of `sources` against a graph of `vertex_count`
+    /// vertices, before an engine searches it: every source a vertex, and
+    /// what is kept sized for the graph (and the batch).
+    pub fn check(&self, sources: &[u32], vertex_count: u32) -> Result<()> {
+        if let Some(&vertex) = sources.iter().find(|&&source| source >= vertex_count) {
+            return Err(crate::Error::SourceOutOfRange {
+                vertex: vertex.into(),
+                vertex_count,
+            });
+        }
+        let fits = match self {
+            Keep::Counts => true,
+            Keep::Totals(totals) => totals.reached_by.len() == vertex_count as usize,
+            Keep::Distances(rows) => rows.len() == sources.len() * vertex_count as usize,
+        };
+        match fits {
+            true => Ok(()),
+            false => Err(crate::Error::Unsupported(
+                "the buffers kept do not match the batch and the graph".into(),
+            )),
+        }
+    }
 }
 
 /// An engine that searches batches of sources over one graph it holds.

@@ -35,8 +35,9 @@ pub const TOP_DOWN_SHARED_BYTES: u32 = 8 + size_of::<ListOwner>() as u32;
 
 /// Beamer's switch between the directions, as gapbs's `DOBFS` takes it:
 /// the one rule of every direction-optimizing search here (the CPU
-/// engine's, the level-by-level GPU search's, the search over GPUs' and the
-/// persistent kernel's), each passing its own α and β
+/// engine's and its batches of sources', the level-by-level GPU search's,
+/// the search over GPUs' and the persistent kernel's), each passing its own
+/// α and β
 /// (docs/decisions.md, "Direction-optimizing").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Switch {

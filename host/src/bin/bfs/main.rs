@@ -2,7 +2,9 @@
 //! GPU when there is one; and the tools around it (`bench`, `gen`,
 //! `convert`). Errors print one line and exit non-zero.
 
+mod batch_engine;
 mod bench;
+mod centrality;
 mod files;
 mod search;
 
@@ -10,6 +12,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use bfs::gpu::Variant;
+use bfs::graph::GraphSource;
 use bfs::graph::generate::{DEFAULT_GRAPH, DEFAULT_SEED};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -36,22 +39,17 @@ enum Command {
     /// Write a graph as .bcsr with what `auto` builds before searching it
     /// (a contraction hierarchy, ghost zones), so later runs load it.
     Prepare(files::PrepareArgs),
+    /// Closeness, harmonic centrality, eccentricity or the distance
+    /// histogram, from every vertex or a sample, by batches of sources
+    /// searched at once.
+    Centrality(centrality::CentralityArgs),
 }
 
 /// The options of a search (`bfs` with no subcommand).
 #[derive(Args)]
 struct SearchArgs {
-    /// Graph: a file (.mtx, .mtx.gz, SNAP .txt, DIMACS .gr, .bcsr), or gen:SPEC
-    /// (grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], uniform:N:M, road:JUNCTIONS[:ONEWAY],
-    /// path:N, star:N, hub:LEAVES:EXTRA, stars:HUBS:LEAVES).
-    #[arg(long, default_value_t = format!("gen:{DEFAULT_GRAPH}"))]
-    graph: String,
-    /// Seed for generated graphs (and for --sources N).
-    #[arg(long, default_value_t = DEFAULT_SEED)]
-    seed: u64,
-    /// Matrix Market reader: the parallel one, or nalgebra-sparse's.
-    #[arg(long, value_enum, default_value_t = ReaderChoice::Fast)]
-    reader: ReaderChoice,
+    #[command(flatten)]
+    graph: GraphArgs,
     /// Load the graph, print its size and the load time, and exit.
     #[arg(long)]
     load_only: bool,
@@ -60,9 +58,23 @@ struct SearchArgs {
     source: i64,
     /// Many searches on the loaded graph, reusing device buffers: N random
     /// sources with an edge, `random` (64 of them, as Graph500), or a list
-    /// `3,17,42`. Reports Graph500 statistics.
-    #[arg(long, conflicts_with_all = ["output", "parents", "target", "trace", "plot"])]
+    /// `3,17,42`. Reports Graph500 statistics. On the CPU they run in
+    /// batches, bit-parallel or a source a thread by the graph (see
+    /// --one-by-one).
+    #[arg(long, conflicts_with_all = ["parents", "target", "trace", "plot"])]
     sources: Option<String>,
+    /// One search from several seeds at once, `3,17,42`: each vertex's
+    /// distance to the nearest seed, its parents a forest (CPU engines).
+    #[arg(long, conflicts_with_all = ["sources", "source"])]
+    seeds: Option<String>,
+    /// Levels past D stay unreached (cuGraph's depth_limit).
+    #[arg(long, allow_negative_numbers = true, value_name = "D")]
+    depth_limit: Option<i64>,
+    /// With --sources on the CPU: one source at a time by the
+    /// direction-optimizing engine (parents, each search's own time), not
+    /// in bit-parallel batches.
+    #[arg(long, requires = "sources")]
+    one_by_one: bool,
     /// Where to run: the GPU if there is one, else the parallel CPU engine
     /// (auto); the GPU or fail; the parallel CPU engine; or the
     /// single-thread CPU reference.
@@ -79,7 +91,9 @@ struct SearchArgs {
     /// at each search even on small graphs.
     #[arg(long)]
     partition_size: Option<u32>,
-    /// Write each vertex's distance, one per line in vertex order, -1 for unreachable.
+    /// Write each vertex's distance, one per line in vertex order, -1 for
+    /// unreachable; with --sources, the sources × vertices matrix of
+    /// distances to FILE.npy (int32, -1 for unreachable).
     #[arg(long)]
     output: Option<PathBuf>,
     /// Write each vertex's BFS-tree parent, one per line, -1 for unreachable.
@@ -135,6 +149,33 @@ struct SearchArgs {
     join_timeout: f64,
 }
 
+/// The graph options of a search, which `bfs centrality` shares.
+#[derive(Args)]
+struct GraphArgs {
+    /// Graph: a file (.mtx, .mtx.gz, SNAP .txt, DIMACS .gr, .bcsr), or gen:SPEC
+    /// (grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], uniform:N:M, road:JUNCTIONS[:ONEWAY],
+    /// path:N, star:N, hub:LEAVES:EXTRA, stars:HUBS:LEAVES).
+    #[arg(long, default_value_t = format!("gen:{DEFAULT_GRAPH}"))]
+    graph: String,
+    /// Seed for generated graphs (and for the draw of --sources N).
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    seed: u64,
+    /// Matrix Market reader: the parallel one, or nalgebra-sparse's.
+    #[arg(long, value_enum, default_value_t = ReaderChoice::Fast)]
+    reader: ReaderChoice,
+}
+
+impl GraphArgs {
+    /// The graph `--graph` names, generated with `--seed`.
+    fn source(&self) -> bfs::Result<GraphSource> {
+        let mut source = GraphSource::parse(&self.graph)?;
+        if let GraphSource::Generated(spec) = &mut source {
+            spec.seed = self.seed;
+        }
+        Ok(source)
+    }
+}
+
 /// `--gpus`: a count, or every GPU of the host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum GpuCount {
@@ -165,6 +206,16 @@ fn parse_gpus(text: &str) -> Result<GpuCount, String> {
     }
 }
 
+/// `--depth-limit`, checked: a distance, 0 or more.
+fn depth_limit(limit: Option<i64>) -> anyhow::Result<Option<u32>> {
+    limit
+        .map(|limit| {
+            u32::try_from(limit)
+                .map_err(|_| anyhow::anyhow!("--depth-limit is a distance, 0 or more, not {limit}"))
+        })
+        .transpose()
+}
+
 /// `--device`: where the search runs.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum DeviceChoice {
@@ -172,6 +223,18 @@ enum DeviceChoice {
     Gpu,
     Cpu,
     CpuReference,
+}
+
+impl DeviceChoice {
+    /// The option's value, as given.
+    fn name(self) -> &'static str {
+        match self {
+            DeviceChoice::Auto => "auto",
+            DeviceChoice::Gpu => "gpu",
+            DeviceChoice::Cpu => "cpu",
+            DeviceChoice::CpuReference => "cpu-reference",
+        }
+    }
 }
 
 /// `--reader`: which Matrix Market reader loads the graph.
@@ -223,6 +286,7 @@ fn main() -> ExitCode {
         Some(Command::Gen(arguments)) => files::generate(arguments),
         Some(Command::Convert(arguments)) => files::convert(arguments),
         Some(Command::Prepare(arguments)) => files::prepare(arguments),
+        Some(Command::Centrality(arguments)) => centrality::run(arguments),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

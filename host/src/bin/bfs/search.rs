@@ -16,10 +16,10 @@ mod sources;
 use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, bail};
-use bfs::Csr;
 use bfs::gpu::{Gpu, Variant};
 use bfs::graph::GraphSource;
 use bfs::phases::{Phase, Phases};
+use bfs::{Csr, output};
 
 use self::device::DeviceOpening;
 use self::load::LoadedGraph;
@@ -35,6 +35,7 @@ pub fn run(arguments: &SearchArgs, started: SystemTime) -> anyhow::Result<()> {
         return Ok(());
     }
     check_options(arguments)?;
+    let depth_limit = crate::depth_limit(arguments.depth_limit)?;
     start_threads(arguments)?;
     let mut phases = Phases::since_process_start();
     let ranks = multi_gpu::ranks(arguments, started)?;
@@ -48,6 +49,7 @@ pub fn run(arguments: &SearchArgs, started: SystemTime) -> anyhow::Result<()> {
         return Ok(());
     }
     let searches = sources::searches(arguments, &loaded.graph)?;
+    check_matrix(arguments, &searches, &loaded.graph)?;
     let (gpu, no_gpu) = match opening {
         Some(opening) => opening.finish(arguments.device)?,
         None => (None, None),
@@ -63,14 +65,15 @@ pub fn run(arguments: &SearchArgs, started: SystemTime) -> anyhow::Result<()> {
         &mut phases,
     )?;
     if multi_gpu::is_helping_rank(&searcher) {
-        return multi_gpu::help_rank_zero(&mut searcher, &loaded.graph, &searches.sources);
+        let sources = &searches.sources;
+        return multi_gpu::help_rank_zero(&mut searcher, &loaded.graph, sources, depth_limit);
     }
     let report = search_and_report(
         arguments,
         &loaded,
         gpu.as_ref(),
         &mut searcher,
-        &searches,
+        (&searches, depth_limit),
         &mut phases,
     )?;
     phases.end(Phase::Output);
@@ -89,6 +92,24 @@ fn check_options(arguments: &SearchArgs) -> anyhow::Result<()> {
     if arguments.partition_size.is_some() && arguments.variant != Variant::Partitioned {
         bail!("--partition-size goes with --variant partitioned");
     }
+    Ok(())
+}
+
+/// With `--sources`, `--output` writes the sources × vertices matrix of
+/// distances as `.npy`: checks the name, and the matrix's size against host
+/// memory and the disk, before any search.
+fn check_matrix(arguments: &SearchArgs, searches: &Searches, graph: &Csr) -> anyhow::Result<()> {
+    let (Some(path), Some(_)) = (&arguments.output, &arguments.sources) else {
+        return Ok(());
+    };
+    if !output::npy::is_npy(path) {
+        bail!("--output with --sources writes a sources × vertices matrix: name a .npy file");
+    }
+    let shape = [searches.sources.len(), graph.vertex_count() as usize];
+    let bytes = 4 * shape[0] as u64 * shape[1] as u64;
+    bfs::graph::check_host_memory(bytes, "the distance matrix of --output")
+        .map_err(bfs::Error::OutputTooLarge)?;
+    output::check_room(path, output::npy::file_bytes::<i32>(&shape)).context("--output")?;
     Ok(())
 }
 
@@ -111,7 +132,7 @@ fn search_and_report(
     loaded: &LoadedGraph,
     gpu: Option<&Gpu>,
     searcher: &mut Searcher<'_>,
-    searches: &Searches,
+    (searches, depth_limit): (&Searches, Option<u32>),
     phases: &mut Phases,
 ) -> anyhow::Result<Option<String>> {
     println!("plan:      {}", searcher.plan_line(&loaded.graph));
@@ -122,11 +143,11 @@ fn search_and_report(
         load_time: loaded.load_time,
         kernel_code: gpu.map(|gpu| gpu.kernel_code().to_string()),
         startup: gpu.map(Gpu::startup),
+        depth_limit,
     };
-    let sources = &searches.sources;
     let report = match arguments.sources {
-        Some(_) => many_searches::many_searches(&run, searcher, sources, phases)?,
-        None => one_search::one_search(&run, searcher, sources[0], searches.target, phases)?,
+        Some(_) => many_searches::many_searches(&run, searcher, &searches.sources, phases)?,
+        None => one_search::one_search(&run, searcher, searches, phases)?,
     };
     Ok(match arguments.json {
         Some(_) => Some(serde_json::to_string_pretty(&report)?),
@@ -144,6 +165,8 @@ struct Run<'r> {
     kernel_code: Option<String>,
     /// How long opening the GPU took.
     startup: Option<bfs::gpu::Startup>,
+    /// `--depth-limit`.
+    depth_limit: Option<u32>,
 }
 
 /// `--list-variants`: each variant and its description, one a line.

@@ -13,20 +13,20 @@ const TOP_DOWN_CHUNK: usize = 256;
 
 /// A queue of vertices in one piece per team member: the piece it claimed.
 #[derive(Default)]
-pub(super) struct Frontier {
-    pub(super) pieces: Vec<Vec<u32>>,
+pub(crate) struct Frontier {
+    pub(crate) pieces: Vec<Vec<u32>>,
     /// A chunk cursor per piece, for [`Frontier::for_each_chunk`].
     cursors: Vec<PaddedCursor>,
 }
 
 impl Frontier {
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.pieces.iter().map(Vec::len).sum()
     }
 
     /// Takes the members' queues as the new frontier, leaving theirs (the
     /// old frontier's pieces) emptied for reuse.
-    pub(super) fn take(&mut self, claimed: &mut [Mutex<Vec<u32>>]) {
+    pub(crate) fn take(&mut self, claimed: &mut [Mutex<Vec<u32>>]) {
         self.pieces.resize_with(claimed.len(), Vec::new);
         self.cursors
             .resize_with(claimed.len(), PaddedCursor::default);
@@ -38,11 +38,20 @@ impl Frontier {
         }
     }
 
+    /// Lets [`for_each_chunk`](Frontier::for_each_chunk) hand out the
+    /// frontier's chunks once more.
+    pub(crate) fn rewind(&mut self) {
+        for cursor in &mut self.cursors {
+            *cursor.0.get_mut() = 0;
+        }
+    }
+
     /// Runs `work` on chunks of the frontier for `member`, which takes its
     /// own piece's chunks first and then helps with the others': a member
     /// expands what it claimed, whose neighbours' cache lines it holds, and
-    /// only the end of a level moves lines between cores. Once per frontier.
-    pub(super) fn for_each_chunk(&self, member: usize, mut work: impl FnMut(&[u32])) {
+    /// only the end of a level moves lines between cores. Once per
+    /// frontier, or per [`rewind`](Frontier::rewind).
+    pub(crate) fn for_each_chunk(&self, member: usize, mut work: impl FnMut(&[u32])) {
         let pieces = self.pieces.len();
         for piece in (member % pieces..pieces).chain(0..member % pieces) {
             let vertices = &self.pieces[piece];
@@ -65,7 +74,7 @@ struct PaddedCursor(AtomicUsize);
 
 /// Hands out `0..length` in chunks of `chunk` through `cursor`, shared by
 /// the team, until none is left (OpenMP's `schedule(dynamic, chunk)`).
-pub(super) fn for_each_chunk(
+pub(crate) fn for_each_chunk(
     cursor: &AtomicUsize,
     length: usize,
     chunk: usize,
@@ -83,7 +92,7 @@ pub(super) fn for_each_chunk(
 /// Runs `work` on a member's queue moved out of its shared slot, and moves
 /// it back: pushing to a `Vec` that lives beside the other members' would
 /// make every push bounce the cache line of their lengths between cores.
-pub(super) fn with_own_queue(slot: &Mutex<Vec<u32>>, work: impl FnOnce(&mut Vec<u32>)) {
+pub(crate) fn with_own_queue(slot: &Mutex<Vec<u32>>, work: impl FnOnce(&mut Vec<u32>)) {
     let mut slot = slot.lock().unwrap_or_else(|poison| poison.into_inner());
     let mut queue = std::mem::take(&mut *slot);
     work(&mut queue);

@@ -25,12 +25,9 @@ pub(super) fn load_graph(
     arguments: &SearchArgs,
     phases: &mut Phases,
 ) -> anyhow::Result<LoadedGraph> {
-    let mut graph_source = GraphSource::parse(&arguments.graph)?;
-    if let GraphSource::Generated(spec) = &mut graph_source {
-        spec.seed = arguments.seed;
-    }
+    let graph_source = arguments.graph.source()?;
     let load_started = Instant::now();
-    let (graph, prepared) = graph_source.load_prepared(arguments.reader.into())?;
+    let (graph, prepared) = graph_source.load_prepared(arguments.graph.reader.into())?;
     let load_time = load_started.elapsed();
     phases.end(Phase::Load);
     Ok(LoadedGraph {

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use bfs::gpu::{exchange_time, median_exchange_per_level};
+use bfs::output;
 use bfs::phases::{Phase, Phases};
 use bfs::report::{self, Statistics};
 use bfs::validate::Verifier;
@@ -54,12 +55,24 @@ pub(super) fn many_searches(
     }
     let (mut times, mut edges, mut searches) = (Vec::new(), Vec::new(), Vec::new());
     let (mut input_edges, mut searches_steps) = (Vec::new(), Vec::new());
-    let mut verifier = Verifier::default();
+    let mut verifier = Verifier::with_depth_limit(run.depth_limit);
+    let vertex_count = graph.vertex_count() as usize;
+    // `--output`'s matrix, a source's row after another's (sizes checked).
+    let mut matrix = match arguments.output {
+        Some(_) => vec![-1i32; sources.len() * vertex_count],
+        None => Vec::new(),
+    };
+    let mut rows = matrix.chunks_mut(vertex_count.max(1));
     // Time the searches' callback spends on other phases' work.
     let (mut downloading, mut verifying, mut reporting) =
         (Duration::ZERO, Duration::ZERO, Duration::ZERO);
-    searcher.for_each(graph, sources, &mut |outcome| {
+    searcher.for_each(graph, sources, run.depth_limit, &mut |outcome| {
         let source = outcome.result.source;
+        if let Some(row) = rows.next() {
+            for (distance, &level) in row.iter_mut().zip(&outcome.result.levels) {
+                *distance = i32::try_from(level).unwrap_or(-1);
+            }
+        }
         downloading += outcome.download;
         let started = Instant::now();
         if arguments.verify {
@@ -93,6 +106,11 @@ pub(super) fn many_searches(
         Ok(())
     })?;
     phases.end(Phase::Search);
+    if let Some(path) = &arguments.output {
+        output::npy::write(path, &[sources.len(), vertex_count], &matrix)
+            .context("writing --output")?;
+        phases.end(Phase::Output);
+    }
     phases.move_time(Phase::Search, Phase::Download, downloading);
     if arguments.verify {
         phases.move_time(Phase::Search, Phase::Verify, verifying);
@@ -120,6 +138,12 @@ pub(super) fn many_searches(
         ""
     };
     println!("searches:  {}{reuse}", statistics.searches);
+    if let Searcher::CpuBatches { engine, .. } = searcher {
+        println!(
+            "batches:   up to {} sources searched at once; each source's time is an even share of its batch's",
+            engine.batch_width()
+        );
+    }
     println!(
         "time ms:   min {:.3}, first quartile {:.3}, median {:.3}, third quartile {:.3}, max {:.3}",
         statistics.min_ms,

@@ -93,8 +93,9 @@ pub(super) fn help_rank_zero(
     searcher: &mut Searcher<'_>,
     graph: &Csr,
     sources: &[u32],
+    depth_limit: Option<u32>,
 ) -> anyhow::Result<()> {
-    searcher.for_each(graph, sources, &mut |_| Ok(()))?;
+    searcher.for_each(graph, sources, depth_limit, &mut |_| Ok(()))?;
     println!("rank done: {} searches", sources.len());
     Ok(())
 }

@@ -10,23 +10,29 @@ use bfs::{Bfs, UNREACHED, output, plot};
 
 use super::Run;
 use super::searcher::Searcher;
+use super::sources::Searches;
 
 /// One search, its summary and its files; returns its JSON report (the
 /// phases to come).
 pub(super) fn one_search(
     run: &Run<'_>,
     searcher: &mut Searcher<'_>,
-    source: u32,
-    target: Option<u32>,
+    searches: &Searches,
     phases: &mut Phases,
 ) -> anyhow::Result<serde_json::Value> {
     let (arguments, graph) = (run.arguments, run.graph);
-    let mut only = None;
-    searcher.for_each(graph, &[source], &mut |outcome| {
-        only = Some(outcome);
-        Ok(())
-    })?;
-    let outcome = only.context("the search gave no result")?;
+    let seeds = searches.seeds.as_deref().unwrap_or(&searches.sources[..1]);
+    let outcome = match searches.seeds {
+        Some(_) => searcher.search_seeds(graph, seeds, run.depth_limit)?,
+        None => {
+            let mut only = None;
+            searcher.for_each(graph, seeds, run.depth_limit, &mut |outcome| {
+                only = Some(outcome);
+                Ok(())
+            })?;
+            only.context("the search gave no result")?
+        }
+    };
     phases.end(Phase::Search);
     phases.move_time(Phase::Search, Phase::Download, outcome.download);
     let result = &outcome.result;
@@ -44,18 +50,28 @@ pub(super) fn one_search(
     .with_work(outcome.work);
     report.plan = Some(searcher.plan_line(graph));
     if arguments.verify {
-        Verifier::default().check(graph, result)?;
+        Verifier::with_depth_limit(run.depth_limit).check_seeds(graph, result, seeds)?;
         report.verified = Some(true);
         phases.end(Phase::Verify);
     }
     print_summary(&report);
+    if let Some(seeds) = &searches.seeds {
+        let seeds: Vec<String> = seeds.iter().map(u32::to_string).collect();
+        println!(
+            "seeds:     {} (distances to the nearest; parents a forest)",
+            seeds.join(", ")
+        );
+    }
+    if let Some(limit) = run.depth_limit {
+        println!("limit:     levels past {limit} unreached");
+    }
     if arguments.verify {
         println!("verify:    pass (distances equal the CPU reference; Graph500 rules hold)");
     }
     if arguments.trace {
         print_trace(&report);
     }
-    if let Some(target) = target {
+    if let Some(target) = searches.target {
         print_path(result, target);
     }
     if let Some(path) = &arguments.output {
@@ -165,7 +181,8 @@ fn print_trace(report: &Report) {
     }
 }
 
-/// `--target`: the tree path from the source, by walking parents back.
+/// `--target`: the tree path from the source (the nearest seed), by
+/// walking parents back to a vertex that is its own.
 fn print_path(result: &Bfs, target: u32) {
     let Some(parents) = &result.parents else {
         return;
@@ -179,7 +196,7 @@ fn print_path(result: &Bfs, target: u32) {
     }
     let mut path = vec![target];
     while let Some(&last) = path.last()
-        && last != result.source
+        && parents[last as usize] != last
     {
         path.push(parents[last as usize]);
     }

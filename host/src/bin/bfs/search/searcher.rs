@@ -1,11 +1,13 @@
 //! Where a run's searches go (one GPU, several through NCCL, the parallel
-//! CPU engine or the single-thread reference), and searching there from
-//! each source in turn.
+//! CPU engine, its bit-parallel batches or the single-thread reference),
+//! and searching there from each source in turn, within a depth limit, or
+//! from several seeds at once.
 
 use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use bfs::gpu::{Gpu, Search, Step, Variant, Work};
+use bfs::many::{self, CpuMethod, Limits, ManySources};
 use bfs::multi::Ranks;
 use bfs::phases::Phases;
 use bfs::{Bfs, Csr, cpu};
@@ -14,6 +16,7 @@ use super::load::LoadedGraph;
 use super::multi_gpu;
 use super::plan::{self, SearchContext};
 use super::sources::Searches;
+use crate::batch_engine::{BatchOptions, Method, batch_engine};
 use crate::{DeviceChoice, SearchArgs};
 
 /// Where the searches run.
@@ -25,6 +28,12 @@ pub(super) enum Searcher<'g> {
         why: String,
         /// Whether `--threads` set its threads (else the graph's size did).
         threads_asked: bool,
+    },
+    /// The CPU's bit-parallel batches, for `--sources`.
+    CpuBatches {
+        engine: Box<dyn ManySources + 'g>,
+        /// Why the CPU: no GPU, or the options.
+        why: String,
     },
     /// The single-thread reference.
     CpuReference,
@@ -94,6 +103,24 @@ pub(super) fn choose<'g>(
             plan::gpu_searcher(gpu, graph, arguments, &context, phases)?
         }
         (None, None) if arguments.device == DeviceChoice::CpuReference => Searcher::CpuReference,
+        (None, None) if arguments.sources.is_some() && !arguments.one_by_one => {
+            let (method, reason) = many::cpu_method(graph);
+            let options = BatchOptions {
+                device: DeviceChoice::Cpu,
+                threads: arguments.threads,
+                width: Some(64 * rows_words(graph, searches.sources.len())),
+                method: match method {
+                    CpuMethod::BitParallel => Method::BitParallel,
+                    CpuMethod::SourceParallel => Method::SourceParallel,
+                },
+            };
+            let (engine, _) = batch_engine(options, graph, (None, None), searches.sources.len())?;
+            let why = no_gpu.unwrap_or_else(|| "--device cpu".into());
+            Searcher::CpuBatches {
+                engine,
+                why: format!("{why}; {reason}"),
+            }
+        }
         (None, None) => {
             let threads = arguments
                 .threads
@@ -111,54 +138,98 @@ pub(super) fn choose<'g>(
     })
 }
 
+/// Words a vertex for batches of `sources` sources whose distance rows
+/// (`64 × words × n` `i32`s) fit in host memory: fewer where they would not.
+fn rows_words(graph: &Csr, sources: usize) -> usize {
+    let mut words = many::words_for(sources);
+    let row_bytes = 4 * 64 * graph.vertex_count() as u64;
+    while words > 1 && bfs::graph::check_host_memory(row_bytes * words as u64, "rows").is_err() {
+        words /= 2;
+    }
+    words
+}
+
 impl Searcher<'_> {
-    /// Searches from each of `sources` in turn, handing each outcome to
-    /// `on_outcome` as it comes, so that a large graph's many searches
-    /// hold one result in memory at a time.
+    /// Searches from each of `sources` in turn, within `depth_limit`,
+    /// handing each outcome to `on_outcome` as it comes, so that a large
+    /// graph's many searches hold one result in memory at a time (a
+    /// batch's, in batches: each source gets an even share of its time).
     pub(super) fn for_each(
         &mut self,
         graph: &Csr,
         sources: &[u32],
+        depth_limit: Option<u32>,
         on_outcome: &mut dyn FnMut(Outcome) -> anyhow::Result<()>,
     ) -> anyhow::Result<()> {
-        if let Searcher::MultiGpu {
-            ranks,
-            join_timeout,
-            device,
-        } = self
-        {
-            return multi_gpu::search(graph, ranks, sources, *join_timeout, device, on_outcome);
+        let limit_depth = |mut outcome: Outcome| {
+            if let Some(limit) = depth_limit {
+                outcome.result.limit_depth(limit);
+            }
+            outcome
+        };
+        match self {
+            Searcher::MultiGpu {
+                ranks,
+                join_timeout,
+                device,
+            } => {
+                return multi_gpu::search(
+                    graph,
+                    ranks,
+                    sources,
+                    *join_timeout,
+                    device,
+                    &mut |outcome| on_outcome(limit_depth(outcome)),
+                );
+            }
+            Searcher::CpuBatches { engine, .. } => {
+                return batches(engine.as_mut(), graph, sources, depth_limit, on_outcome);
+            }
+            _ => {}
         }
         for &source in sources {
             let outcome = match self {
                 Searcher::Gpu { search, .. } => {
                     let run = search.run(source)?;
-                    Outcome {
+                    limit_depth(Outcome {
                         result: run.result,
                         elapsed: run.elapsed,
                         steps: run.steps,
                         work: run.work,
                         download: run.download,
-                    }
+                    })
                 }
-                _ => {
-                    let started = Instant::now();
-                    let result = match self {
-                        Searcher::Cpu { engine, .. } => engine.search(graph, source),
-                        _ => cpu::bfs(graph, source),
-                    };
-                    Outcome {
-                        result,
-                        elapsed: started.elapsed(),
-                        steps: Vec::new(),
-                        work: None,
-                        download: Duration::ZERO,
-                    }
-                }
+                _ => self.search_seeds(graph, &[source], depth_limit)?,
             };
             on_outcome(outcome)?;
         }
         Ok(())
+    }
+
+    /// One search from every one of `seeds` at once, within `depth_limit`,
+    /// on the CPU engines. A GPU's search from several seeds plugs in here.
+    pub(super) fn search_seeds(
+        &mut self,
+        graph: &Csr,
+        seeds: &[u32],
+        depth_limit: Option<u32>,
+    ) -> anyhow::Result<Outcome> {
+        let started = Instant::now();
+        let result = match self {
+            Searcher::Cpu { engine, .. } => engine.search_within(graph, seeds, depth_limit),
+            Searcher::CpuReference => cpu::bfs_within(graph, seeds, depth_limit),
+            _ => bail!(
+                "--seeds searches on the CPU engines (--device cpu or cpu-reference); \
+                 the GPU variants take one source"
+            ),
+        };
+        Ok(Outcome {
+            result,
+            elapsed: started.elapsed(),
+            steps: Vec::new(),
+            work: None,
+            download: Duration::ZERO,
+        })
     }
 
     /// The device, the strategy and why, in one line.
@@ -178,6 +249,7 @@ impl Searcher<'_> {
                     engine.threads()
                 )
             }
+            Searcher::CpuBatches { engine, why } => format!("{}: {why}", engine.describe()),
             Searcher::CpuReference => {
                 "CPU, the single-thread reference (--device cpu-reference)".into()
             }
@@ -195,6 +267,7 @@ impl Searcher<'_> {
                 "CPU (direction-optimizing BFS, {} threads)",
                 engine.threads()
             ),
+            Searcher::CpuBatches { engine, .. } => engine.describe(),
             Searcher::CpuReference => "CPU (reference BFS, one thread)".into(),
             Searcher::Gpu { gpu, .. } => gpu.name().into(),
             Searcher::MultiGpu { device, .. } => device.clone(),
@@ -204,7 +277,10 @@ impl Searcher<'_> {
     /// The GPU variant that searches, where one GPU does.
     pub(super) fn variant(&self) -> Option<Variant> {
         match self {
-            Searcher::Cpu { .. } | Searcher::CpuReference | Searcher::MultiGpu { .. } => None,
+            Searcher::Cpu { .. }
+            | Searcher::CpuBatches { .. }
+            | Searcher::CpuReference
+            | Searcher::MultiGpu { .. } => None,
             Searcher::Gpu { variant, .. } => Some(*variant),
         }
     }
@@ -212,8 +288,49 @@ impl Searcher<'_> {
     /// The device memory the search holds, where one GPU searches.
     pub(super) fn device_bytes(&self) -> Option<u64> {
         match self {
-            Searcher::Cpu { .. } | Searcher::CpuReference | Searcher::MultiGpu { .. } => None,
+            Searcher::Cpu { .. }
+            | Searcher::CpuBatches { .. }
+            | Searcher::CpuReference
+            | Searcher::MultiGpu { .. } => None,
             Searcher::Gpu { search, .. } => Some(search.device_bytes()),
         }
     }
+}
+
+/// Searches from `sources` in the engine's batches, each source's
+/// distances an outcome of their own (no parents; the batch's time shared
+/// evenly among its sources).
+fn batches(
+    engine: &mut dyn ManySources,
+    graph: &Csr,
+    sources: &[u32],
+    depth_limit: Option<u32>,
+    on_outcome: &mut dyn FnMut(Outcome) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let vertex_count = graph.vertex_count();
+    let limits = Limits { depth_limit };
+    let most_rows = 64 * rows_words(graph, sources.len());
+    let sizes = (vertex_count, most_rows);
+    many::with_distances(engine, sizes, sources, limits, &mut |batch| {
+        let share = batch.elapsed / batch.sources.len() as u32;
+        let rows = batch.rows.chunks(vertex_count as usize);
+        for (&source, row) in batch.sources.iter().zip(rows) {
+            let levels = row
+                .iter()
+                .map(|&level| u32::try_from(level).unwrap_or(bfs::UNREACHED))
+                .collect();
+            on_outcome(Outcome {
+                result: Bfs {
+                    source,
+                    levels,
+                    parents: None,
+                },
+                elapsed: share,
+                steps: Vec::new(),
+                work: None,
+                download: Duration::ZERO,
+            })?;
+        }
+        Ok(())
+    })
 }

@@ -1,0 +1,131 @@
+//! The engine that searches a run's many sources: the GPU's batches where
+//! there is a GPU, else the CPU's, by the method `auto` takes for the graph
+//! (bit-parallel batches, or a source a thread), or one source at a time
+//! to compare.
+
+use bfs::abi::many_sources;
+use bfs::gpu::Gpu;
+use bfs::many::gpu::GpuBatches;
+use bfs::many::{CpuBatches, CpuMethod, ManySources, OneByOne, SourceParallel};
+use bfs::{Csr, Error, cpu, many};
+use clap::ValueEnum;
+
+use crate::DeviceChoice;
+
+/// `--method`: how the CPU searches many sources.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Method {
+    /// By the graph: bit-parallel batches where a search has few levels,
+    /// else a source a thread.
+    Auto,
+    /// Bit-parallel batches (MS-BFS), each level on every core.
+    BitParallel,
+    /// Whole searches, a source a thread.
+    SourceParallel,
+    /// One source at a time by the direction-optimizing engine, on every
+    /// core (to compare).
+    OneByOne,
+}
+
+/// How a run asks its sources to be searched.
+#[derive(Clone, Copy)]
+pub(crate) struct BatchOptions {
+    /// `--device`.
+    pub(crate) device: DeviceChoice,
+    /// `--threads`, where given.
+    pub(crate) threads: Option<u32>,
+    /// Sources a bit-parallel batch takes, where given (a multiple of 64).
+    pub(crate) width: Option<usize>,
+    /// `--method`.
+    pub(crate) method: Method,
+}
+
+/// The GPU where `device` asks for one: `None` for the CPU devices, and
+/// for `auto` on a machine without a GPU (after a note; the second value
+/// says why).
+pub(crate) fn open_gpu(device: DeviceChoice) -> anyhow::Result<(Option<Gpu>, Option<String>)> {
+    match device {
+        DeviceChoice::Cpu | DeviceChoice::CpuReference => Ok((None, None)),
+        DeviceChoice::Auto | DeviceChoice::Gpu => match Gpu::open() {
+            Ok(gpu) => Ok((Some(gpu), None)),
+            Err(Error::NoDevice(reason)) if device == DeviceChoice::Auto => {
+                eprintln!("note: no CUDA device ({reason}); running on the CPU instead");
+                Ok((None, Some(format!("no CUDA device ({reason})"))))
+            }
+            Err(error) => Err(error.into()),
+        },
+    }
+}
+
+/// The engine for `sources` sources of `graph` that `options` ask for,
+/// and why it runs where it does: on `gpu` where one was opened (its
+/// bit-parallel batches), else on the CPU by `options`' method (`no_gpu`
+/// says why, where `--device` did not ask for the CPU).
+pub(crate) fn batch_engine<'g>(
+    options: BatchOptions,
+    graph: &'g Csr,
+    (gpu, no_gpu): (Option<&'g Gpu>, Option<String>),
+    sources: usize,
+) -> anyhow::Result<(Box<dyn ManySources + 'g>, String)> {
+    if let Some(gpu) = gpu {
+        let words = many_sources::words_for(u32::try_from(sources).unwrap_or(u32::MAX));
+        let why = format!("--device {}", options.device.name());
+        return Ok((Box::new(GpuBatches::new(gpu, graph, words)?), why));
+    }
+    let why = match (no_gpu, options.device) {
+        (Some(why), _) => why,
+        (None, DeviceChoice::CpuReference) => {
+            let engine = OneByOne::new(graph, None)?;
+            return Ok((Box::new(engine), "--device cpu-reference".into()));
+        }
+        (None, device) => format!("--device {}", device.name()),
+    };
+    cpu_engine(options, graph, sources, why)
+}
+
+/// The CPU engine for `sources` sources of `graph` by `options`' method,
+/// and why (`why`, with the method's reason where `auto` chose it).
+fn cpu_engine<'g>(
+    options: BatchOptions,
+    graph: &'g Csr,
+    sources: usize,
+    why: String,
+) -> anyhow::Result<(Box<dyn ManySources + 'g>, String)> {
+    let (method, why) = match options.method {
+        Method::Auto if options.width.is_none() => {
+            let (method, reason) = many::cpu_method(graph);
+            (Some(method), format!("{why}; auto: {reason}"))
+        }
+        Method::Auto | Method::BitParallel => (Some(CpuMethod::BitParallel), why),
+        Method::SourceParallel => (Some(CpuMethod::SourceParallel), why),
+        Method::OneByOne => (None, why),
+    };
+    let engine: Box<dyn ManySources + 'g> = match method {
+        Some(CpuMethod::BitParallel) => {
+            let words = options
+                .width
+                .map_or_else(|| many::words_for(sources), |width| width / 64);
+            let threads = options
+                .threads
+                .map_or_else(|| batch_threads(graph, words), |threads| threads as usize);
+            Box::new(CpuBatches::new(graph, threads, words)?)
+        }
+        Some(CpuMethod::SourceParallel) => Box::new(SourceParallel::new(graph)),
+        None => {
+            let threads = options
+                .threads
+                .map_or_else(|| cpu::threads_for(graph), |threads| threads as usize);
+            Box::new(OneByOne::new(graph, Some(threads))?)
+        }
+    };
+    Ok((engine, why))
+}
+
+/// Threads for batches of `words` words a vertex when none are asked
+/// for: one per [`cpu::EDGES_PER_THREAD`] edge-words of a level over every
+/// vertex, at most [`cpu::MOST_THREADS`] and the hardware's.
+fn batch_threads(graph: &Csr, words: usize) -> usize {
+    let wanted = (graph.edge_count() * words as u64).div_ceil(cpu::EDGES_PER_THREAD);
+    let most = cpu::hardware_threads().min(cpu::MOST_THREADS) as u64;
+    wanted.clamp(1, most) as usize
+}

@@ -1,0 +1,180 @@
+//! `bfs centrality`: closeness, harmonic centrality, eccentricity or the
+//! distance histogram, from every vertex or a sample, by searches of many
+//! sources at once (`bfs::many`). Prints the top ten and a summary, and
+//! writes one value per vertex (or the histogram) where `--output` asks.
+
+mod report;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use bfs::graph::generate::sample_vertices;
+use bfs::many::centrality::Sources;
+use bfs::many::{self, Limits};
+use clap::{Args, ValueEnum};
+
+use crate::batch_engine::{BatchOptions, Method, batch_engine, open_gpu};
+use crate::{DeviceChoice, GraphArgs};
+
+/// The options of `bfs centrality`.
+#[derive(Args)]
+pub struct CentralityArgs {
+    /// What to compute: closeness (Wasserman–Faust), harmonic centrality,
+    /// eccentricity (with the radius and the diameter), or the histogram
+    /// of distances over ordered pairs.
+    #[arg(long, value_enum)]
+    measure: Measure,
+    #[command(flatten)]
+    graph: GraphArgs,
+    /// `all` (exact), or N: an estimate from N vertices sampled uniformly.
+    #[arg(long, default_value = "all")]
+    sources: String,
+    /// Write one value per vertex, a line each in vertex order (the
+    /// histogram: `distance count` lines); `.npy` by the extension.
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Where to search: the GPU if there is one, else the CPU (auto); the
+    /// GPU or fail; the CPU's bit-parallel batches; the CPU reference, one
+    /// source at a time.
+    #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
+    device: DeviceChoice,
+    /// Threads for the CPU engine and for loading (default: by the graph).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    threads: Option<u32>,
+    /// Distances past D count as unreachable (cuGraph's depth_limit).
+    #[arg(long, allow_negative_numbers = true, value_name = "D")]
+    depth_limit: Option<i64>,
+    /// Sources a CPU batch takes: 64 to 512, a multiple of 64 (default:
+    /// by the number of sources).
+    #[arg(long, value_parser = parse_width)]
+    batch_width: Option<usize>,
+    /// How the CPU searches: by the graph (auto), bit-parallel batches,
+    /// a source a thread, or one source at a time on every core.
+    #[arg(long, value_enum, default_value_t = Method::Auto)]
+    method: Method,
+}
+
+/// `--measure`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Measure {
+    Closeness,
+    Harmonic,
+    Eccentricity,
+    Histogram,
+}
+
+impl Measure {
+    fn name(self) -> &'static str {
+        match self {
+            Measure::Closeness => "closeness",
+            Measure::Harmonic => "harmonic",
+            Measure::Eccentricity => "eccentricity",
+            Measure::Histogram => "histogram",
+        }
+    }
+}
+
+/// Parses `--batch-width`: 64 to [`many::MOST_WORDS`] × 64, by 64.
+fn parse_width(text: &str) -> Result<usize, String> {
+    let most = 64 * many::MOST_WORDS;
+    match text.parse::<usize>() {
+        Ok(width) if width % 64 == 0 && (64..=most).contains(&width) => Ok(width),
+        _ => Err(format!(
+            "'{text}' is not a multiple of 64 from 64 to {most}"
+        )),
+    }
+}
+
+/// `bfs centrality`.
+pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
+    let depth_limit = crate::depth_limit(arguments.depth_limit)?;
+    if let Some(threads) = arguments.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads as usize)
+            .build_global()
+            .context("starting the loader's threads")?;
+    }
+    let graph_source = arguments.graph.source()?;
+    let load_started = Instant::now();
+    let graph = graph_source.load_with(arguments.graph.reader.into())?;
+    let load_seconds = load_started.elapsed().as_secs_f64();
+    let vertex_count = graph.vertex_count();
+    let sample = match arguments.sources.as_str() {
+        "all" => None,
+        count => Some(
+            count
+                .parse::<usize>()
+                .ok()
+                .filter(|&count| count > 0)
+                .with_context(|| {
+                    format!("--sources takes `all` or a number of sources, not '{count}'")
+                })?,
+        ),
+    };
+    if let Some(count) = sample
+        && count > vertex_count as usize
+    {
+        bail!("--sources {count}: more sources than the graph's {vertex_count} vertices");
+    }
+    let measure = arguments.measure;
+    if measure == Measure::Eccentricity && sample.is_some() && !graph.is_symmetric() {
+        bail!(
+            "eccentricity from a sample needs an undirected graph: on a directed one the \
+             sample's searches give distances to a vertex, not from it (use --sources all)"
+        );
+    }
+    if let Some(path) = &arguments.output {
+        bfs::output::check_room(path, report::output_bytes(measure, path, vertex_count))
+            .context("--output")?;
+    }
+    let options = BatchOptions {
+        device: arguments.device,
+        threads: arguments.threads,
+        width: arguments.batch_width,
+        method: arguments.method,
+    };
+    let count = sample.unwrap_or(vertex_count as usize);
+    let (gpu, no_gpu) = open_gpu(arguments.device)?;
+    let (mut engine, why) = batch_engine(options, &graph, (gpu.as_ref(), no_gpu), count)?;
+    let sources = match sample {
+        None => Sources::All(many::all_sources(&graph, engine.batch_width())),
+        Some(count) => Sources::Sample(sample_vertices(&graph, count, arguments.graph.seed)),
+    };
+    // From every vertex of an undirected graph, each vertex's own search
+    // has its totals; otherwise they are summed over the sources.
+    let totals = match measure {
+        Measure::Histogram => false,
+        Measure::Eccentricity => !sources.is_all(),
+        Measure::Closeness | Measure::Harmonic => !sources.is_all() || !graph.is_symmetric(),
+    };
+    if totals {
+        let bytes = 24 * vertex_count as u64;
+        bfs::graph::check_host_memory(bytes, "the per-vertex totals")
+            .map_err(bfs::Error::OutputTooLarge)?;
+    }
+    let limits = Limits { depth_limit };
+    let reduced = many::run(
+        engine.as_mut(),
+        vertex_count,
+        sources.list(),
+        limits,
+        totals,
+    )?;
+    println!(
+        "graph:     {}: {vertex_count} vertices, {} edges (directed CSR entries), loaded in {load_seconds:.3} s",
+        graph_source.name(),
+        graph.edge_count()
+    );
+    println!("device:    {} ({why})", engine.describe());
+    let run = report::Run {
+        measure,
+        graph: &graph,
+        sources: &sources,
+        reduced: &reduced,
+        depth_limit,
+        seed: arguments.graph.seed,
+        output: arguments.output.as_deref(),
+    };
+    report::report(&run)
+}

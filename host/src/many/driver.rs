@@ -1,0 +1,150 @@
+//! Feeding an engine its batches: the sources in the order that makes
+//! batches cheap, and what the batches reduce to for the measures.
+//!
+//! A batch costs a pass over each vertex's edges for every level in which
+//! some source of the batch has it in its frontier, so its sources should
+//! reach each vertex at nearly the same level: on a road network, sources
+//! near each other. [`all_sources`] orders every vertex by BFS-grown
+//! partitions of a batch each (Karypis & Kumar's graph growing, as the
+//! `partitioned` variant's renumbering), so that a batch is one compact
+//! patch of the graph.
+
+use std::time::{Duration, Instant};
+
+use super::{BatchCounts, Keep, Limits, ManySources, VertexTotals};
+use crate::graph::Progress;
+use crate::graph::reorder::Renumbering;
+use crate::{Csr, Error, Result};
+
+/// What the batches of a run reduce to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reduced {
+    /// Each source's eccentricity (its greatest distance to a vertex it
+    /// reaches), in the order of the sources given.
+    pub eccentricities: Vec<u32>,
+    /// Each source's reached vertices, itself included, in that order.
+    pub reached: Vec<u32>,
+    /// Each source's distances summed, in that order.
+    pub distance_sums: Vec<u64>,
+    /// Each source's distances' reciprocals summed (itself left out).
+    pub reciprocal_sums: Vec<f64>,
+    /// The (source, vertex) pairs at each distance, the sources
+    /// themselves at 0: the distance histogram of ordered pairs.
+    pub histogram: Vec<u64>,
+    /// Per-vertex totals over the sources, where asked for.
+    pub totals: Option<VertexTotals>,
+    /// Batches searched.
+    pub batches: usize,
+    /// Time the engine took to search them.
+    pub elapsed: Duration,
+}
+
+/// Every vertex of `graph`, in batches of `width` that are compact
+/// patches of it (see the module's header).
+pub fn all_sources(graph: &Csr, width: usize) -> Vec<u32> {
+    let width = u32::try_from(width).unwrap_or(u32::MAX);
+    Renumbering::grown_partitions(graph, width).old_ids
+}
+
+/// Searches from every one of `sources` (vertices of the engine's graph,
+/// of `vertex_count` vertices) in batches of the engine's width, within
+/// `limits`; reduces each batch's counts and, where `totals` asks, adds
+/// its distances into per-vertex totals. A bar shows the progress of a
+/// long run on a terminal.
+pub fn run(
+    engine: &mut dyn ManySources,
+    vertex_count: u32,
+    sources: &[u32],
+    limits: Limits,
+    totals: bool,
+) -> Result<Reduced> {
+    let mut reduced = Reduced {
+        eccentricities: Vec::with_capacity(sources.len()),
+        reached: Vec::with_capacity(sources.len()),
+        distance_sums: Vec::with_capacity(sources.len()),
+        reciprocal_sums: Vec::with_capacity(sources.len()),
+        histogram: Vec::new(),
+        totals: totals.then(|| VertexTotals::new(vertex_count)),
+        batches: 0,
+        elapsed: Duration::ZERO,
+    };
+    let progress = Progress::sources(&engine.describe(), sources.len() as u64);
+    for batch in sources.chunks(engine.batch_width().max(1)) {
+        let keep = match &mut reduced.totals {
+            Some(totals) => Keep::Totals(totals),
+            None => Keep::Counts,
+        };
+        let started = Instant::now();
+        let counts = engine.search_batch(batch, limits, keep)?;
+        reduced.elapsed += started.elapsed();
+        reduced.batches += 1;
+        reduce(&mut reduced, &counts);
+        progress.advance(batch.len() as u64);
+    }
+    progress.finish();
+    Ok(reduced)
+}
+
+/// Adds a batch's counts into `reduced`.
+fn reduce(reduced: &mut Reduced, counts: &BatchCounts) {
+    for source in counts {
+        reduced
+            .eccentricities
+            .push(source.len().saturating_sub(1) as u32);
+        reduced.reached.push(source.iter().sum::<u64>() as u32);
+        let at = || (0u64..).zip(source).skip(1);
+        reduced
+            .distance_sums
+            .push(at().map(|(distance, &found)| distance * found).sum());
+        reduced.reciprocal_sums.push(
+            at().map(|(distance, &found)| found as f64 / distance as f64)
+                .sum(),
+        );
+        if reduced.histogram.len() < source.len() {
+            reduced.histogram.resize(source.len(), 0);
+        }
+        for (pairs, &found) in reduced.histogram.iter_mut().zip(source) {
+            *pairs += found;
+        }
+    }
+}
+
+/// A batch searched with its distances kept.
+pub struct Searched<'a> {
+    /// Its sources.
+    pub sources: &'a [u32],
+    /// Their counts.
+    pub counts: &'a BatchCounts,
+    /// Their distances: a source's row after another's, `-1` where
+    /// unreached.
+    pub rows: &'a [i32],
+    /// The engine's time for the batch.
+    pub elapsed: Duration,
+}
+
+/// Searches from every one of `sources` in batches of the engine's
+/// width, or `most_rows` where fewer, keeping each batch's distances
+/// (`width × vertex_count` `i32`s) and handing them to `on_batch`, whose
+/// error stops the run.
+pub fn with_distances<E: From<Error>>(
+    engine: &mut dyn ManySources,
+    (vertex_count, most_rows): (u32, usize),
+    sources: &[u32],
+    limits: Limits,
+    on_batch: &mut dyn FnMut(Searched<'_>) -> Result<(), E>,
+) -> Result<(), E> {
+    let width = engine.batch_width().min(most_rows).max(1);
+    let mut rows = vec![0; width.min(sources.len()) * vertex_count as usize];
+    for batch in sources.chunks(width) {
+        let rows = &mut rows[..batch.len() * vertex_count as usize];
+        let started = Instant::now();
+        let counts = engine.search_batch(batch, limits, Keep::Distances(rows))?;
+        on_batch(Searched {
+            sources: batch,
+            counts: &counts,
+            rows,
+            elapsed: started.elapsed(),
+        })?;
+    }
+    Ok(())
+}
