@@ -29,10 +29,11 @@ pub(super) enum Searcher<'g> {
         /// Whether `--threads` set its threads (else the graph's size did).
         threads_asked: bool,
     },
-    /// The CPU's bit-parallel batches, for `--sources`.
-    CpuBatches {
+    /// Batches of many sources, for `--sources`: the GPU's, or the CPU's
+    /// bit-parallel ones.
+    Batches {
         engine: Box<dyn ManySources + 'g>,
-        /// Why the CPU: no GPU, or the options.
+        /// Why this engine: the graph, no GPU, or the options.
         why: String,
     },
     /// The single-thread reference.
@@ -116,7 +117,7 @@ pub(super) fn choose<'g>(
             };
             let (engine, _) = batch_engine(options, graph, (None, None), searches.sources.len())?;
             let why = no_gpu.unwrap_or_else(|| "--device cpu".into());
-            Searcher::CpuBatches {
+            Searcher::Batches {
                 engine,
                 why: format!("{why}; {reason}"),
             }
@@ -182,7 +183,7 @@ impl Searcher<'_> {
                     &mut |outcome| on_outcome(limit_depth(outcome)),
                 );
             }
-            Searcher::CpuBatches { engine, .. } => {
+            Searcher::Batches { engine, .. } => {
                 return batches(engine.as_mut(), graph, sources, depth_limit, on_outcome);
             }
             _ => {}
@@ -249,7 +250,7 @@ impl Searcher<'_> {
                     engine.threads()
                 )
             }
-            Searcher::CpuBatches { engine, why } => format!("{}: {why}", engine.describe()),
+            Searcher::Batches { engine, why } => format!("{}: {why}", engine.describe()),
             Searcher::CpuReference => {
                 "CPU, the single-thread reference (--device cpu-reference)".into()
             }
@@ -267,7 +268,7 @@ impl Searcher<'_> {
                 "CPU (direction-optimizing BFS, {} threads)",
                 engine.threads()
             ),
-            Searcher::CpuBatches { engine, .. } => engine.describe(),
+            Searcher::Batches { engine, .. } => engine.describe(),
             Searcher::CpuReference => "CPU (reference BFS, one thread)".into(),
             Searcher::Gpu { gpu, .. } => gpu.name().into(),
             Searcher::MultiGpu { device, .. } => device.clone(),
@@ -278,7 +279,7 @@ impl Searcher<'_> {
     pub(super) fn variant(&self) -> Option<Variant> {
         match self {
             Searcher::Cpu { .. }
-            | Searcher::CpuBatches { .. }
+            | Searcher::Batches { .. }
             | Searcher::CpuReference
             | Searcher::MultiGpu { .. } => None,
             Searcher::Gpu { variant, .. } => Some(*variant),
@@ -289,7 +290,7 @@ impl Searcher<'_> {
     pub(super) fn device_bytes(&self) -> Option<u64> {
         match self {
             Searcher::Cpu { .. }
-            | Searcher::CpuBatches { .. }
+            | Searcher::Batches { .. }
             | Searcher::CpuReference
             | Searcher::MultiGpu { .. } => None,
             Searcher::Gpu { search, .. } => Some(search.device_bytes()),
