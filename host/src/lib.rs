@@ -1,11 +1,25 @@
 //! Breadth-first search on NVIDIA GPUs, with kernels written in Rust.
 //!
-//! The CPU side of the project: graph loading and generation ([`graph`]), the
-//! CPU reference search and the parallel CPU engine ([`cpu`]), result validation ([`validate`]), and the
-//! GPU driver ([`gpu`]), which loads the PTX built from the `bfs-kernels`
-//! crate and runs one of its BFS variants. Everything but [`gpu`] works
-//! without a GPU and without `cust`.
-#![deny(unsafe_op_in_unsafe_fn)]
+//! The CPU side of the project:
+//!
+//! - [`graph`]: loading, generating and preparing graphs (CSR, `.bcsr`).
+//! - [`cpu`]: the CPU reference search and the parallel CPU engine.
+//! - [`gpu`]: the GPU driver, which loads the PTX built from the
+//!   `bfs-kernels` crate and runs one of its variants, and `auto`.
+//! - [`multi`]: one search over several GPUs (partition, NCCL, exchanges).
+//! - [`many`]: batches of searches from many sources.
+//! - [`validate`]: a result checked against the CPU reference and the
+//!   Graph500 rules.
+//! - [`report`], [`phases`], [`plot`], [`output`]: what a run reports,
+//!   where its time went, its chart, and where its output goes.
+//! - [`bench`](mod@bench): the benchmarks that write `BENCHMARKS.md`.
+//! - [`error`]: the library's one error type.
+//!
+//! [`graph`], [`cpu`], [`many`], [`validate`], [`phases`], [`plot`] and
+//! [`output`] need no GPU and call nothing of `cust`; [`gpu`], [`multi`]
+//! and [`bench`](mod@bench) drive the device through `cust`, [`report`] holds their
+//! figures, and [`error`] wraps the driver's errors.
+#![deny(missing_docs)]
 
 pub mod bench;
 pub mod cpu;
