@@ -9,6 +9,7 @@
 
 use std::ffi::c_void;
 
+use bfs_kernels::abi::direction_optimizing::Switch;
 use bfs_kernels::abi::many_sources::{
     self, BLOCK_SIZE, Batch, CHUNK_EDGES, Kept, LevelFigures, MOST_WORDS, Queue, Rows, Step,
 };
@@ -25,15 +26,15 @@ use crate::gpu::{Gpu, upload};
 use crate::{Csr, Error, Result};
 use kept::DeviceTotals;
 
-/// The direction rule of a batch, gapbs's with the top-down level's cost
-/// counted in words: a top-down level reads a word for each of a frontier
-/// tail's non-zero words for each of its edges, a bottom-up one a vertex's
-/// whole row of words (one coalesced load) for each in-edge it scans, and
-/// it stops only once every source's bit is set. So a level goes top-down
-/// while the frontier's word-edges are at most the unfinished vertices'
-/// edges over [`ALPHA`] (gapbs's 15 counts edges, and a single search's
-/// bottom-up check stops at the first parent).
-const ALPHA: u64 = 4;
+/// The direction rule of a batch: Beamer's switch (`abi`'s, as every
+/// search takes it) with the frontier's edges counted in words, as a
+/// top-down level reads a word for each of a frontier tail's non-zero
+/// words for each of its edges, and a bottom-up one a vertex's whole row
+/// of words (one coalesced load) for each in-edge it scans until every
+/// source's bit is set. So α is 4 against gapbs's 15, which counts edges
+/// and whose bottom-up check stops at a vertex's first parent; β is
+/// gapbs's (docs/decisions.md, "Direction-optimizing").
+const SWITCH: Switch = Switch::new(4, 18);
 
 /// Words of one [`LevelFigures`].
 const FIGURE_WORDS: usize = size_of::<LevelFigures>() / 8;

@@ -4,7 +4,7 @@
 
 use bfs_kernels::abi::many_sources::{BLOCK_SIZE, Kept, counting_shared_bytes};
 
-use super::{ALPHA, GpuBatches, Placement, clear};
+use super::{GpuBatches, Placement, SWITCH, clear};
 use crate::Result;
 use crate::many::{BatchCounts, Limits};
 
@@ -50,9 +50,14 @@ impl GpuBatches<'_> {
         let (mut in_queue, mut next_clear) = (true, true);
         let mut unfinished = self.in_edges;
         let counting = counting_shared_bytes(self.words);
+        let n = self.graph.vertex_count() as u64;
+        let (mut top_down, mut previous) = (true, 0);
         let mut level = 1;
         while figures.frontier_vertices > 0 && limits.allows(level) {
-            let top_down = figures.frontier_word_edges <= unfinished / ALPHA;
+            top_down = match top_down {
+                true => !SWITCH.goes_bottom_up(figures.frontier_word_edges, unfinished),
+                false => !SWITCH.stays_bottom_up(figures.frontier_vertices, previous, n),
+            };
             if top_down && !in_queue {
                 self.clear_figures(1 - current)?;
                 // SAFETY: `frontier` holds the whole frontier (a bottom-up
@@ -123,6 +128,7 @@ impl GpuBatches<'_> {
             for (source, found) in counts.iter_mut().zip(self.level_counts_on_host.iter()) {
                 source.push(*found as u64);
             }
+            previous = figures.frontier_vertices;
             figures = next_figures;
             level += 1;
         }
