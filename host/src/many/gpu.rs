@@ -9,6 +9,7 @@
 
 use std::ffi::c_void;
 
+use bfs_kernels::abi::direction_optimizing::Switch;
 use bfs_kernels::abi::many_sources::{
     self, BLOCK_SIZE, Batch, CHUNK_EDGES, Kept, LevelFigures, MOST_WORDS, Queue, Rows, Step,
 };
@@ -17,17 +18,35 @@ use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, LockedBu
 
 use super::{BatchCounts, Keep, Limits, ManySources, VertexTotals};
 use crate::error::{CudaContext, driver_result};
+
+mod kept;
+mod levels;
+
 use crate::gpu::{Gpu, upload};
 use crate::{Csr, Error, Result};
+use kept::DeviceTotals;
 
-/// α and β of gapbs's rule for a batch: bottom-up once the frontier's
-/// edges exceed the unfinished vertices' edges over α; back top-down once
-/// the frontier holds fewer than `n / β` vertices.
-const ALPHA: u64 = 15;
-const BETA: u64 = 18;
+/// The direction rule of a batch: Beamer's switch (`abi`'s, as every
+/// search takes it) with the frontier's edges counted in words, as a
+/// top-down level reads a word for each of a frontier tail's non-zero
+/// words for each of its edges, and a bottom-up one a vertex's whole row
+/// of words (one coalesced load) for each in-edge it scans until every
+/// source's bit is set. So α is 4 against gapbs's 15, which counts edges
+/// and whose bottom-up check stops at a vertex's first parent; β is
+/// gapbs's (docs/decisions.md, "Direction-optimizing").
+const SWITCH: Switch = Switch::new(4, 18);
 
 /// Words of one [`LevelFigures`].
 const FIGURE_WORDS: usize = size_of::<LevelFigures>() / 8;
+
+/// How a batch's uploaded sources are placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Placement {
+    /// Source `i` is the batch's source `i`.
+    EachItsOwn,
+    /// Every source is a seed of the batch's one search.
+    Seeds,
+}
 
 /// The kernels of a batch.
 struct Kernels<'g> {
@@ -44,14 +63,6 @@ struct DeviceQueue {
     chunks: DeviceBuffer<u32>,
     /// A [`LevelFigures`], as words.
     figures: DeviceBuffer<u64>,
-}
-
-/// Per-vertex totals on the device.
-struct DeviceTotals {
-    reached_by: DeviceBuffer<u32>,
-    distance_sums: DeviceBuffer<u64>,
-    reciprocal_sums: DeviceBuffer<f64>,
-    farthest: DeviceBuffer<u32>,
 }
 
 /// The engine: the graph on the device and one batch's buffers.
@@ -179,7 +190,8 @@ impl<'g> GpuBatches<'g> {
 
     /// The step's parameters for a level at `level`, the frontier's queue
     /// `current` and the next one the other, with what `kept` points at.
-    fn step(&self, current: usize, kept: Kept, source_count: u32, level: u32) -> Step {
+    fn step(&self, current: usize, kept: Kept, placed: (u32, Placement), level: u32) -> Step {
+        let (source_count, placement) = placed;
         let raw = |buffer: &DeviceBuffer<u32>| buffer.as_device_ptr().as_raw() as *mut u32;
         let (in_offsets, in_columns) = match &self.in_rows {
             Some((offsets, columns)) => (offsets, columns),
@@ -215,17 +227,19 @@ impl<'g> GpuBatches<'g> {
             sources: raw(&self.sources),
             source_count,
             level,
+            seeds: (placement == Placement::Seeds) as u32,
         }
     }
 
-    /// Launches `kernel` over `blocks` blocks with `step`.
+    /// Launches `kernel` over `blocks` blocks, with `shared_bytes` of
+    /// dynamic shared memory, with `step`.
     ///
     /// # Safety
     /// `step` meets the kernel's contract (`kernels/src/many_sources.rs`).
     unsafe fn launch(
         &self,
         kernel: &Function<'_>,
-        blocks: u32,
+        (blocks, shared_bytes): (u32, u32),
         step: Step,
         name: &str,
     ) -> Result<()> {
@@ -242,7 +256,7 @@ impl<'g> GpuBatches<'g> {
                 BLOCK_SIZE,
                 1,
                 1,
-                0,
+                shared_bytes,
                 self.gpu.stream().as_inner(),
                 parameters.as_mut_ptr(),
                 std::ptr::null_mut(),
@@ -251,65 +265,45 @@ impl<'g> GpuBatches<'g> {
         driver_result(result, || format!("launching {name}"))
     }
 
-    /// The kept totals' and distances' pointers for `keep`, their buffers
-    /// allocated and cleared for a batch of `count` sources.
-    fn kept_for(&mut self, keep: &Keep<'_>, count: usize) -> Result<Kept> {
-        let n = self.graph.vertex_count() as usize;
-        let allocation = || "allocating a batch's kept results".to_string();
-        let mut kept = Kept {
-            reached_by: std::ptr::null_mut(),
-            distance_sums: std::ptr::null_mut(),
-            reciprocal_sums: std::ptr::null_mut(),
-            farthest: std::ptr::null_mut(),
-            distances: std::ptr::null_mut(),
-        };
-        match keep {
-            Keep::Counts => {}
-            Keep::Totals(_) => {
-                if self.totals.is_none() {
-                    self.totals = Some(DeviceTotals {
-                        reached_by: DeviceBuffer::zeroed(n.max(1)).context(allocation)?,
-                        distance_sums: DeviceBuffer::zeroed(n.max(1)).context(allocation)?,
-                        reciprocal_sums: DeviceBuffer::zeroed(n.max(1)).context(allocation)?,
-                        farthest: DeviceBuffer::zeroed(n.max(1)).context(allocation)?,
-                    });
-                }
-                let gpu = self.gpu;
-                let totals = self.totals.as_mut().expect("allocated above");
-                clear(gpu, &mut totals.reached_by, "the totals")?;
-                clear(gpu, &mut totals.distance_sums, "the totals")?;
-                clear(gpu, &mut totals.reciprocal_sums, "the totals")?;
-                clear(gpu, &mut totals.farthest, "the totals")?;
-                kept.reached_by = totals.reached_by.as_device_ptr().as_raw() as *mut u32;
-                kept.distance_sums = totals.distance_sums.as_device_ptr().as_raw() as *mut u64;
-                kept.reciprocal_sums = totals.reciprocal_sums.as_device_ptr().as_raw() as *mut f64;
-                kept.farthest = totals.farthest.as_device_ptr().as_raw() as *mut u32;
-            }
-            Keep::Distances(_) => {
-                let length = (count * n).max(1);
-                if self
-                    .distances
-                    .as_ref()
-                    .is_none_or(|buffer| buffer.len() < length)
-                {
-                    self.distances = None;
-                    self.distances = Some(DeviceBuffer::zeroed(length).context(allocation)?);
-                }
-                let distances = self.distances.as_mut().expect("allocated above");
-                // SAFETY: a memset of every word to -1 (all bits set), on
-                // the stream before the kernels that write distances.
-                unsafe {
-                    cust::sys::cuMemsetD32Async(
-                        distances.as_device_ptr().as_raw(),
-                        u32::MAX,
-                        length,
-                        self.gpu.stream().as_inner(),
-                    )
-                };
-                kept.distances = distances.as_device_ptr().as_raw() as *mut i32;
-            }
+    /// Readies a batch of `slots` sources placed from `sources`: uploads
+    /// them and each word's valid bits, readies what `keep` asks for, and
+    /// clears the bitmaps; returns the kept buffers' pointers.
+    fn start(&mut self, sources: &[u32], slots: u32, keep: &Keep<'_>) -> Result<Kept> {
+        let context = || "starting a batch".to_string();
+        if sources.len() > self.sources.len() {
+            self.sources = DeviceBuffer::zeroed(sources.len()).context(context)?;
+        }
+        self.sources
+            .index(..sources.len())
+            .copy_from(sources)
+            .context(context)?;
+        let valid: Vec<u32> = (0..self.words)
+            .map(|word| many_sources::valid_bits(slots, word))
+            .collect();
+        self.valid_bits.copy_from(&valid[..]).context(context)?;
+        let kept = self.kept_for(keep, slots as usize)?;
+        for buffer in [&mut self.visited, &mut self.frontier, &mut self.next] {
+            clear(self.gpu, buffer, "a batch's bitmaps")?;
         }
         Ok(kept)
+    }
+
+    /// One search from every one of `seeds` at once, within `limits`: each
+    /// vertex's distance to its nearest seed, `-1` where none reaches it.
+    /// The seeds are the batch's source 0 together.
+    pub fn search_from_seeds(&mut self, seeds: &[u32], limits: Limits) -> Result<Vec<i32>> {
+        let n = self.graph.vertex_count();
+        if seeds.is_empty() {
+            return Err(Error::Invalid("a search from no seed".into()));
+        }
+        let mut row = vec![0; n as usize];
+        let mut keep = Keep::Distances(&mut row);
+        keep.check(&seeds[..1], n)?;
+        Keep::Counts.check(seeds, n)?;
+        let kept = self.start(seeds, 1, &keep)?;
+        self.levels((seeds.len() as u32, Placement::Seeds), limits, kept)?;
+        self.keep_results(&mut keep, 1)?;
+        Ok(row)
     }
 
     /// Reads the figures of queue `index` and the level's counts, once the
@@ -332,173 +326,11 @@ impl<'g> GpuBatches<'g> {
         Ok(LevelFigures {
             frontier_vertices: words[0],
             frontier_edges: words[1],
-            frontier_chunks: words[2],
-            touched: words[3],
-            finished_edges: words[4],
+            frontier_word_edges: words[2],
+            frontier_chunks: words[3],
+            touched: words[4],
+            finished_edges: words[5],
         })
-    }
-}
-
-impl GpuBatches<'_> {
-    /// Runs a batch's levels from its `count` sources (uploaded), keeping
-    /// what `kept` points at; returns each source's vertices by distance.
-    fn levels(&mut self, count: u32, limits: Limits, kept: Kept) -> Result<BatchCounts> {
-        let n = self.graph.vertex_count() as u64;
-        let mut counts: BatchCounts = vec![vec![1]; count as usize];
-        // The frontier's queue is `queues[current]`; the kernels write the
-        // other.
-        let mut current = 0;
-        self.clear_figures(1 - current)?;
-        // SAFETY: the bitmaps are clear, the sources uploaded (`count`),
-        // the kept buffers cleared for them; then the queue is built from
-        // the frontier into the other queue, its figures cleared.
-        unsafe {
-            let step = self.step(current, kept, count, 0);
-            self.launch(
-                &self.kernels.start,
-                count.div_ceil(BLOCK_SIZE),
-                step,
-                "many_sources_start",
-            )?;
-            self.launch(&self.kernels.queue, self.blocks, step, "many_sources_queue")?;
-        }
-        let mut figures = self.read_level(1 - current)?;
-        current = 1 - current;
-        let (mut in_queue, mut next_clear, mut top_down) = (true, true, true);
-        let mut unfinished = self.in_edges;
-        let mut level = 1;
-        while figures.frontier_vertices > 0 && limits.allows(level) {
-            top_down = if top_down {
-                figures.frontier_edges <= unfinished / ALPHA
-            } else {
-                figures.frontier_vertices < n / BETA
-            };
-            if top_down && !in_queue {
-                self.clear_figures(1 - current)?;
-                // SAFETY: `frontier` holds the whole frontier (a bottom-up
-                // level wrote every vertex's words).
-                unsafe {
-                    let step = self.step(current, kept, count, level);
-                    self.launch(&self.kernels.queue, self.blocks, step, "many_sources_queue")?;
-                }
-                current = 1 - current;
-            }
-            self.clear_figures(1 - current)?;
-            let gpu = self.gpu;
-            clear(gpu, &mut self.level_counts, "a level's counts")?;
-            if top_down {
-                if !next_clear {
-                    clear(gpu, &mut self.next, "the next bitmap")?;
-                }
-                clear(gpu, &mut self.touched, "the touched bitmap")?;
-                // SAFETY: the frontier's queue is `current`, its chunks
-                // counted; `next` and `touched` are clear; the next queue's
-                // figures zero. The settle runs after the expansion, with
-                // the same step.
-                unsafe {
-                    let step = self.step(current, kept, count, level);
-                    let warps = BLOCK_SIZE / 32;
-                    let chunk_blocks = figures
-                        .frontier_chunks
-                        .div_ceil(warps as u64)
-                        .min(self.blocks as u64) as u32;
-                    self.launch(
-                        &self.kernels.top_down,
-                        chunk_blocks,
-                        step,
-                        "many_sources_top_down",
-                    )?;
-                    self.launch(
-                        &self.kernels.settle,
-                        self.blocks,
-                        step,
-                        "many_sources_settle",
-                    )?;
-                }
-            } else {
-                // SAFETY: `frontier` holds the whole frontier; the next
-                // queue's figures are zero.
-                unsafe {
-                    let step = self.step(current, kept, count, level);
-                    self.launch(
-                        &self.kernels.bottom_up,
-                        self.blocks,
-                        step,
-                        "many_sources_bottom_up",
-                    )?;
-                }
-            }
-            let next_figures = self.read_level(1 - current)?;
-            std::mem::swap(&mut self.frontier, &mut self.next);
-            if top_down {
-                current = 1 - current;
-            }
-            (in_queue, next_clear) = (top_down, top_down);
-            unfinished = unfinished.saturating_sub(next_figures.finished_edges);
-            for (source, found) in counts.iter_mut().zip(self.level_counts_on_host.iter()) {
-                source.push(*found as u64);
-            }
-            figures = next_figures;
-            level += 1;
-        }
-        for source in &mut counts {
-            while source.last() == Some(&0) {
-                source.pop();
-            }
-        }
-        Ok(counts)
-    }
-
-    /// Clears the figures of queue `index`.
-    fn clear_figures(&mut self, index: usize) -> Result<()> {
-        clear(
-            self.gpu,
-            &mut self.queues[index].figures,
-            "a level's figures",
-        )
-    }
-
-    /// Copies what the batch kept into `keep`: the totals added, the
-    /// distances' rows.
-    fn keep_results(&mut self, keep: &mut Keep<'_>, count: usize) -> Result<()> {
-        let n = self.graph.vertex_count();
-        let context = || "reading a batch's results".to_string();
-        match keep {
-            Keep::Counts => {}
-            Keep::Totals(totals) => {
-                let device = self.totals.as_ref().expect("allocated by kept_for");
-                let mut batch = VertexTotals::new(n);
-                if n > 0 {
-                    device
-                        .reached_by
-                        .copy_to(&mut batch.reached_by[..])
-                        .context(context)?;
-                    device
-                        .distance_sums
-                        .copy_to(&mut batch.distance_sums[..])
-                        .context(context)?;
-                    device
-                        .reciprocal_sums
-                        .copy_to(&mut batch.reciprocal_sums[..])
-                        .context(context)?;
-                    device
-                        .farthest
-                        .copy_to(&mut batch.farthest[..])
-                        .context(context)?;
-                }
-                totals.add(&batch);
-            }
-            Keep::Distances(rows) => {
-                let device = self.distances.as_ref().expect("allocated by kept_for");
-                if !rows.is_empty() {
-                    device
-                        .index(..count * n as usize)
-                        .copy_to(&mut rows[..])
-                        .context(context)?;
-                }
-            }
-        }
-        Ok(())
     }
 }
 
@@ -524,7 +356,7 @@ impl ManySources for GpuBatches<'_> {
         limits: Limits,
         mut keep: Keep<'_>,
     ) -> Result<BatchCounts> {
-        let (n, count) = (self.graph.vertex_count(), sources.len());
+        let count = sources.len();
         if count == 0 {
             return Ok(Vec::new());
         }
@@ -534,34 +366,9 @@ impl ManySources for GpuBatches<'_> {
                 self.batch_width()
             )));
         }
-        if let Some(&source) = sources.iter().find(|&&source| source >= n) {
-            return Err(Error::SourceOutOfRange {
-                vertex: source as i64,
-                vertex_count: n,
-            });
-        }
-        let context = || "starting a batch".to_string();
-        self.sources
-            .index(..count)
-            .copy_from(sources)
-            .context(context)?;
-        let valid: Vec<u32> = (0..self.words)
-            .map(|word| many_sources::valid_bits(count as u32, word))
-            .collect();
-        self.valid_bits.copy_from(&valid[..]).context(context)?;
-        if let Keep::Distances(rows) = &keep
-            && rows.len() != count * n as usize
-        {
-            return Err(Error::Invalid(format!(
-                "{} distances for {count} sources of {n} vertices",
-                rows.len()
-            )));
-        }
-        let kept = self.kept_for(&keep, count)?;
-        for buffer in [&mut self.visited, &mut self.frontier, &mut self.next] {
-            clear(self.gpu, buffer, "a batch's bitmaps")?;
-        }
-        let counts = self.levels(count as u32, limits, kept)?;
+        keep.check(sources, self.graph.vertex_count())?;
+        let kept = self.start(sources, count as u32, &keep)?;
+        let counts = self.levels((count as u32, Placement::EachItsOwn), limits, kept)?;
         self.keep_results(&mut keep, count)?;
         Ok(counts)
     }
@@ -572,5 +379,9 @@ impl ManySources for GpuBatches<'_> {
             self.gpu.name(),
             self.batch_width()
         )
+    }
+
+    fn add_held_totals(&mut self, totals: &mut VertexTotals) -> Result<()> {
+        self.add_totals(totals)
     }
 }

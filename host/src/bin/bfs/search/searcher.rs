@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use bfs::gpu::{Gpu, Search, Step, Variant, Work};
+use bfs::many::gpu::GpuBatches;
 use bfs::many::{self, CpuMethod, Limits, ManySources};
 use bfs::multi::Ranks;
 use bfs::phases::Phases;
@@ -29,10 +30,11 @@ pub(super) enum Searcher<'g> {
         /// Whether `--threads` set its threads (else the graph's size did).
         threads_asked: bool,
     },
-    /// The CPU's bit-parallel batches, for `--sources`.
-    CpuBatches {
+    /// Batches of many sources, for `--sources`: the GPU's, or the CPU's
+    /// bit-parallel ones.
+    Batches {
         engine: Box<dyn ManySources + 'g>,
-        /// Why the CPU: no GPU, or the options.
+        /// Why this engine: the graph, no GPU, or the options.
         why: String,
     },
     /// The single-thread reference.
@@ -116,7 +118,7 @@ pub(super) fn choose<'g>(
             };
             let (engine, _) = batch_engine(options, graph, (None, None), searches.sources.len())?;
             let why = no_gpu.unwrap_or_else(|| "--device cpu".into());
-            Searcher::CpuBatches {
+            Searcher::Batches {
                 engine,
                 why: format!("{why}; {reason}"),
             }
@@ -182,7 +184,7 @@ impl Searcher<'_> {
                     &mut |outcome| on_outcome(limit_depth(outcome)),
                 );
             }
-            Searcher::CpuBatches { engine, .. } => {
+            Searcher::Batches { engine, .. } => {
                 return batches(engine.as_mut(), graph, sources, depth_limit, on_outcome);
             }
             _ => {}
@@ -218,9 +220,20 @@ impl Searcher<'_> {
         let result = match self {
             Searcher::Cpu { engine, .. } => engine.search_within(graph, seeds, depth_limit),
             Searcher::CpuReference => cpu::bfs_within(graph, seeds, depth_limit),
+            // The seeds are one source of the GPU's batch engine, which
+            // finds distances; the parents are taken from them.
+            Searcher::Gpu { gpu, .. } => {
+                let mut engine = GpuBatches::new(gpu, graph, 1)?;
+                let row = engine.search_from_seeds(seeds, Limits { depth_limit })?;
+                let levels = row
+                    .iter()
+                    .map(|&level| u32::try_from(level).unwrap_or(bfs::UNREACHED))
+                    .collect();
+                Bfs::from_levels(graph, seeds, levels)
+            }
             _ => bail!(
-                "--seeds searches on the CPU engines (--device cpu or cpu-reference); \
-                 the GPU variants take one source"
+                "--seeds searches on one GPU or the CPU engines; \
+                 the search over several GPUs takes one source"
             ),
         };
         Ok(Outcome {
@@ -249,7 +262,7 @@ impl Searcher<'_> {
                     engine.threads()
                 )
             }
-            Searcher::CpuBatches { engine, why } => format!("{}: {why}", engine.describe()),
+            Searcher::Batches { engine, why } => format!("{}: {why}", engine.describe()),
             Searcher::CpuReference => {
                 "CPU, the single-thread reference (--device cpu-reference)".into()
             }
@@ -267,7 +280,7 @@ impl Searcher<'_> {
                 "CPU (direction-optimizing BFS, {} threads)",
                 engine.threads()
             ),
-            Searcher::CpuBatches { engine, .. } => engine.describe(),
+            Searcher::Batches { engine, .. } => engine.describe(),
             Searcher::CpuReference => "CPU (reference BFS, one thread)".into(),
             Searcher::Gpu { gpu, .. } => gpu.name().into(),
             Searcher::MultiGpu { device, .. } => device.clone(),
@@ -278,7 +291,7 @@ impl Searcher<'_> {
     pub(super) fn variant(&self) -> Option<Variant> {
         match self {
             Searcher::Cpu { .. }
-            | Searcher::CpuBatches { .. }
+            | Searcher::Batches { .. }
             | Searcher::CpuReference
             | Searcher::MultiGpu { .. } => None,
             Searcher::Gpu { variant, .. } => Some(*variant),
@@ -289,7 +302,7 @@ impl Searcher<'_> {
     pub(super) fn device_bytes(&self) -> Option<u64> {
         match self {
             Searcher::Cpu { .. }
-            | Searcher::CpuBatches { .. }
+            | Searcher::Batches { .. }
             | Searcher::CpuReference
             | Searcher::MultiGpu { .. } => None,
             Searcher::Gpu { search, .. } => Some(search.device_bytes()),
