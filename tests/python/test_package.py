@@ -100,7 +100,7 @@ def close(got, want):
     return abs(got - want) <= RELATIVE * abs(want) if want else got == 0
 
 
-def test_centrality_and_eccentricity_are_networkxs(nx, np, bfs_gpu, device):
+def test_centrality_and_eccentricity_are_networkxs(nx, np, scipy, bfs_gpu, device):
     for name, graph in named_graphs(nx).items():
         n = graph.number_of_nodes()
         matrix = nx.to_scipy_sparse_array(graph, nodelist=range(n), format="csr")

@@ -296,7 +296,8 @@ pub fn markdown(
         "Written by `cargo xtask bench` (on a GPU machine without Rust: `bundle/bench.sh GRAPH...`), \
          section by section, each mode replacing only its own: this table by `cargo xtask bench`, \
          \"CPU engine\" by `--device cpu`, \"Scaling over GPUs\" by `--gpus N,...`, \"End to end\" by \
-         `--end-to-end`, \"Road networks\" by `--roads`, and \"Loader\" by `--loader FILE...`. Why the code's constants have \
+         `--end-to-end`, \"Road networks\" by `--roads`, \"Loader\" by `--loader FILE...`, and \"From Python\" by \
+         `--python` (`python/benches/from_python.py`). Why the code's constants have \
          their values is in `docs/decisions.md`. \
          Time: device time of one search from initialisation to the last level (CUDA events), after a warm-up \
          search; `cpu-reference` is the single-thread reference BFS, `cpu (N threads)` the project's parallel \
