@@ -154,22 +154,7 @@ impl Csr {
         row_offsets: Vec<EdgeOffset>,
         column_indices: Vec<u32>,
     ) -> Result<Csr, String> {
-        let vertex_count = row_offsets.len().checked_sub(1).ok_or("no row offsets")?;
-        if vertex_count >= u32::MAX as usize {
-            return Err(format!("{vertex_count} vertices do not fit u32 ids"));
-        }
-        if row_offsets[0] != 0 || row_offsets[vertex_count] as usize != column_indices.len() {
-            return Err(format!(
-                "row offsets must run from 0 to the number of column indices ({})",
-                column_indices.len()
-            ));
-        }
-        if let Some(vertex) = (0..vertex_count)
-            .into_par_iter()
-            .find_first(|&vertex| row_offsets[vertex] > row_offsets[vertex + 1])
-        {
-            return Err(format!("row offsets decrease at vertex {vertex}"));
-        }
+        let vertex_count = super::csr::vertex_count_of(&row_offsets, column_indices.len())?;
         if let Some(&column) = column_indices
             .par_iter()
             .find_first(|&&column| column as usize >= vertex_count)

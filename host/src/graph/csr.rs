@@ -32,6 +32,26 @@ impl PartialEq for Csr {
     }
 }
 
+/// The vertices of rows with `row_offsets` over `entries` column indices,
+/// checked: offsets there, fewer vertices than `u32` ids number, offsets
+/// from 0 to `entries` that never decrease.
+pub(super) fn vertex_count_of(row_offsets: &[EdgeOffset], entries: usize) -> Result<usize, String> {
+    let vertex_count = row_offsets.len().checked_sub(1).ok_or("no row offsets")?;
+    if vertex_count >= u32::MAX as usize {
+        return Err(format!("{vertex_count} vertices do not fit u32 ids"));
+    }
+    if row_offsets[0] != 0 || row_offsets[vertex_count] as usize != entries {
+        return Err("row offsets must run from 0 to the number of edges".into());
+    }
+    if let Some(vertex) = (0..vertex_count)
+        .into_par_iter()
+        .find_first(|&vertex| row_offsets[vertex] > row_offsets[vertex + 1])
+    {
+        return Err(format!("row offsets decrease at vertex {vertex}"));
+    }
+    Ok(vertex_count)
+}
+
 impl Csr {
     /// A CSR from its arrays, checked: offsets start at 0, never decrease
     /// and end at `m`; each row is strictly increasing, with ids `< n`.
@@ -39,18 +59,7 @@ impl Csr {
         row_offsets: Vec<EdgeOffset>,
         column_indices: Vec<u32>,
     ) -> Result<Csr, String> {
-        let vertex_count = row_offsets.len().checked_sub(1).ok_or("no row offsets")?;
-        if vertex_count >= u32::MAX as usize {
-            return Err(format!("{vertex_count} vertices do not fit u32 ids"));
-        }
-        if row_offsets[0] != 0 || row_offsets[vertex_count] as usize != column_indices.len() {
-            return Err("row offsets must run from 0 to the number of edges".into());
-        }
-        if let Some(vertex) =
-            (0..vertex_count).find(|&vertex| row_offsets[vertex] > row_offsets[vertex + 1])
-        {
-            return Err(format!("row offsets decrease at vertex {vertex}"));
-        }
+        let vertex_count = vertex_count_of(&row_offsets, column_indices.len())?;
         let bad_row = (0..vertex_count).into_par_iter().find_any(|&vertex| {
             let row =
                 &column_indices[row_offsets[vertex] as usize..row_offsets[vertex + 1] as usize];
