@@ -333,7 +333,12 @@ def test_gpu_variants_equal_the_cpu_engine(graphs, np, scipy, bfs_gpu):
         want = csgraph_distances(matrix, 1, np, scipy)
         for variant in names:
             parents = variant != "two-kernel"
-            found = graph.bfs(1, parents=parents, variant=variant, device="gpu")
+            try:
+                found = graph.bfs(1, parents=parents, variant=variant, device="gpu")
+            except bfs_gpu.BfsError as error:
+                # on-chip, on a GPU without thread-block clusters.
+                assert "thread-block clusters" in str(error), (variant, error)
+                continue
             distances = found[0] if parents else found
             assert np.array_equal(distances, want), (name, variant)
             if parents:
