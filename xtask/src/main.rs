@@ -10,6 +10,11 @@
 //!   graphs and the given files, writing `BENCHMARKS.md` (needs a GPU).
 //! - `bench --loader FILE...`: the fast Matrix Market reader against
 //!   `nalgebra-sparse`'s, into `BENCHMARKS.md`'s loader section.
+//! - `bench --many [--graph PATH]... [--gapbs DIR] [--python PYTHON]`:
+//!   many sources at once beside one at a time, closeness from every
+//!   vertex, the CPU engine, gapbs, scipy and networkx, into
+//!   `BENCHMARKS.md`'s many-sources section (1,024 sources unless
+//!   `--sources` says otherwise).
 //! - `sanitize [VARIANT]...`: compute-sanitizer's memcheck, racecheck,
 //!   synccheck and initcheck over every variant (needs a GPU and CUDA's tools).
 //! - `fuzz [SECONDS]`: every `cargo fuzz` target of the graph readers
@@ -161,11 +166,12 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
             let environment = setup::prepare(&workspace)?;
             let markdown = workspace.root().join("BENCHMARKS.md");
             let mut command = workspace.release_bfs(&environment)?;
-            command
-                .arg("bench")
-                .args(["--sources", "64", "--markdown"])
-                .arg(markdown)
-                .args(rest);
+            command.arg("bench");
+            // `--many` takes its own number of sources: a batch's.
+            if !rest.iter().any(|argument| argument == "--many") {
+                command.args(["--sources", "64"]);
+            }
+            command.arg("--markdown").arg(markdown).args(rest);
             exit_code_of(&mut command)
         }
         "sanitize" => {
@@ -186,7 +192,10 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
         }
         "help" | "--help" | "-h" => {
             println!(
-                "usage: cargo xtask run [BFS ARGS] | test [CARGO TEST ARGS] | ptx | lint | bundle"
+                "usage: cargo xtask run [BFS ARGS] | test [CARGO TEST ARGS] | ptx | lint | bundle\n\
+                 \x20      cargo xtask bench [--graph PATH]... [BFS BENCH ARGS]   (BENCHMARKS.md; `bfs bench --help`)\n\
+                 \x20      cargo xtask bench --many [--graph PATH]... [--gapbs DIR] [--python PYTHON]   (its many-sources section)\n\
+                 \x20      cargo xtask bench --loader FILE... | sanitize [VARIANT]... | fuzz [SECONDS]"
             );
             Ok(ExitCode::SUCCESS)
         }

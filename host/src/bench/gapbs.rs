@@ -88,6 +88,37 @@ impl Gapbs {
             }),
         }
     }
+
+    /// gapbs's times of `trials` searches in one process on `threads`
+    /// threads (`-n`), each from a source of its own random choice and
+    /// each checked by gapbs's verifier (`-v`, not timed): the times, and
+    /// how many searches passed.
+    pub fn trials(&self, threads: usize, trials: usize) -> Result<(Vec<Duration>, usize)> {
+        let mut bfs = Command::new(self.folder.join("bfs"));
+        bfs.env("OMP_NUM_THREADS", threads.to_string())
+            .arg("-f")
+            .arg(&self.serialized)
+            .args(["-n", &trials.to_string(), "-v"]);
+        let output = run(&mut bfs)?;
+        let times: Vec<Duration> = output
+            .lines()
+            .filter_map(|line| line.strip_prefix("Trial Time:"))
+            .filter_map(|seconds| seconds.trim().parse().ok())
+            .map(Duration::from_secs_f64)
+            .collect();
+        let passed = output
+            .lines()
+            .filter_map(|line| line.strip_prefix("Verification:"))
+            .filter(|verdict| verdict.trim() == "PASS")
+            .count();
+        match times.len() == trials {
+            true => Ok((times, passed)),
+            false => Err(Error::Peer {
+                program: self.folder.join("bfs"),
+                message: format!("printed {} trial times, not {trials}", times.len()),
+            }),
+        }
+    }
 }
 
 impl Drop for Gapbs {

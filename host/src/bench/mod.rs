@@ -10,6 +10,7 @@
 
 pub mod end_to_end;
 pub mod gapbs;
+pub mod many;
 pub mod roads;
 pub mod scaling;
 pub mod sections;
