@@ -104,6 +104,9 @@ fn check_batch(
     let again = engine
         .search_batch(sources, limits, Keep::Totals(&mut totals))
         .unwrap_or_else(|error| panic!("{name}: {error}"));
+    engine
+        .add_held_totals(&mut totals)
+        .unwrap_or_else(|error| panic!("{name}: {error}"));
     assert_eq!(again, counts, "{name}: counts with totals kept");
     let mut expected = VertexTotals::new(graph.vertex_count());
     for levels in &references {

@@ -215,7 +215,9 @@ unsafe fn take(
                 *kept.reached_by.add(v) += found;
                 *kept.distance_sums.add(v) += level as u64 * found as u64;
                 *kept.reciprocal_sums.add(v) += found as f64 / level as f64;
-                *kept.farthest.add(v) = level;
+                // Totals run on from batch to batch: the greatest stays.
+                let farthest = kept.farthest.add(v);
+                *farthest = (*farthest).max(level);
             }
         }
     }

@@ -58,16 +58,7 @@ pub fn run(
     limits: Limits,
     totals: bool,
 ) -> Result<Reduced> {
-    let mut reduced = Reduced {
-        eccentricities: Vec::with_capacity(sources.len()),
-        reached: Vec::with_capacity(sources.len()),
-        distance_sums: Vec::with_capacity(sources.len()),
-        reciprocal_sums: Vec::with_capacity(sources.len()),
-        histogram: Vec::new(),
-        totals: totals.then(|| VertexTotals::new(vertex_count)),
-        batches: 0,
-        elapsed: Duration::ZERO,
-    };
+    let mut reduced = Reduced::new(vertex_count, sources.len(), totals);
     let progress = Progress::sources(&engine.describe(), sources.len() as u64);
     for batch in sources.chunks(engine.batch_width().max(1)) {
         let keep = match &mut reduced.totals {
@@ -78,33 +69,56 @@ pub fn run(
         let counts = engine.search_batch(batch, limits, keep)?;
         reduced.elapsed += started.elapsed();
         reduced.batches += 1;
-        reduce(&mut reduced, &counts);
+        reduced.add_batch(&counts);
         progress.advance(batch.len() as u64);
+    }
+    if let Some(totals) = &mut reduced.totals {
+        let started = Instant::now();
+        engine.add_held_totals(totals)?;
+        reduced.elapsed += started.elapsed();
     }
     progress.finish();
     Ok(reduced)
 }
 
-/// Adds a batch's counts into `reduced`.
-fn reduce(reduced: &mut Reduced, counts: &BatchCounts) {
-    for source in counts {
-        reduced
-            .eccentricities
-            .push(source.len().saturating_sub(1) as u32);
-        reduced.reached.push(source.iter().sum::<u64>() as u32);
-        let at = || (0u64..).zip(source).skip(1);
-        reduced
-            .distance_sums
-            .push(at().map(|(distance, &found)| distance * found).sum());
-        reduced.reciprocal_sums.push(
-            at().map(|(distance, &found)| found as f64 / distance as f64)
-                .sum(),
-        );
-        if reduced.histogram.len() < source.len() {
-            reduced.histogram.resize(source.len(), 0);
+impl Reduced {
+    /// Nothing reduced yet, for `sources` sources of a graph of
+    /// `vertex_count` vertices, with per-vertex totals where `totals`.
+    pub fn new(vertex_count: u32, sources: usize, totals: bool) -> Reduced {
+        Reduced {
+            eccentricities: Vec::with_capacity(sources),
+            reached: Vec::with_capacity(sources),
+            distance_sums: Vec::with_capacity(sources),
+            reciprocal_sums: Vec::with_capacity(sources),
+            histogram: Vec::new(),
+            totals: totals.then(|| VertexTotals::new(vertex_count)),
+            batches: 0,
+            elapsed: Duration::ZERO,
         }
-        for (pairs, &found) in reduced.histogram.iter_mut().zip(source) {
-            *pairs += found;
+    }
+
+    /// Adds a batch's counts, its sources after those added before.
+    pub fn add_batch(&mut self, counts: &BatchCounts) {
+        let reduced = self;
+        for source in counts {
+            reduced
+                .eccentricities
+                .push(source.len().saturating_sub(1) as u32);
+            reduced.reached.push(source.iter().sum::<u64>() as u32);
+            let at = || (0u64..).zip(source).skip(1);
+            reduced
+                .distance_sums
+                .push(at().map(|(distance, &found)| distance * found).sum());
+            reduced.reciprocal_sums.push(
+                at().map(|(distance, &found)| found as f64 / distance as f64)
+                    .sum(),
+            );
+            if reduced.histogram.len() < source.len() {
+                reduced.histogram.resize(source.len(), 0);
+            }
+            for (pairs, &found) in reduced.histogram.iter_mut().zip(source) {
+                *pairs += found;
+            }
         }
     }
 }

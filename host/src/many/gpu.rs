@@ -17,8 +17,13 @@ use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, LockedBu
 
 use super::{BatchCounts, Keep, Limits, ManySources, VertexTotals};
 use crate::error::{CudaContext, driver_result};
+
+mod kept;
+mod levels;
+
 use crate::gpu::{Gpu, upload};
 use crate::{Csr, Error, Result};
+use kept::DeviceTotals;
 
 /// α and β of gapbs's rule for a batch: bottom-up once the frontier's
 /// edges exceed the unfinished vertices' edges over α; back top-down once
@@ -44,14 +49,6 @@ struct DeviceQueue {
     chunks: DeviceBuffer<u32>,
     /// A [`LevelFigures`], as words.
     figures: DeviceBuffer<u64>,
-}
-
-/// Per-vertex totals on the device.
-struct DeviceTotals {
-    reached_by: DeviceBuffer<u32>,
-    distance_sums: DeviceBuffer<u64>,
-    reciprocal_sums: DeviceBuffer<f64>,
-    farthest: DeviceBuffer<u32>,
 }
 
 /// The engine: the graph on the device and one batch's buffers.
@@ -251,67 +248,6 @@ impl<'g> GpuBatches<'g> {
         driver_result(result, || format!("launching {name}"))
     }
 
-    /// The kept totals' and distances' pointers for `keep`, their buffers
-    /// allocated and cleared for a batch of `count` sources.
-    fn kept_for(&mut self, keep: &Keep<'_>, count: usize) -> Result<Kept> {
-        let n = self.graph.vertex_count() as usize;
-        let allocation = || "allocating a batch's kept results".to_string();
-        let mut kept = Kept {
-            reached_by: std::ptr::null_mut(),
-            distance_sums: std::ptr::null_mut(),
-            reciprocal_sums: std::ptr::null_mut(),
-            farthest: std::ptr::null_mut(),
-            distances: std::ptr::null_mut(),
-        };
-        match keep {
-            Keep::Counts => {}
-            Keep::Totals(_) => {
-                if self.totals.is_none() {
-                    self.totals = Some(DeviceTotals {
-                        reached_by: DeviceBuffer::zeroed(n.max(1)).context(allocation)?,
-                        distance_sums: DeviceBuffer::zeroed(n.max(1)).context(allocation)?,
-                        reciprocal_sums: DeviceBuffer::zeroed(n.max(1)).context(allocation)?,
-                        farthest: DeviceBuffer::zeroed(n.max(1)).context(allocation)?,
-                    });
-                }
-                let gpu = self.gpu;
-                let totals = self.totals.as_mut().expect("allocated above");
-                clear(gpu, &mut totals.reached_by, "the totals")?;
-                clear(gpu, &mut totals.distance_sums, "the totals")?;
-                clear(gpu, &mut totals.reciprocal_sums, "the totals")?;
-                clear(gpu, &mut totals.farthest, "the totals")?;
-                kept.reached_by = totals.reached_by.as_device_ptr().as_raw() as *mut u32;
-                kept.distance_sums = totals.distance_sums.as_device_ptr().as_raw() as *mut u64;
-                kept.reciprocal_sums = totals.reciprocal_sums.as_device_ptr().as_raw() as *mut f64;
-                kept.farthest = totals.farthest.as_device_ptr().as_raw() as *mut u32;
-            }
-            Keep::Distances(_) => {
-                let length = (count * n).max(1);
-                if self
-                    .distances
-                    .as_ref()
-                    .is_none_or(|buffer| buffer.len() < length)
-                {
-                    self.distances = None;
-                    self.distances = Some(DeviceBuffer::zeroed(length).context(allocation)?);
-                }
-                let distances = self.distances.as_mut().expect("allocated above");
-                // SAFETY: a memset of every word to -1 (all bits set), on
-                // the stream before the kernels that write distances.
-                unsafe {
-                    cust::sys::cuMemsetD32Async(
-                        distances.as_device_ptr().as_raw(),
-                        u32::MAX,
-                        length,
-                        self.gpu.stream().as_inner(),
-                    )
-                };
-                kept.distances = distances.as_device_ptr().as_raw() as *mut i32;
-            }
-        }
-        Ok(kept)
-    }
-
     /// Reads the figures of queue `index` and the level's counts, once the
     /// stream has passed the level.
     fn read_level(&mut self, index: usize) -> Result<LevelFigures> {
@@ -336,169 +272,6 @@ impl<'g> GpuBatches<'g> {
             touched: words[3],
             finished_edges: words[4],
         })
-    }
-}
-
-impl GpuBatches<'_> {
-    /// Runs a batch's levels from its `count` sources (uploaded), keeping
-    /// what `kept` points at; returns each source's vertices by distance.
-    fn levels(&mut self, count: u32, limits: Limits, kept: Kept) -> Result<BatchCounts> {
-        let n = self.graph.vertex_count() as u64;
-        let mut counts: BatchCounts = vec![vec![1]; count as usize];
-        // The frontier's queue is `queues[current]`; the kernels write the
-        // other.
-        let mut current = 0;
-        self.clear_figures(1 - current)?;
-        // SAFETY: the bitmaps are clear, the sources uploaded (`count`),
-        // the kept buffers cleared for them; then the queue is built from
-        // the frontier into the other queue, its figures cleared.
-        unsafe {
-            let step = self.step(current, kept, count, 0);
-            self.launch(
-                &self.kernels.start,
-                count.div_ceil(BLOCK_SIZE),
-                step,
-                "many_sources_start",
-            )?;
-            self.launch(&self.kernels.queue, self.blocks, step, "many_sources_queue")?;
-        }
-        let mut figures = self.read_level(1 - current)?;
-        current = 1 - current;
-        let (mut in_queue, mut next_clear, mut top_down) = (true, true, true);
-        let mut unfinished = self.in_edges;
-        let mut level = 1;
-        while figures.frontier_vertices > 0 && limits.allows(level) {
-            top_down = if top_down {
-                figures.frontier_edges <= unfinished / ALPHA
-            } else {
-                figures.frontier_vertices < n / BETA
-            };
-            if top_down && !in_queue {
-                self.clear_figures(1 - current)?;
-                // SAFETY: `frontier` holds the whole frontier (a bottom-up
-                // level wrote every vertex's words).
-                unsafe {
-                    let step = self.step(current, kept, count, level);
-                    self.launch(&self.kernels.queue, self.blocks, step, "many_sources_queue")?;
-                }
-                current = 1 - current;
-            }
-            self.clear_figures(1 - current)?;
-            let gpu = self.gpu;
-            clear(gpu, &mut self.level_counts, "a level's counts")?;
-            if top_down {
-                if !next_clear {
-                    clear(gpu, &mut self.next, "the next bitmap")?;
-                }
-                clear(gpu, &mut self.touched, "the touched bitmap")?;
-                // SAFETY: the frontier's queue is `current`, its chunks
-                // counted; `next` and `touched` are clear; the next queue's
-                // figures zero. The settle runs after the expansion, with
-                // the same step.
-                unsafe {
-                    let step = self.step(current, kept, count, level);
-                    let warps = BLOCK_SIZE / 32;
-                    let chunk_blocks = figures
-                        .frontier_chunks
-                        .div_ceil(warps as u64)
-                        .min(self.blocks as u64) as u32;
-                    self.launch(
-                        &self.kernels.top_down,
-                        chunk_blocks,
-                        step,
-                        "many_sources_top_down",
-                    )?;
-                    self.launch(
-                        &self.kernels.settle,
-                        self.blocks,
-                        step,
-                        "many_sources_settle",
-                    )?;
-                }
-            } else {
-                // SAFETY: `frontier` holds the whole frontier; the next
-                // queue's figures are zero.
-                unsafe {
-                    let step = self.step(current, kept, count, level);
-                    self.launch(
-                        &self.kernels.bottom_up,
-                        self.blocks,
-                        step,
-                        "many_sources_bottom_up",
-                    )?;
-                }
-            }
-            let next_figures = self.read_level(1 - current)?;
-            std::mem::swap(&mut self.frontier, &mut self.next);
-            if top_down {
-                current = 1 - current;
-            }
-            (in_queue, next_clear) = (top_down, top_down);
-            unfinished = unfinished.saturating_sub(next_figures.finished_edges);
-            for (source, found) in counts.iter_mut().zip(self.level_counts_on_host.iter()) {
-                source.push(*found as u64);
-            }
-            figures = next_figures;
-            level += 1;
-        }
-        for source in &mut counts {
-            while source.last() == Some(&0) {
-                source.pop();
-            }
-        }
-        Ok(counts)
-    }
-
-    /// Clears the figures of queue `index`.
-    fn clear_figures(&mut self, index: usize) -> Result<()> {
-        clear(
-            self.gpu,
-            &mut self.queues[index].figures,
-            "a level's figures",
-        )
-    }
-
-    /// Copies what the batch kept into `keep`: the totals added, the
-    /// distances' rows.
-    fn keep_results(&mut self, keep: &mut Keep<'_>, count: usize) -> Result<()> {
-        let n = self.graph.vertex_count();
-        let context = || "reading a batch's results".to_string();
-        match keep {
-            Keep::Counts => {}
-            Keep::Totals(totals) => {
-                let device = self.totals.as_ref().expect("allocated by kept_for");
-                let mut batch = VertexTotals::new(n);
-                if n > 0 {
-                    device
-                        .reached_by
-                        .copy_to(&mut batch.reached_by[..])
-                        .context(context)?;
-                    device
-                        .distance_sums
-                        .copy_to(&mut batch.distance_sums[..])
-                        .context(context)?;
-                    device
-                        .reciprocal_sums
-                        .copy_to(&mut batch.reciprocal_sums[..])
-                        .context(context)?;
-                    device
-                        .farthest
-                        .copy_to(&mut batch.farthest[..])
-                        .context(context)?;
-                }
-                totals.add(&batch);
-            }
-            Keep::Distances(rows) => {
-                let device = self.distances.as_ref().expect("allocated by kept_for");
-                if !rows.is_empty() {
-                    device
-                        .index(..count * n as usize)
-                        .copy_to(&mut rows[..])
-                        .context(context)?;
-                }
-            }
-        }
-        Ok(())
     }
 }
 
@@ -572,5 +345,9 @@ impl ManySources for GpuBatches<'_> {
             self.gpu.name(),
             self.batch_width()
         )
+    }
+
+    fn add_held_totals(&mut self, totals: &mut VertexTotals) -> Result<()> {
+        self.add_totals(totals)
     }
 }

@@ -29,6 +29,7 @@ pub use source_parallel::SourceParallel;
 use crate::Result;
 
 pub mod gpu;
+pub mod gpus;
 
 /// How far a batch's searches go: every level, or at most `depth_limit`
 /// levels past the sources (the vertices further stay unreached, as
@@ -113,7 +114,10 @@ impl VertexTotals {
 pub enum Keep<'a> {
     /// Nothing more.
     Counts,
-    /// Adds every source's distances into these per-vertex totals.
+    /// Adds every source's distances into these per-vertex totals: at
+    /// once, or, where the engine holds them on its device from batch to
+    /// batch, when [`ManySources::add_held_totals`] is called after the
+    /// last batch.
     Totals(&'a mut VertexTotals),
     /// Every source's distances, row after row in the batch's order
     /// (`sources.len()` rows of the graph's vertex count), `-1` where a
@@ -165,4 +169,13 @@ pub trait ManySources {
 
     /// What the engine is, for reports: `CPU, 16 threads, 512 a batch`.
     fn describe(&self) -> String;
+
+    /// Adds the per-vertex totals that the engine holds from the batches
+    /// searched with [`Keep::Totals`] since the last call into `totals`,
+    /// and starts them again. An engine that adds them at each batch (the
+    /// CPU's) holds none.
+    fn add_held_totals(&mut self, totals: &mut VertexTotals) -> Result<()> {
+        let _ = totals;
+        Ok(())
+    }
 }

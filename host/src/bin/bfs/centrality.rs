@@ -53,6 +53,10 @@ pub struct CentralityArgs {
     /// a source a thread, or one source at a time on every core.
     #[arg(long, value_enum, default_value_t = Method::Auto)]
     method: Method,
+    /// Share the batches among this many GPUs of this host (each holds the
+    /// whole graph), or `all`.
+    #[arg(long, value_parser = crate::parse_gpus)]
+    gpus: Option<crate::GpuCount>,
 }
 
 /// `--measure`.
@@ -135,10 +139,38 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
         method: arguments.method,
     };
     let count = sample.unwrap_or(vertex_count as usize);
-    let (gpu, no_gpu) = open_gpu(arguments.device)?;
-    let (mut engine, why) = batch_engine(options, &graph, (gpu.as_ref(), no_gpu), count)?;
+    let gpus = match arguments.gpus {
+        Some(gpus)
+            if arguments.device != DeviceChoice::Cpu
+                && arguments.device != DeviceChoice::CpuReference =>
+        {
+            Some(gpus.resolve()?)
+        }
+        Some(_) => bail!(
+            "--gpus shares the batches among GPUs; --device {} searches on the CPU",
+            arguments.device.name()
+        ),
+        None => None,
+    };
+    let (gpu, no_gpu) = match gpus {
+        Some(_) => (None, None),
+        None => open_gpu(arguments.device)?,
+    };
+    let mut engine = match gpus {
+        Some(_) => None,
+        None => Some(batch_engine(
+            options,
+            &graph,
+            (gpu.as_ref(), no_gpu),
+            count,
+        )?),
+    };
+    let width = match (&engine, gpus) {
+        (Some((engine, _)), _) => engine.batch_width(),
+        (None, gpus) => many::gpus::batch_width(count, gpus.unwrap_or(1)),
+    };
     let sources = match sample {
-        None => Sources::All(many::all_sources(&graph, engine.batch_width())),
+        None => Sources::All(many::all_sources(&graph, width)),
         Some(count) => Sources::Sample(sample_vertices(&graph, count, arguments.graph.seed)),
     };
     // From every vertex of an undirected graph, each vertex's own search
@@ -154,19 +186,31 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
             .map_err(bfs::Error::OutputTooLarge)?;
     }
     let limits = Limits { depth_limit };
-    let reduced = many::run(
-        engine.as_mut(),
-        vertex_count,
-        sources.list(),
-        limits,
-        totals,
-    )?;
+    let (reduced, device) = match (&mut engine, gpus) {
+        (Some((engine, why)), _) => {
+            let reduced = many::run(
+                engine.as_mut(),
+                vertex_count,
+                sources.list(),
+                limits,
+                totals,
+            )?;
+            (reduced, format!("{} ({why})", engine.describe()))
+        }
+        (None, gpus) => {
+            let gpus = gpus.unwrap_or(1);
+            let reduced = many::gpus::run_on_gpus(&graph, gpus, sources.list(), limits, totals)?;
+            let device =
+                format!("{gpus} GPUs sharing the batches, {width} sources a batch (--gpus)");
+            (reduced, device)
+        }
+    };
     println!(
         "graph:     {}: {vertex_count} vertices, {} edges (directed CSR entries), loaded in {load_seconds:.3} s",
         graph_source.name(),
         graph.edge_count()
     );
-    println!("device:    {} ({why})", engine.describe());
+    println!("device:    {device}");
     let run = report::Run {
         measure,
         graph: &graph,

@@ -178,14 +178,14 @@ impl GraphArgs {
 
 /// `--gpus`: a count, or every GPU of the host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum GpuCount {
+pub(crate) enum GpuCount {
     Count(u32),
     All,
 }
 
 impl GpuCount {
     /// The number of GPUs: `all` is every GPU the driver sees.
-    fn resolve(self) -> bfs::Result<u32> {
+    pub(crate) fn resolve(self) -> bfs::Result<u32> {
         match self {
             GpuCount::Count(count) => Ok(count),
             GpuCount::All => bfs::gpu::Gpu::device_count(),
@@ -194,7 +194,7 @@ impl GpuCount {
 }
 
 /// Parses `--gpus`: a positive count, or `all`.
-fn parse_gpus(text: &str) -> Result<GpuCount, String> {
+pub(crate) fn parse_gpus(text: &str) -> Result<GpuCount, String> {
     match text {
         "all" => Ok(GpuCount::All),
         _ => match text.parse::<u32>() {

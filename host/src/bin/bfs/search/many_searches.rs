@@ -138,7 +138,7 @@ pub(super) fn many_searches(
         ""
     };
     println!("searches:  {}{reuse}", statistics.searches);
-    if let Searcher::CpuBatches { engine, .. } = searcher {
+    if let Searcher::Batches { engine, .. } = searcher {
         println!(
             "batches:   up to {} sources searched at once; each source's time is an even share of its batch's",
             engine.batch_width()

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use bfs::gpu::{Gpu, Search, Step, Variant, Work};
+use bfs::many::gpu::GpuBatches;
 use bfs::many::{self, CpuMethod, Limits, ManySources};
 use bfs::multi::Ranks;
 use bfs::phases::Phases;
@@ -29,10 +30,11 @@ pub(super) enum Searcher<'g> {
         /// Whether `--threads` set its threads (else the graph's size did).
         threads_asked: bool,
     },
-    /// The CPU's bit-parallel batches, for `--sources`.
-    CpuBatches {
+    /// Batches of many sources, for `--sources`: the GPU's, or the CPU's
+    /// bit-parallel ones.
+    Batches {
         engine: Box<dyn ManySources + 'g>,
-        /// Why the CPU: no GPU, or the options.
+        /// Why this engine: the graph, no GPU, or the options.
         why: String,
     },
     /// The single-thread reference.
@@ -87,6 +89,15 @@ pub(super) fn choose<'g>(
             join_timeout: Duration::from_secs_f64(arguments.join_timeout.max(0.0)),
             device: String::new(),
         },
+        (Some(gpu), None) if batches_serve(arguments, graph) => {
+            let words = gpu_batch_words(gpu, graph, searches.sources.len())?;
+            let engine = GpuBatches::new(gpu, graph, words)?;
+            let (_, reason) = many::cpu_method(graph);
+            Searcher::Batches {
+                engine: Box::new(engine),
+                why: format!("--sources in batches: {reason}"),
+            }
+        }
         (Some(gpu), None) => {
             let wants_parents = arguments.parents.is_some() || searches.target.is_some();
             if wants_parents && !arguments.variant.records_parents() {
@@ -116,7 +127,7 @@ pub(super) fn choose<'g>(
             };
             let (engine, _) = batch_engine(options, graph, (None, None), searches.sources.len())?;
             let why = no_gpu.unwrap_or_else(|| "--device cpu".into());
-            Searcher::CpuBatches {
+            Searcher::Batches {
                 engine,
                 why: format!("{why}; {reason}"),
             }
@@ -136,6 +147,36 @@ pub(super) fn choose<'g>(
             }
         }
     })
+}
+
+/// Whether `--sources` on this graph runs in the GPU's batches: where
+/// `auto` searches (no variant asked for), no parents are asked for, and
+/// the graph's searches have few levels, which a batch's sources share
+/// (`many::cpu_method`'s test, the same on either device); one source at
+/// a time otherwise, by `auto`'s plan for a single search.
+fn batches_serve(arguments: &SearchArgs, graph: &Csr) -> bool {
+    arguments.sources.is_some()
+        && !arguments.one_by_one
+        && arguments.variant == Variant::Auto
+        && arguments.parents.is_none()
+        && matches!(many::cpu_method(graph).0, CpuMethod::BitParallel)
+}
+
+/// Words a vertex (32 sources each) for the GPU's batches of `sources`
+/// sources, fewer where a batch's distance rows (`32 × words × n` `i32`s,
+/// on the device and in host memory) would take more than half the free
+/// device memory, or not fit in host memory.
+fn gpu_batch_words(gpu: &Gpu, graph: &Csr, sources: usize) -> anyhow::Result<u32> {
+    let mut words = bfs::abi::many_sources::words_for(u32::try_from(sources).unwrap_or(u32::MAX));
+    let row_bytes = 4 * 32 * graph.vertex_count() as u64;
+    let free = gpu.free_memory()?;
+    while words > 1
+        && (row_bytes * words as u64 > free / 2
+            || bfs::graph::check_host_memory(row_bytes * words as u64, "rows").is_err())
+    {
+        words /= 2;
+    }
+    Ok(words)
 }
 
 /// Words a vertex for batches of `sources` sources whose distance rows
@@ -182,7 +223,7 @@ impl Searcher<'_> {
                     &mut |outcome| on_outcome(limit_depth(outcome)),
                 );
             }
-            Searcher::CpuBatches { engine, .. } => {
+            Searcher::Batches { engine, .. } => {
                 return batches(engine.as_mut(), graph, sources, depth_limit, on_outcome);
             }
             _ => {}
@@ -249,7 +290,7 @@ impl Searcher<'_> {
                     engine.threads()
                 )
             }
-            Searcher::CpuBatches { engine, why } => format!("{}: {why}", engine.describe()),
+            Searcher::Batches { engine, why } => format!("{}: {why}", engine.describe()),
             Searcher::CpuReference => {
                 "CPU, the single-thread reference (--device cpu-reference)".into()
             }
@@ -267,7 +308,7 @@ impl Searcher<'_> {
                 "CPU (direction-optimizing BFS, {} threads)",
                 engine.threads()
             ),
-            Searcher::CpuBatches { engine, .. } => engine.describe(),
+            Searcher::Batches { engine, .. } => engine.describe(),
             Searcher::CpuReference => "CPU (reference BFS, one thread)".into(),
             Searcher::Gpu { gpu, .. } => gpu.name().into(),
             Searcher::MultiGpu { device, .. } => device.clone(),
@@ -278,7 +319,7 @@ impl Searcher<'_> {
     pub(super) fn variant(&self) -> Option<Variant> {
         match self {
             Searcher::Cpu { .. }
-            | Searcher::CpuBatches { .. }
+            | Searcher::Batches { .. }
             | Searcher::CpuReference
             | Searcher::MultiGpu { .. } => None,
             Searcher::Gpu { variant, .. } => Some(*variant),
@@ -289,7 +330,7 @@ impl Searcher<'_> {
     pub(super) fn device_bytes(&self) -> Option<u64> {
         match self {
             Searcher::Cpu { .. }
-            | Searcher::CpuBatches { .. }
+            | Searcher::Batches { .. }
             | Searcher::CpuReference
             | Searcher::MultiGpu { .. } => None,
             Searcher::Gpu { search, .. } => Some(search.device_bytes()),

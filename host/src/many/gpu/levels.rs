@@ -1,0 +1,129 @@
+//! A batch's levels on the GPU: the start, then level after level
+//! top-down or bottom-up by gapbs's rule over the batch's frontier, the
+//! host reading each level's figures and each source's count.
+
+use bfs_kernels::abi::many_sources::{BLOCK_SIZE, Kept};
+
+use super::{ALPHA, BETA, GpuBatches, clear};
+use crate::Result;
+use crate::many::{BatchCounts, Limits};
+
+impl GpuBatches<'_> {
+    /// Runs a batch's levels from its `count` sources (uploaded), keeping
+    /// what `kept` points at; returns each source's vertices by distance.
+    pub(super) fn levels(&mut self, count: u32, limits: Limits, kept: Kept) -> Result<BatchCounts> {
+        let n = self.graph.vertex_count() as u64;
+        let mut counts: BatchCounts = vec![vec![1]; count as usize];
+        // The frontier's queue is `queues[current]`; the kernels write the
+        // other.
+        let mut current = 0;
+        self.clear_figures(1 - current)?;
+        // SAFETY: the bitmaps are clear, the sources uploaded (`count`),
+        // the kept buffers cleared for them; then the queue is built from
+        // the frontier into the other queue, its figures cleared.
+        unsafe {
+            let step = self.step(current, kept, count, 0);
+            self.launch(
+                &self.kernels.start,
+                count.div_ceil(BLOCK_SIZE),
+                step,
+                "many_sources_start",
+            )?;
+            self.launch(&self.kernels.queue, self.blocks, step, "many_sources_queue")?;
+        }
+        let mut figures = self.read_level(1 - current)?;
+        current = 1 - current;
+        let (mut in_queue, mut next_clear, mut top_down) = (true, true, true);
+        let mut unfinished = self.in_edges;
+        let mut level = 1;
+        while figures.frontier_vertices > 0 && limits.allows(level) {
+            top_down = if top_down {
+                figures.frontier_edges <= unfinished / ALPHA
+            } else {
+                figures.frontier_vertices < n / BETA
+            };
+            if top_down && !in_queue {
+                self.clear_figures(1 - current)?;
+                // SAFETY: `frontier` holds the whole frontier (a bottom-up
+                // level wrote every vertex's words).
+                unsafe {
+                    let step = self.step(current, kept, count, level);
+                    self.launch(&self.kernels.queue, self.blocks, step, "many_sources_queue")?;
+                }
+                current = 1 - current;
+            }
+            self.clear_figures(1 - current)?;
+            let gpu = self.gpu;
+            clear(gpu, &mut self.level_counts, "a level's counts")?;
+            if top_down {
+                if !next_clear {
+                    clear(gpu, &mut self.next, "the next bitmap")?;
+                }
+                clear(gpu, &mut self.touched, "the touched bitmap")?;
+                // SAFETY: the frontier's queue is `current`, its chunks
+                // counted; `next` and `touched` are clear; the next queue's
+                // figures zero. The settle runs after the expansion, with
+                // the same step.
+                unsafe {
+                    let step = self.step(current, kept, count, level);
+                    let warps = BLOCK_SIZE / 32;
+                    let chunk_blocks = figures
+                        .frontier_chunks
+                        .div_ceil(warps as u64)
+                        .min(self.blocks as u64) as u32;
+                    self.launch(
+                        &self.kernels.top_down,
+                        chunk_blocks,
+                        step,
+                        "many_sources_top_down",
+                    )?;
+                    self.launch(
+                        &self.kernels.settle,
+                        self.blocks,
+                        step,
+                        "many_sources_settle",
+                    )?;
+                }
+            } else {
+                // SAFETY: `frontier` holds the whole frontier; the next
+                // queue's figures are zero.
+                unsafe {
+                    let step = self.step(current, kept, count, level);
+                    self.launch(
+                        &self.kernels.bottom_up,
+                        self.blocks,
+                        step,
+                        "many_sources_bottom_up",
+                    )?;
+                }
+            }
+            let next_figures = self.read_level(1 - current)?;
+            std::mem::swap(&mut self.frontier, &mut self.next);
+            if top_down {
+                current = 1 - current;
+            }
+            (in_queue, next_clear) = (top_down, top_down);
+            unfinished = unfinished.saturating_sub(next_figures.finished_edges);
+            for (source, found) in counts.iter_mut().zip(self.level_counts_on_host.iter()) {
+                source.push(*found as u64);
+            }
+            figures = next_figures;
+            level += 1;
+        }
+        for source in &mut counts {
+            while source.last() == Some(&0) {
+                source.pop();
+            }
+        }
+        Ok(counts)
+    }
+
+    /// Clears the figures of queue `index`.
+    fn clear_figures(&mut self, index: usize) -> Result<()> {
+        clear(
+            self.gpu,
+            &mut self.queues[index].figures,
+            "a level's figures",
+        )
+    }
+}

@@ -1,0 +1,115 @@
+//! Several GPUs share a run's batches: each holds the whole graph and its
+//! own batch engine ([`GpuBatches`]), and takes the next batch whenever it
+//! finishes one, so a faster GPU takes more. Nothing passes between them
+//! while they search; their counts are put back in the batches' order and
+//! their per-vertex totals added at the end.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use bfs_kernels::abi::many_sources::words_for;
+
+use super::gpu::GpuBatches;
+use super::{BatchCounts, Keep, Limits, ManySources, Reduced, VertexTotals};
+use crate::gpu::Gpu;
+use crate::{Csr, Result};
+
+/// What one GPU searched: its batches' counts by batch index, its totals,
+/// and its search time.
+type Share = (Vec<(usize, BatchCounts)>, Option<VertexTotals>, Duration);
+
+/// The sources a GPU's batches take when `sources` are shared by `gpus`:
+/// a batch's most (1,024), or fewer, so that every GPU has batches.
+pub fn batch_width(sources: usize, gpus: u32) -> usize {
+    let each = sources.div_ceil(gpus.max(1) as usize);
+    32 * words_for(u32::try_from(each).unwrap_or(u32::MAX)) as usize
+}
+
+/// Searches from every one of `sources` over GPUs `0..gpus`, as
+/// [`run`](super::run) does on one engine: batches of
+/// [`batch_width`] sources, dealt out as the GPUs finish them. The time
+/// reduced is the longest of the GPUs' search times. The first GPU's
+/// error, if any, stops the others after their batch.
+pub fn run_on_gpus(
+    graph: &Csr,
+    gpus: u32,
+    sources: &[u32],
+    limits: Limits,
+    totals: bool,
+) -> Result<Reduced> {
+    let vertex_count = graph.vertex_count();
+    let width = batch_width(sources.len(), gpus);
+    let batches: Vec<&[u32]> = sources.chunks(width).collect();
+    let next_batch = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let search_share = |ordinal: u32| -> Result<Share> {
+        let gpu = Gpu::open_device(ordinal)?;
+        let mut engine = GpuBatches::new(&gpu, graph, (width / 32) as u32)?;
+        let mut held = totals.then(|| VertexTotals::new(vertex_count));
+        let (mut searched, mut elapsed) = (Vec::new(), Duration::ZERO);
+        while !failed.load(Ordering::Relaxed) {
+            let index = next_batch.fetch_add(1, Ordering::Relaxed);
+            let Some(batch) = batches.get(index) else {
+                break;
+            };
+            let keep = match &mut held {
+                Some(totals) => Keep::Totals(totals),
+                None => Keep::Counts,
+            };
+            let started = Instant::now();
+            searched.push((index, engine.search_batch(batch, limits, keep)?));
+            elapsed += started.elapsed();
+        }
+        if let Some(totals) = &mut held {
+            let started = Instant::now();
+            engine.add_held_totals(totals)?;
+            elapsed += started.elapsed();
+        }
+        Ok((searched, held, elapsed))
+    };
+    let shares: Vec<Result<Share>> = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..gpus)
+            .map(|ordinal| {
+                let search_share = &search_share;
+                let failed = &failed;
+                scope.spawn(move || {
+                    search_share(ordinal).inspect_err(|_| failed.store(true, Ordering::Relaxed))
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .map(|thread| thread.join().expect("a GPU's thread does not panic"))
+            .collect()
+    });
+    let mut reduced = Reduced::new(vertex_count, sources.len(), totals);
+    let mut searched = Vec::with_capacity(batches.len());
+    for share in shares {
+        let (batches, held, elapsed) = share?;
+        searched.extend(batches);
+        if let (Some(total), Some(held)) = (&mut reduced.totals, &held) {
+            total.add(held);
+        }
+        reduced.elapsed = reduced.elapsed.max(elapsed);
+    }
+    searched.sort_unstable_by_key(|&(index, _)| index);
+    for (_, counts) in &searched {
+        reduced.add_batch(counts);
+    }
+    reduced.batches = searched.len();
+    Ok(reduced)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_gpu_gets_batches_and_a_batch_holds_at_most_1024() {
+        assert_eq!(batch_width(100_000, 1), 1024);
+        assert_eq!(batch_width(100_000, 2), 1024);
+        assert_eq!(batch_width(1000, 2), 512);
+        assert_eq!(batch_width(64, 2), 32);
+        assert_eq!(batch_width(1, 4), 32);
+    }
+}
