@@ -12,6 +12,7 @@
 //! the sources it reaches within it and is scaled to all of them, and says
 //! so.
 
+mod closeness;
 mod cpu_rows;
 mod gpu_rows;
 mod peers;
@@ -46,6 +47,10 @@ const CHECKED: usize = 16;
 /// Sources of the batch that `auto` one at a time must not beat.
 const SMALL_BATCH: usize = 64;
 
+/// Row budgets the closeness row may take: most of a run's time goes to
+/// it, where it has to search from every vertex.
+const CLOSENESS_BUDGETS: f64 = 6.0;
+
 /// What the benchmark runs.
 pub struct Setup {
     /// Random sources with an edge, Graph500's way (as `bfs --sources N`).
@@ -59,7 +64,7 @@ pub struct Setup {
     /// A Python with scipy and networkx, if they are to be timed.
     pub python: Option<PathBuf>,
     /// A row that samples stops taking sources once its searches took
-    /// this long (the closeness row: four times this).
+    /// this long (the closeness row: [`CLOSENESS_BUDGETS`] times this).
     pub row_budget: Duration,
     /// Where the peers' files are written (removed after).
     pub scratch: PathBuf,
@@ -74,10 +79,12 @@ pub enum Kind {
     Distances,
     /// The GPU's batch of the first [`SMALL_BATCH`] sources.
     SmallBatch,
-    /// `auto` on the GPU, one source at a time (today's `bfs --sources`).
+    /// `auto` on the GPU, one source at a time (`bfs --sources --one-by-one`).
     OneByOneAuto,
     /// Exact closeness from every vertex on the GPU.
     Closeness,
+    /// The same on two GPUs sharing the batches.
+    TwoGpus,
     /// The CPU engine's batches, by its method for the graph.
     CpuBatched,
     /// The CPU engine one source at a time.

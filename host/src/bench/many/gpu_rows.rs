@@ -1,26 +1,20 @@
 //! The GPU's rows of `bench --many`: its batches (counts only, every
 //! distance kept, and a batch of 64), `auto` one source at a time as
-//! `bfs --sources` runs today, and exact closeness from every vertex.
+//! `bfs --sources --one-by-one` runs it, and exact closeness from every
+//! vertex on one GPU and on two.
 
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
-
 use super::{
-    CHECKED, Kind, Reference, Row, SMALL_BATCH, Setup, Validation, error_validation, time_batches,
-    validation,
+    CHECKED, Kind, Reference, Row, SMALL_BATCH, Setup, Validation, closeness, error_validation,
+    time_batches, validation,
 };
+use crate::Result;
 use crate::abi::many_sources::words_for;
 use crate::gpu::{Gpu, Search, Variant, Workload};
-use crate::graph::generate::sample_vertices;
 use crate::graph::prepared::Preparations;
-use crate::many::centrality::{self, Sources};
 use crate::many::gpu::GpuBatches;
-use crate::many::{self, Limits, ManySources, Reduced};
-use crate::{Csr, Result, UNREACHED, cpu};
-
-/// Relative difference within which closeness equals the reference's.
-const RELATIVE: f64 = 1e-12;
+use crate::many::{self, Limits, ManySources};
 
 /// The GPU's rows, each handed to `emit`; returns the batch's counts of
 /// every source (for the CPU rows to be checked against), where it ran.
@@ -37,7 +31,8 @@ pub(super) fn rows(
     let mut counts = None;
     match GpuBatches::new(gpu, reference.graph, words) {
         Ok(mut engine) => {
-            let batched = time_batches(&mut engine, sources, sources.len(), Duration::MAX);
+            let width = engine.batch_width();
+            let batched = time_batches(&mut engine, sources, width, Duration::MAX);
             emit(match batched {
                 Ok(timed) => {
                     let row = Row {
@@ -76,12 +71,24 @@ pub(super) fn rows(
         emit(small_batch_row(gpu, reference))?;
     }
     emit(one_by_one_row(setup, gpu, reference))?;
-    emit(closeness_row(setup, gpu, reference))?;
+    let (row, searched) = closeness::one_gpu(setup, gpu, reference);
+    emit(row)?;
+    emit(closeness::two_gpus(
+        reference,
+        searched.as_ref(),
+        setup.seed,
+    ))?;
     Ok(counts)
 }
 
 /// A row that timed `sources` sources in `seconds`, not yet checked.
-fn counted_row(name: &str, kind: Kind, method: &str, sources: usize, seconds: f64) -> Row {
+pub(super) fn counted_row(
+    name: &str,
+    kind: Kind,
+    method: &str,
+    sources: usize,
+    seconds: f64,
+) -> Row {
     Row {
         timed: sources,
         seconds,
@@ -244,7 +251,8 @@ fn one_by_one_row(setup: &Setup, gpu: &Gpu, reference: &Reference<'_>) -> Row {
                     .err()
                     .map(|error| format!("source {source}: {error}"));
             }
-            if wall.elapsed() > setup.row_budget && timed >= CHECKED {
+            // At least a small batch's worth, for the target that compares them.
+            if wall.elapsed() > setup.row_budget && timed >= SMALL_BATCH.max(CHECKED) {
                 break;
             }
         }
@@ -271,151 +279,4 @@ fn one_by_one_row(setup: &Setup, gpu: &Gpu, reference: &Reference<'_>) -> Row {
             error_validation(&error),
         ),
     }
-}
-
-/// Closeness from every vertex (the batches of `bfs centrality --measure
-/// closeness --sources all`), its search time; where the first batch
-/// says every batch would take longer than four row budgets, as many
-/// batches as fit in them, scaled. Checked: every vertex's closeness
-/// against the reference's searches from a sample of vertices (to
-/// [`RELATIVE`]); a partial run, each sampled source's reach and sum of
-/// distances.
-fn closeness_row(setup: &Setup, gpu: &Gpu, reference: &Reference<'_>) -> Row {
-    let (name, graph) = (&reference.name, reference.graph);
-    let n = graph.vertex_count();
-    let method = "GPU, exact closeness from every vertex (bfs centrality)";
-    eprintln!("bench: many: {name}: {method}");
-    let outcome = (|| -> Result<(Reduced, Vec<u32>)> {
-        let mut engine = GpuBatches::new(gpu, graph, words_for(n))?;
-        let width = engine.batch_width();
-        let all = many::all_sources(graph, width);
-        let totals = !graph.is_symmetric();
-        let first = many::run(
-            &mut engine,
-            n,
-            &all[..width.min(all.len())],
-            Limits::default(),
-            totals,
-        )?;
-        let budget = 4.0 * setup.row_budget.as_secs_f64();
-        let batches = all.len().div_ceil(width);
-        let fitting = (budget / first.elapsed.as_secs_f64().max(1e-9)) as usize;
-        let take = (fitting.clamp(1, batches) * width).min(all.len());
-        let reduced = many::run(&mut engine, n, &all[..take], Limits::default(), totals)?;
-        Ok((reduced, all[..take].to_vec()))
-    })();
-    let (reduced, searched) = match outcome {
-        Ok(outcome) => outcome,
-        Err(error) => {
-            return Row::not_run(
-                name,
-                Kind::Closeness,
-                method,
-                n as usize,
-                error_validation(&error),
-            );
-        }
-    };
-    let checked = match searched.len() == n as usize {
-        true => check_closeness(graph, &reduced, &searched, setup.seed),
-        false => check_sums(graph, &reduced, &searched),
-    };
-    Row {
-        timed: searched.len(),
-        validated: validation(checked),
-        ..counted_row(
-            name,
-            Kind::Closeness,
-            method,
-            n as usize,
-            reduced.elapsed.as_secs_f64(),
-        )
-    }
-}
-
-/// Every vertex's closeness from a run over all of them, as `bfs
-/// centrality` computes it, against the reference's searches from
-/// [`CHECKED`] sampled vertices (on a directed graph, over its reverse:
-/// closeness counts the distances to a vertex).
-fn check_closeness(
-    graph: &Csr,
-    reduced: &Reduced,
-    all: &[u32],
-    seed: u64,
-) -> Result<String, String> {
-    let sources = Sources::All(all.to_vec());
-    let closeness = match &reduced.totals {
-        Some(totals) => centrality::closeness(totals, &sources),
-        None => centrality::closeness(&centrality::own_totals(reduced, all), &sources),
-    };
-    let reversed = graph.reversed();
-    let searched = reversed.as_ref().unwrap_or(graph);
-    let others = graph.vertex_count().saturating_sub(1) as f64;
-    let sample = sample_vertices(graph, CHECKED, seed);
-    let expected: Vec<f64> = sample
-        .par_iter()
-        .map(|&vertex| {
-            let levels = cpu::bfs(searched, vertex).levels;
-            let (mut reached, mut sum) = (0u64, 0u64);
-            for &level in levels
-                .iter()
-                .filter(|&&level| level != UNREACHED && level > 0)
-            {
-                reached += 1;
-                sum += level as u64;
-            }
-            match sum {
-                0 => 0.0,
-                _ => (reached as f64 / sum as f64) * (reached as f64 / others),
-            }
-        })
-        .collect();
-    for (&vertex, &expected) in sample.iter().zip(&expected) {
-        let got = closeness[vertex as usize];
-        if (got - expected).abs() > RELATIVE * got.abs().max(expected.abs()) {
-            return Err(format!(
-                "vertex {vertex}'s closeness is {got}, the reference's {expected}"
-            ));
-        }
-    }
-    Ok(format!(
-        "{} vertices' closeness = the reference's, to 1e-12",
-        sample.len()
-    ))
-}
-
-/// A partial run's sources, [`CHECKED`] of them spread over it: each
-/// one's reach, sum of distances and eccentricity against the reference's.
-fn check_sums(graph: &Csr, reduced: &Reduced, searched: &[u32]) -> Result<String, String> {
-    let step = searched.len().div_ceil(CHECKED).max(1);
-    let indices: Vec<usize> = (0..searched.len()).step_by(step).collect();
-    let expected: Vec<(u32, u64, u32)> = indices
-        .par_iter()
-        .map(|&index| {
-            let levels = cpu::bfs(graph, searched[index]).levels;
-            let reached = levels.iter().filter(|&&level| level != UNREACHED);
-            (
-                reached.clone().count() as u32,
-                reached.clone().map(|&level| level as u64).sum::<u64>(),
-                reached.max().copied().unwrap_or(0),
-            )
-        })
-        .collect();
-    for (&index, &expected) in indices.iter().zip(&expected) {
-        let got = (
-            reduced.reached[index],
-            reduced.distance_sums[index],
-            reduced.eccentricities[index],
-        );
-        if got != expected {
-            return Err(format!(
-                "source {}: (reached, distance sum, eccentricity) {got:?}, the reference's {expected:?}",
-                searched[index]
-            ));
-        }
-    }
-    let checked = indices.len();
-    Ok(format!(
-        "{checked} searched vertices' reach and distance sums = the reference's (a sample of the sources: closeness needs them all)"
-    ))
 }

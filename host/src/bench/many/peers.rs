@@ -418,7 +418,7 @@ fn same_values(ours: &[f64], theirs: &[f64]) -> std::result::Result<String, Stri
     for (vertex, (&ours, &theirs)) in ours.iter().zip(theirs).enumerate() {
         let difference =
             (ours - theirs).abs() / ours.abs().max(theirs.abs()).max(f64::MIN_POSITIVE);
-        if !(difference <= RELATIVE) {
+        if difference.is_nan() || difference > RELATIVE {
             return Err(format!("vertex {vertex}: {ours}, networkx {theirs}"));
         }
         largest = largest.max(difference);

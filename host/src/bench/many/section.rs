@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::peers::Compared;
-use super::{Described, Kind, Row, SECTION, Validation};
+use super::{CLOSENESS_BUDGETS, Described, Kind, Row, SECTION, Validation};
 
 /// What a run measured, as it goes.
 pub struct Measured {
@@ -66,11 +66,11 @@ impl Measured {
              random vertices with an edge, as `bfs --sources N` draws them, the same for every row of a \
              graph. Search time: the engine's host time for its batches after an untimed warm-up search \
              (the GPU's: from the sources' upload to the last level's counts, plus the copy of every \
-             distance to the host where the row says so); `auto` one at a time (`bfs --sources` today): \
+             distance to the host where the row says so); `auto` one at a time (`bfs --sources N --one-by-one`): \
              each search's device time, as `bfs --sources` reports it, its preparation built first and \
              not counted; closeness: the batches of `bfs centrality --measure closeness --sources all` \
              (not the ordering of the sources nor the arithmetic after). A row whose searches would take \
-             longer than {:.0} s (closeness: {:.0} s) times the first sources it reaches in that time and is \
+             longer than {} s (closeness: {} s) times the first sources it reaches in that time and is \
              scaled to them all: its sources say how many were timed. gapbs: one process, `bfs -f G.sg -n T \
              -v` (its own random sources, its own trial times, the first trial untimed, every trial checked \
              by gapbs's verifier, whose time is not counted). scipy: `csgraph.shortest_path(directed=True, \
@@ -84,7 +84,7 @@ impl Measured {
             crate::bench::cpu_name(),
             self.threads,
             self.row_seconds,
-            4.0 * self.row_seconds,
+            CLOSENESS_BUDGETS * self.row_seconds,
         );
         let _ = writeln!(
             text,
@@ -277,11 +277,20 @@ impl Measured {
             met,
         ));
         targets.push(self.small_batch_target());
-        targets.push((
-            "two GPUs ≥ 1.9× one GPU, every vertex a source, Kronecker 20".into(),
-            "not measured: `bfs centrality --gpus N` is not on main yet (issue 59's hook: a row in gpu_rows.rs)".into(),
-            "not measured".into(),
-        ));
+        let text = "two GPUs ≥ 1.9× one GPU, every vertex a source, Kronecker 20".to_string();
+        let one = self.row(is_kronecker_20, Kind::Closeness);
+        let two = self.row(is_kronecker_20, Kind::TwoGpus);
+        targets.push(match (one, two) {
+            (Some(one), Some(two)) => {
+                let ratio = one.per_source() / two.per_source();
+                (text, format!("{ratio:.2}×"), verdict(two, ratio >= 1.9))
+            }
+            _ => (
+                text,
+                "not measured (one GPU, or no GPU)".into(),
+                "not measured".into(),
+            ),
+        });
         let batched = self.row(is_kronecker_20, Kind::CpuBatched);
         let single = self.row(is_kronecker_20, Kind::CpuOneByOne);
         let text = format!(
@@ -403,6 +412,7 @@ fn short_name(kind: Kind) -> &'static str {
         Kind::SmallBatch => "GPU batch of 64",
         Kind::OneByOneAuto => "GPU auto one at a time",
         Kind::Closeness => "GPU closeness, all",
+        Kind::TwoGpus => "2 GPUs closeness, all",
         Kind::CpuBatched => "CPU engine, batches",
         Kind::CpuOneByOne => "CPU one at a time",
         Kind::Gapbs => "gapbs",
