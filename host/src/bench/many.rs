@@ -42,14 +42,14 @@ pub const DEFAULT_GRAPHS: [&str; 2] = ["gen:kron:20:16", "gen:road:360000"];
 pub const DEFAULT_SOURCES: usize = 1024;
 
 /// Sources whose searches are checked against the CPU reference.
-const CHECKED: usize = 16;
+pub const CHECKED: usize = 16;
 
 /// Sources of the batch that `auto` one at a time must not beat.
-const SMALL_BATCH: usize = 64;
+pub const SMALL_BATCH: usize = 64;
 
 /// Row budgets the closeness row may take: most of a run's time goes to
 /// it, where it has to search from every vertex.
-const CLOSENESS_BUDGETS: f64 = 6.0;
+pub const CLOSENESS_BUDGETS: f64 = 6.0;
 
 /// What the benchmark runs.
 pub struct Setup {

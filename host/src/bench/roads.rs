@@ -130,7 +130,7 @@ fn file_bytes(path: &Path) -> Result<u64> {
 /// keeps it (float64 values, int32 indices), from the files
 /// [`ScipyCsr::write`] wrote (`argv[1]` the vertices, `argv[2]` and
 /// `argv[3]` the files), so that scipy's calls convert nothing.
-pub(crate) const SCIPY_CSR: &str = r#"import sys, time
+const SCIPY_CSR: &str = r#"import sys, time
 import numpy as np, scipy.sparse as sparse, scipy.sparse.csgraph as csgraph
 vertices = int(sys.argv[1])
 offsets = np.fromfile(sys.argv[2], dtype='<u8').astype(np.int32)
@@ -184,6 +184,27 @@ impl ScipyCsr {
         bytes(bytemuck::cast_slice(graph.column_indices()), &files.heads)?;
         Ok(files)
     }
+
+    /// `python` running `script` after [`SCIPY_CSR`] on these files of a
+    /// graph of `vertices` vertices, `sources` its `argv[4]`; the caller
+    /// adds the script's further arguments.
+    pub(crate) fn command(
+        &self,
+        python: &Path,
+        script: &str,
+        vertices: u32,
+        sources: &[u32],
+    ) -> Command {
+        let sources: Vec<String> = sources.iter().map(u32::to_string).collect();
+        let mut command = Command::new(python);
+        command
+            .args(["-c", &format!("{SCIPY_CSR}{script}")])
+            .arg(vertices.to_string())
+            .arg(&self.offsets)
+            .arg(&self.heads)
+            .arg(sources.join(","));
+        command
+    }
 }
 
 impl Drop for ScipyCsr {
@@ -205,14 +226,9 @@ pub fn scipy_row(
     reference: &Row,
 ) -> Result<Row> {
     let files = ScipyCsr::write(graph, &setup.scratch)?;
-    let sources: Vec<String> = sources.iter().map(u32::to_string).collect();
     let output = gapbs::run(
-        Command::new(python)
-            .args(["-c", &format!("{SCIPY_CSR}{SCIPY}")])
-            .arg(graph.vertex_count().to_string())
-            .arg(&files.offsets)
-            .arg(&files.heads)
-            .arg(sources.join(","))
+        files
+            .command(python, SCIPY, graph.vertex_count(), sources)
             .arg(setup.peer_limit.as_secs_f64().to_string()),
     );
     drop(files);

@@ -12,7 +12,7 @@ use super::{
     CHECKED, Kind, Measured, Reference, Row, Setup, Validation, error_validation, validation,
 };
 use crate::bench::gapbs::{self, Gapbs};
-use crate::bench::roads::{SCIPY_CSR, ScipyCsr};
+use crate::bench::roads::ScipyCsr;
 use crate::graph::GraphSource;
 use crate::many::centrality::{self, Sources};
 use crate::many::gpu::GpuBatches;
@@ -126,27 +126,32 @@ fn peer_error(error: Error) -> Validation {
     }
 }
 
-/// scipy's `shortest_path` from one source to size its sample, then in one
-/// call from the first sources (as many as fit the row's budget and
-/// [`SCIPY_MOST_BYTES`]), or over all pairs where every vertex fits
-/// them, timed around the calls; prints the sources searched, the
-/// seconds and `all` or `sample`, and writes the checked sources' distances (`argv[6]`) for the
-/// reference to check.
-const SCIPY: &str = r#"budget, rows = float(sys.argv[5]), sys.argv[6]
+/// scipy's `shortest_path` in one call from the first source, then from
+/// twice as many while the calls fit the row's budget and
+/// [`SCIPY_MOST_BYTES`], or over all pairs where every vertex fits them,
+/// timed around each call; prints the sources of the last call, its
+/// seconds and `all` or `sample`, and writes the checked sources'
+/// distances (`argv[6]`) for the reference to check.
+const SCIPY: &str = r#"budget, rows, most = float(sys.argv[5]), sys.argv[6], float(sys.argv[8])
 sources = [int(source) for source in sys.argv[4].split(',')]
 checked = sources[:int(sys.argv[7])]
-started = time.perf_counter()
-csgraph.shortest_path(matrix, directed=True, unweighted=True, indices=sources[:1])
-first = time.perf_counter() - started
-count = max(1, min(int(budget / max(first, 1e-6)), int(float(sys.argv[8]) // (8 * vertices))))
-started = time.perf_counter()
-if count >= vertices:
-    count, searched = vertices, 'all'
-    distances = csgraph.shortest_path(matrix, directed=True, unweighted=True)[checked]
-else:
-    count, searched = min(count, len(sources)), 'sample'
+spent, count = 0.0, 1
+while True:
+    started = time.perf_counter()
     distances = csgraph.shortest_path(matrix, directed=True, unweighted=True, indices=sources[:count])
-print(count, time.perf_counter() - started, searched, flush=True)
+    took = time.perf_counter() - started
+    spent += took
+    if 8.0 * vertices * vertices <= most and spent + took / count * vertices <= budget:
+        started = time.perf_counter()
+        distances = csgraph.shortest_path(matrix, directed=True, unweighted=True)[checked]
+        count, took, searched = vertices, time.perf_counter() - started, 'all'
+        break
+    more = min(2 * count, len(sources))
+    if more == count or spent + 2 * took > budget or 8.0 * vertices * more > most:
+        searched = 'sample'
+        break
+    count = more
+print(count, took, searched, flush=True)
 distances = distances[:len(checked)]
 np.where(np.isinf(distances), -1, distances).astype('<i4').tofile(rows)
 "#;
@@ -180,14 +185,9 @@ fn scipy_row(setup: &Setup, python: &Path, reference: &Reference<'_>) -> Row {
         })?;
         let files = ScipyCsr::write(graph, &setup.scratch)?;
         let rows = setup.scratch.join("scipy-rows.i32");
-        let list: Vec<String> = sources.iter().map(u32::to_string).collect();
         let output = gapbs::run(
-            Command::new(python)
-                .args(["-c", &format!("{SCIPY_CSR}{SCIPY}")])
-                .arg(graph.vertex_count().to_string())
-                .arg(&files.offsets)
-                .arg(&files.heads)
-                .arg(list.join(","))
+            files
+                .command(python, SCIPY, graph.vertex_count(), sources)
                 .arg(setup.row_budget.as_secs_f64().to_string())
                 .arg(&rows)
                 .arg(CHECKED.to_string())

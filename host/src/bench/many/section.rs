@@ -114,11 +114,7 @@ impl Measured {
                     time(row.total()),
                     time(row.per_source()),
                     self.speed_up(row),
-                    match &row.validated {
-                        Validation::Yes(how) => format!("yes: {how}"),
-                        Validation::Skipped(why) => format!("skipped: {why}"),
-                        Validation::Failed(why) => format!("**FAILED**: {why}"),
-                    }
+                    verdict_of(&row.validated),
                 );
             }
         }
