@@ -27,7 +27,8 @@
 //! vertices and edges. As levels go, each vertex's new bits are reduced
 //! where the host asks: into each source's count of vertices at the level
 //! (bit-sliced counters, a plane a bit of the count, a lane's 32 counts in
-//! [`COUNTER_PLANES`] registers), into per-vertex totals (sources that
+//! [`COUNTER_PLANES`] registers, summed a block at a time in shared
+//! memory), into per-vertex totals (sources that
 //! reach it, their distances' sum and reciprocals' sum, the largest), and
 //! into each source's row of distances.
 //!
@@ -36,7 +37,7 @@
 
 use crate::abi::EdgeOffset;
 use crate::abi::many_sources::{
-    Batch, CHUNK_EDGES, COUNTER_PLANES, Kept, LevelFigures, Queue, Rows, Step,
+    Batch, CHUNK_EDGES, COUNTER_PLANES, GATHER_AHEAD, Kept, LevelFigures, Queue, Rows, Step,
 };
 use crate::gpu::{self, FULL_WARP, WARP_SIZE};
 
@@ -238,6 +239,10 @@ unsafe fn enqueue(batch: &Batch, queue: &Queue, vertex: u32, degree: u64, mask: 
         let slot = gpu::atomic_add_u64(&raw mut (*figures).frontier_vertices, 1);
         *queue.vertices.add(slot as usize) = vertex;
         gpu::atomic_add_u64(&raw mut (*figures).frontier_edges, degree);
+        gpu::atomic_add_u64(
+            &raw mut (*figures).frontier_word_edges,
+            degree * mask.count_ones() as u64,
+        );
         let chunks = degree.div_ceil(CHUNK_EDGES as u64);
         if chunks > 0 {
             let first = gpu::atomic_add_u64(&raw mut (*figures).frontier_chunks, chunks);
@@ -399,7 +404,8 @@ pub unsafe extern "ptx-kernel" fn many_sources_top_down(step: Step) {
 /// queue takes the next frontier; `step.current` the frontier's queue.
 ///
 /// # Launch
-/// Any grid of whole groups, block [`BLOCK_SIZE`](crate::abi::many_sources::BLOCK_SIZE).
+/// Any grid of whole groups, block [`BLOCK_SIZE`](crate::abi::many_sources::BLOCK_SIZE),
+/// shared memory [`counting_shared_bytes`](crate::abi::many_sources::counting_shared_bytes).
 ///
 /// # Thread mapping
 /// A group a vertex, striding over the touched vertices, then over the
@@ -411,7 +417,8 @@ pub unsafe extern "ptx-kernel" fn many_sources_settle(step: Step) {
     let lane = Lane::of(rows.words);
     let (first_group, stride) = groups(rows.words);
     let mut counter = LevelCounter::new();
-    let counts = level_counts(batch, lane);
+    // SAFETY: the launch's shared memory; every thread comes here.
+    let (block, counts) = unsafe { block_counts(batch, rows.words, lane) };
     // SAFETY: the contract: the touched queue's length is the next
     // frontier's figures'.
     let touched = unsafe { (*step.next.figures).touched };
@@ -450,8 +457,11 @@ pub unsafe extern "ptx-kernel" fn many_sources_settle(step: Step) {
         }
         index += stride;
     }
-    // SAFETY: the counts are the batch's, one a source.
-    unsafe { counter.flush(counts) };
+    // SAFETY: the block's counts, one a source; every thread comes here.
+    unsafe {
+        counter.flush(counts);
+        add_block_counts(batch, rows.words, block);
+    }
     // SAFETY: the contract: the old queue's length is its figures'.
     let old = unsafe { (*step.current.figures).frontier_vertices };
     let mut index = first_group;
@@ -478,12 +488,14 @@ pub unsafe extern "ptx-kernel" fn many_sources_settle(step: Step) {
 /// level's whole frontier.
 ///
 /// # Launch
-/// Any grid of whole groups, block [`BLOCK_SIZE`](crate::abi::many_sources::BLOCK_SIZE).
+/// Any grid of whole groups, block [`BLOCK_SIZE`](crate::abi::many_sources::BLOCK_SIZE),
+/// shared memory [`counting_shared_bytes`](crate::abi::many_sources::counting_shared_bytes).
 ///
 /// # Thread mapping
 /// A group of `words` lanes a vertex, a lane a word, striding over the
 /// vertices; the group loads its in-neighbours `words` at a time, a lane
-/// each, and hands them round by shuffles.
+/// each, hands them round by shuffles, and reads [`GATHER_AHEAD`] of
+/// their frontier words before each vote.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn many_sources_bottom_up(step: Step) {
     let (rows, batch, kept) = (&step.rows, &step.batch, &step.kept);
@@ -491,10 +503,12 @@ pub unsafe extern "ptx-kernel" fn many_sources_bottom_up(step: Step) {
     let lane = Lane::of(rows.words);
     let (mut vertex, stride) = groups(rows.words);
     let mut counter = LevelCounter::new();
-    let counts = level_counts(batch, lane);
+    // SAFETY: the launch's shared memory; every thread comes here.
+    let (block, counts) = unsafe { block_counts(batch, rows.words, lane) };
     // SAFETY: `valid_bits` holds a word for each of the batch's words.
     let valid = unsafe { *batch.valid_bits.add(lane.word as usize) };
-    let (mut found, mut found_edges, mut finished_edges) = (0u64, 0u64, 0u64);
+    let (mut found, mut found_edges, mut found_word_edges) = (0u64, 0u64, 0u64);
+    let mut finished_edges = 0u64;
     while vertex < rows.vertex_count {
         // SAFETY: the contract; a vertex's words are written by its group.
         unsafe {
@@ -512,13 +526,19 @@ pub unsafe extern "ptx-kernel" fn many_sources_bottom_up(step: Step) {
                         0
                     };
                     let taken = (end - edge).min(rows.words as EdgeOffset) as u32;
-                    for k in 0..taken {
-                        let neighbour = gpu::shuffle(lane.group, neighbour, lane.first + k);
-                        let at = neighbour as usize * words + lane.word as usize;
-                        gathered |= gpu::load_read_only(batch.frontier.add(at));
+                    let mut k = 0;
+                    while k < taken {
+                        // Several neighbours' words in flight, then one vote.
+                        for ahead in 0..GATHER_AHEAD.min(taken - k) {
+                            let neighbour =
+                                gpu::shuffle(lane.group, neighbour, lane.first + k + ahead);
+                            let at = neighbour as usize * words + lane.word as usize;
+                            gathered |= gpu::load_read_only(batch.frontier.add(at));
+                        }
                         if lane.vote((visited | gathered) != valid) == 0 {
                             break 'list;
                         }
+                        k += GATHER_AHEAD;
                     }
                     edge += rows.words as EdgeOffset;
                 }
@@ -538,10 +558,12 @@ pub unsafe extern "ptx-kernel" fn many_sources_bottom_up(step: Step) {
                 );
                 // Every lane of the group votes, before its leader alone goes on.
                 let finished = lane.vote(visited | new == valid) == group_bits(rows.words);
+                let mask = lane.vote(new != 0);
                 if lane.leads() {
                     let (first, end) = row(rows.out_offsets, vertex);
                     found += 1;
                     found_edges += end - first;
+                    found_word_edges += (end - first) * mask.count_ones() as u64;
                     if finished {
                         let (first, end) = row(rows.in_offsets, vertex);
                         finished_edges += end - first;
@@ -551,13 +573,15 @@ pub unsafe extern "ptx-kernel" fn many_sources_bottom_up(step: Step) {
         }
         vertex += stride;
     }
-    // SAFETY: the counts are the batch's, one a source; the figures one
-    // `LevelFigures`.
+    // SAFETY: the block's counts, one a source, and every thread comes
+    // here; the figures are one `LevelFigures`.
     unsafe {
         counter.flush(counts);
+        add_block_counts(batch, rows.words, block);
         let figures = step.next.figures;
         add_warp_sum(&raw mut (*figures).frontier_vertices, found);
         add_warp_sum(&raw mut (*figures).frontier_edges, found_edges);
+        add_warp_sum(&raw mut (*figures).frontier_word_edges, found_word_edges);
         add_warp_sum(&raw mut (*figures).finished_edges, finished_edges);
     }
 }
@@ -581,13 +605,52 @@ fn group_bits(words: u32) -> u32 {
     ((1u64 << words) - 1) as u32
 }
 
-/// This lane's word's 32 counts of the level, or null where not kept.
+/// The block's counts of the level, one a source of the batch, in its
+/// dynamic shared memory, zeroed, or null where the batch keeps no counts;
+/// and this lane's word's 32 of them.
+///
+/// # Safety
+/// The launch gives [`counting_shared_bytes`] of dynamic shared memory;
+/// every thread of the block calls it (a barrier).
+///
+/// [`counting_shared_bytes`]: crate::abi::many_sources::counting_shared_bytes
 #[inline(always)]
-fn level_counts(batch: &Batch, lane: Lane) -> *mut u32 {
+unsafe fn block_counts(batch: &Batch, words: u32, lane: Lane) -> (*mut u32, *mut u32) {
     if batch.level_counts.is_null() {
-        core::ptr::null_mut()
-    } else {
-        batch.level_counts.wrapping_add(32 * lane.word as usize)
+        return (core::ptr::null_mut(), core::ptr::null_mut());
+    }
+    let counts = gpu::dynamic_shared_memory::<u32>();
+    let mut index = gpu::thread_index();
+    while index < 32 * words {
+        // SAFETY: within the block's counts.
+        unsafe { *counts.add(index as usize) = 0 };
+        index += gpu::block_size();
+    }
+    gpu::sync_threads();
+    (counts, counts.wrapping_add(32 * lane.word as usize))
+}
+
+/// Adds the block's counts into the level's, one atomic a source, once
+/// every thread of the block has flushed its own.
+///
+/// # Safety
+/// As [`block_counts`], which made `counts`: every thread calls it.
+#[inline(always)]
+unsafe fn add_block_counts(batch: &Batch, words: u32, counts: *mut u32) {
+    if counts.is_null() {
+        return;
+    }
+    gpu::sync_threads();
+    let mut index = gpu::thread_index();
+    while index < 32 * words {
+        // SAFETY: within the block's counts and the level's.
+        unsafe {
+            let count = *counts.add(index as usize);
+            if count != 0 {
+                gpu::atomic_add(batch.level_counts.add(index as usize), count);
+            }
+        }
+        index += gpu::block_size();
     }
 }
 

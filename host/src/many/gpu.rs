@@ -25,11 +25,15 @@ use crate::gpu::{Gpu, upload};
 use crate::{Csr, Error, Result};
 use kept::DeviceTotals;
 
-/// α and β of gapbs's rule for a batch: bottom-up once the frontier's
-/// edges exceed the unfinished vertices' edges over α; back top-down once
-/// the frontier holds fewer than `n / β` vertices.
-const ALPHA: u64 = 15;
-const BETA: u64 = 18;
+/// The direction rule of a batch, gapbs's with the top-down level's cost
+/// counted in words: a top-down level reads a word for each of a frontier
+/// tail's non-zero words for each of its edges, a bottom-up one a vertex's
+/// whole row of words (one coalesced load) for each in-edge it scans, and
+/// it stops only once every source's bit is set. So a level goes top-down
+/// while the frontier's word-edges are at most the unfinished vertices'
+/// edges over [`ALPHA`] (gapbs's 15 counts edges, and a single search's
+/// bottom-up check stops at the first parent).
+const ALPHA: u64 = 4;
 
 /// Words of one [`LevelFigures`].
 const FIGURE_WORDS: usize = size_of::<LevelFigures>() / 8;
@@ -215,14 +219,15 @@ impl<'g> GpuBatches<'g> {
         }
     }
 
-    /// Launches `kernel` over `blocks` blocks with `step`.
+    /// Launches `kernel` over `blocks` blocks, with `shared_bytes` of
+    /// dynamic shared memory, with `step`.
     ///
     /// # Safety
     /// `step` meets the kernel's contract (`kernels/src/many_sources.rs`).
     unsafe fn launch(
         &self,
         kernel: &Function<'_>,
-        blocks: u32,
+        (blocks, shared_bytes): (u32, u32),
         step: Step,
         name: &str,
     ) -> Result<()> {
@@ -239,7 +244,7 @@ impl<'g> GpuBatches<'g> {
                 BLOCK_SIZE,
                 1,
                 1,
-                0,
+                shared_bytes,
                 self.gpu.stream().as_inner(),
                 parameters.as_mut_ptr(),
                 std::ptr::null_mut(),
@@ -268,9 +273,10 @@ impl<'g> GpuBatches<'g> {
         Ok(LevelFigures {
             frontier_vertices: words[0],
             frontier_edges: words[1],
-            frontier_chunks: words[2],
-            touched: words[3],
-            finished_edges: words[4],
+            frontier_word_edges: words[2],
+            frontier_chunks: words[3],
+            touched: words[4],
+            finished_edges: words[5],
         })
     }
 }

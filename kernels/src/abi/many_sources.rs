@@ -36,6 +36,17 @@ pub const CHUNK_EDGES: u32 = 32;
 /// a lane flushes them before it has taken `2^COUNTER_PLANES - 1` vertices.
 pub const COUNTER_PLANES: usize = 16;
 
+/// Dynamic shared memory of the kernels that count a level's vertices
+/// (`BOTTOM_UP`, `SETTLE`): a block's counts, one a source of the batch,
+/// added into the level's once a block.
+pub const fn counting_shared_bytes(words: u32) -> u32 {
+    4 * 32 * words
+}
+
+/// In-neighbours a bottom-up group loads before it looks whether every
+/// bit is set: loads in flight, against edges read past the last bit.
+pub const GATHER_AHEAD: u32 = 4;
+
 /// What a level's kernels count as they go, read by the host after it:
 /// the next frontier (its vertices, their edges, its top-down chunks), the
 /// vertices that a top-down level touched, and the edges of the vertices
@@ -47,6 +58,9 @@ pub struct LevelFigures {
     pub frontier_vertices: u64,
     /// Their edges, gapbs's `scout_count`.
     pub frontier_edges: u64,
+    /// Their edges, each as many times as its tail has non-zero frontier
+    /// words: the word reads a top-down level over them takes.
+    pub frontier_word_edges: u64,
     /// Their chunks of [`CHUNK_EDGES`] (its chunk list's length).
     pub frontier_chunks: u64,
     /// Vertices a top-down level touched (`touched_queue`'s length).
@@ -55,7 +69,7 @@ pub struct LevelFigures {
     pub finished_edges: u64,
 }
 
-const _: () = assert!(core::mem::size_of::<LevelFigures>() == 40);
+const _: () = assert!(core::mem::size_of::<LevelFigures>() == 48);
 
 /// The graph as a batch's kernels read it: the rows a frontier is expanded
 /// along, and the rows each vertex gathers its neighbours' words from (its

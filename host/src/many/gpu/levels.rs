@@ -2,9 +2,9 @@
 //! top-down or bottom-up by gapbs's rule over the batch's frontier, the
 //! host reading each level's figures and each source's count.
 
-use bfs_kernels::abi::many_sources::{BLOCK_SIZE, Kept};
+use bfs_kernels::abi::many_sources::{BLOCK_SIZE, Kept, counting_shared_bytes};
 
-use super::{ALPHA, BETA, GpuBatches, clear};
+use super::{ALPHA, GpuBatches, clear};
 use crate::Result;
 use crate::many::{BatchCounts, Limits};
 
@@ -12,7 +12,6 @@ impl GpuBatches<'_> {
     /// Runs a batch's levels from its `count` sources (uploaded), keeping
     /// what `kept` points at; returns each source's vertices by distance.
     pub(super) fn levels(&mut self, count: u32, limits: Limits, kept: Kept) -> Result<BatchCounts> {
-        let n = self.graph.vertex_count() as u64;
         let mut counts: BatchCounts = vec![vec![1]; count as usize];
         // The frontier's queue is `queues[current]`; the kernels write the
         // other.
@@ -25,30 +24,37 @@ impl GpuBatches<'_> {
             let step = self.step(current, kept, count, 0);
             self.launch(
                 &self.kernels.start,
-                count.div_ceil(BLOCK_SIZE),
+                (count.div_ceil(BLOCK_SIZE), 0),
                 step,
                 "many_sources_start",
             )?;
-            self.launch(&self.kernels.queue, self.blocks, step, "many_sources_queue")?;
+            self.launch(
+                &self.kernels.queue,
+                (self.blocks, 0),
+                step,
+                "many_sources_queue",
+            )?;
         }
         let mut figures = self.read_level(1 - current)?;
         current = 1 - current;
-        let (mut in_queue, mut next_clear, mut top_down) = (true, true, true);
+        let (mut in_queue, mut next_clear) = (true, true);
         let mut unfinished = self.in_edges;
+        let counting = counting_shared_bytes(self.words);
         let mut level = 1;
         while figures.frontier_vertices > 0 && limits.allows(level) {
-            top_down = if top_down {
-                figures.frontier_edges <= unfinished / ALPHA
-            } else {
-                figures.frontier_vertices < n / BETA
-            };
+            let top_down = figures.frontier_word_edges <= unfinished / ALPHA;
             if top_down && !in_queue {
                 self.clear_figures(1 - current)?;
                 // SAFETY: `frontier` holds the whole frontier (a bottom-up
                 // level wrote every vertex's words).
                 unsafe {
                     let step = self.step(current, kept, count, level);
-                    self.launch(&self.kernels.queue, self.blocks, step, "many_sources_queue")?;
+                    self.launch(
+                        &self.kernels.queue,
+                        (self.blocks, 0),
+                        step,
+                        "many_sources_queue",
+                    )?;
                 }
                 current = 1 - current;
             }
@@ -73,13 +79,13 @@ impl GpuBatches<'_> {
                         .min(self.blocks as u64) as u32;
                     self.launch(
                         &self.kernels.top_down,
-                        chunk_blocks,
+                        (chunk_blocks, 0),
                         step,
                         "many_sources_top_down",
                     )?;
                     self.launch(
                         &self.kernels.settle,
-                        self.blocks,
+                        (self.blocks, counting),
                         step,
                         "many_sources_settle",
                     )?;
@@ -91,7 +97,7 @@ impl GpuBatches<'_> {
                     let step = self.step(current, kept, count, level);
                     self.launch(
                         &self.kernels.bottom_up,
-                        self.blocks,
+                        (self.blocks, counting),
                         step,
                         "many_sources_bottom_up",
                     )?;

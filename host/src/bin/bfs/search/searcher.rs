@@ -7,7 +7,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use bfs::gpu::{Gpu, Search, Step, Variant, Work};
-use bfs::many::gpu::GpuBatches;
 use bfs::many::{self, CpuMethod, Limits, ManySources};
 use bfs::multi::Ranks;
 use bfs::phases::Phases;
@@ -89,15 +88,6 @@ pub(super) fn choose<'g>(
             join_timeout: Duration::from_secs_f64(arguments.join_timeout.max(0.0)),
             device: String::new(),
         },
-        (Some(gpu), None) if batches_serve(arguments, graph) => {
-            let words = gpu_batch_words(gpu, graph, searches.sources.len())?;
-            let engine = GpuBatches::new(gpu, graph, words)?;
-            let (_, reason) = many::cpu_method(graph);
-            Searcher::Batches {
-                engine: Box::new(engine),
-                why: format!("--sources in batches: {reason}"),
-            }
-        }
         (Some(gpu), None) => {
             let wants_parents = arguments.parents.is_some() || searches.target.is_some();
             if wants_parents && !arguments.variant.records_parents() {
@@ -147,36 +137,6 @@ pub(super) fn choose<'g>(
             }
         }
     })
-}
-
-/// Whether `--sources` on this graph runs in the GPU's batches: where
-/// `auto` searches (no variant asked for), no parents are asked for, and
-/// the graph's searches have few levels, which a batch's sources share
-/// (`many::cpu_method`'s test, the same on either device); one source at
-/// a time otherwise, by `auto`'s plan for a single search.
-fn batches_serve(arguments: &SearchArgs, graph: &Csr) -> bool {
-    arguments.sources.is_some()
-        && !arguments.one_by_one
-        && arguments.variant == Variant::Auto
-        && arguments.parents.is_none()
-        && matches!(many::cpu_method(graph).0, CpuMethod::BitParallel)
-}
-
-/// Words a vertex (32 sources each) for the GPU's batches of `sources`
-/// sources, fewer where a batch's distance rows (`32 × words × n` `i32`s,
-/// on the device and in host memory) would take more than half the free
-/// device memory, or not fit in host memory.
-fn gpu_batch_words(gpu: &Gpu, graph: &Csr, sources: usize) -> anyhow::Result<u32> {
-    let mut words = bfs::abi::many_sources::words_for(u32::try_from(sources).unwrap_or(u32::MAX));
-    let row_bytes = 4 * 32 * graph.vertex_count() as u64;
-    let free = gpu.free_memory()?;
-    while words > 1
-        && (row_bytes * words as u64 > free / 2
-            || bfs::graph::check_host_memory(row_bytes * words as u64, "rows").is_err())
-    {
-        words /= 2;
-    }
-    Ok(words)
 }
 
 /// Words a vertex for batches of `sources` sources whose distance rows
