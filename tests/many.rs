@@ -474,3 +474,23 @@ fn auto_takes_batches_for_few_levels_and_a_source_a_thread_for_many() {
     assert_eq!(method, many::CpuMethod::SourceParallel, "{why}");
     assert!(why.contains("499 levels, more than"), "{why}");
 }
+
+/// Parents taken from distances alone (`Bfs::from_levels`, what a GPU
+/// search from several seeds returns) form a valid BFS forest: on an
+/// undirected and a directed graph, from one seed and from several,
+/// within a depth limit too.
+#[test]
+fn parents_taken_from_levels_form_a_valid_forest() {
+    let directed = bfs_tests::directed_random(500, 1500, 8);
+    for graph in [bfs_tests::generated("grid:30x30:0.1", 4), directed] {
+        let n = graph.vertex_count();
+        for seeds in [vec![0], vec![1, n / 3, n - 2]] {
+            for depth_limit in [None, Some(3)] {
+                let want = cpu::bfs_within(&graph, &seeds, depth_limit);
+                let result = bfs::Bfs::from_levels(&graph, &seeds, want.levels.clone());
+                validate::validate_within(&graph, &result, &seeds, depth_limit)
+                    .unwrap_or_else(|error| panic!("{seeds:?} {depth_limit:?}: {error}"));
+            }
+        }
+    }
+}

@@ -239,3 +239,40 @@ fn small_batches_for_the_sanitizers() {
         Some(4),
     );
 }
+
+/// One search from several seeds on the GPU (`--seeds`): each vertex's
+/// distance to its nearest seed equals the CPU reference's, within a
+/// depth limit too, and the parents taken from the distances form a valid
+/// forest (the Graph500 rules, a tree a seed).
+#[test]
+fn seeds_give_the_reference_distances_and_a_valid_forest() {
+    let test = "seeds_give_the_reference_distances_and_a_valid_forest";
+    let Some(gpu) = gpu(test) else {
+        return;
+    };
+    let directed = bfs_tests::directed_random(2000, 6000, 3);
+    for (name, graph) in [
+        ("grid", generated("grid:60x60:0.1", 1)),
+        ("kron", generated("kron:12:8", 2)),
+        ("directed", directed),
+    ] {
+        let mut engine = GpuBatches::new(&gpu, &graph, 1).expect("an engine");
+        let n = graph.vertex_count();
+        for seeds in [vec![0], vec![3, n / 2, n - 1], vec![5, 5, 7]] {
+            for depth_limit in [None, Some(2)] {
+                let row = engine
+                    .search_from_seeds(&seeds, Limits { depth_limit })
+                    .unwrap_or_else(|error| panic!("{name}: {error}"));
+                let levels: Vec<u32> = row
+                    .iter()
+                    .map(|&level| u32::try_from(level).unwrap_or(UNREACHED))
+                    .collect();
+                let want = cpu::bfs_within(&graph, &seeds, depth_limit);
+                assert_eq!(levels, want.levels, "{name}: {seeds:?} {depth_limit:?}");
+                let result = bfs::Bfs::from_levels(&graph, &seeds, levels);
+                bfs::validate::validate_within(&graph, &result, &seeds, depth_limit)
+                    .unwrap_or_else(|error| panic!("{name}: {seeds:?}: {error}"));
+            }
+        }
+    }
+}

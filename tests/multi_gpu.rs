@@ -12,8 +12,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use bfs::abi::direction_optimizing;
-use bfs::gpu::{Direction, Gpu, LEVEL_BY_LEVEL_ALPHA};
+use bfs::gpu::{Direction, Gpu, LEVEL_BY_LEVEL};
 use bfs::multi::claims::{UNCOUNTED_SLOT_EDGES, region_capacity};
 use bfs::multi::delegates::Choice;
 use bfs::multi::direction_optimizing::Rank;
@@ -82,7 +81,7 @@ fn gapbs_directions(graph: &Csr, levels: &[u32]) -> Vec<Direction> {
     let mut directions = Vec::new();
     let mut level = 0;
     while level < level_count {
-        if graph.is_symmetric() && scout_count > edges_to_check / LEVEL_BY_LEVEL_ALPHA {
+        if graph.is_symmetric() && LEVEL_BY_LEVEL.goes_bottom_up(scout_count, edges_to_check) {
             loop {
                 directions.push(Direction::BottomUp);
                 let (previous, awake) = (
@@ -90,7 +89,7 @@ fn gapbs_directions(graph: &Csr, levels: &[u32]) -> Vec<Direction> {
                     frontier_vertices[level as usize + 1],
                 );
                 level += 1;
-                if awake == 0 || !(awake >= previous || awake > n / direction_optimizing::BETA) {
+                if awake == 0 || !LEVEL_BY_LEVEL.stays_bottom_up(awake, previous, n) {
                     break;
                 }
             }

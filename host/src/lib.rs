@@ -1,11 +1,25 @@
 //! Breadth-first search on NVIDIA GPUs, with kernels written in Rust.
 //!
-//! The CPU side of the project: graph loading and generation ([`graph`]), the
-//! CPU reference search and the parallel CPU engine ([`cpu`]), result validation ([`validate`]), and the
-//! GPU driver ([`gpu`]), which loads the PTX built from the `bfs-kernels`
-//! crate and runs one of its BFS variants. Everything but [`gpu`] works
-//! without a GPU and without `cust`.
-#![deny(unsafe_op_in_unsafe_fn)]
+//! The CPU side of the project:
+//!
+//! - [`graph`]: loading, generating and preparing graphs (CSR, `.bcsr`).
+//! - [`cpu`]: the CPU reference search and the parallel CPU engine.
+//! - [`gpu`]: the GPU driver, which loads the PTX built from the
+//!   `bfs-kernels` crate and runs one of its variants, and `auto`.
+//! - [`multi`]: one search over several GPUs (partition, NCCL, exchanges).
+//! - [`many`]: batches of searches from many sources.
+//! - [`validate`]: a result checked against the CPU reference and the
+//!   Graph500 rules.
+//! - [`report`], [`phases`], [`plot`], [`output`]: what a run reports,
+//!   where its time went, its chart, and where its output goes.
+//! - [`bench`](mod@bench): the benchmarks that write `BENCHMARKS.md`.
+//! - [`error`]: the library's one error type.
+//!
+//! [`graph`], [`cpu`], [`many`], [`validate`], [`phases`], [`plot`] and
+//! [`output`] need no GPU and call nothing of `cust`; [`gpu`], [`multi`]
+//! and [`bench`](mod@bench) drive the device through `cust`, [`report`] holds their
+//! figures, and [`error`] wraps the driver's errors.
+#![deny(missing_docs)]
 
 pub mod bench;
 pub mod cpu;
@@ -69,6 +83,33 @@ impl Bfs {
             .zip(parents)
             .filter(|(level, _)| beyond(level))
             .for_each(|(level, parent)| (*level, *parent) = (UNREACHED, UNREACHED));
+    }
+
+    /// A search's result from its `levels` alone (distances from `roots`,
+    /// at level 0): each reached vertex's parent is its least in-neighbour
+    /// one level nearer, a root its own, so the parents form a BFS forest.
+    /// For engines that find distances only (the GPU's batches).
+    pub fn from_levels(graph: &Csr, roots: &[u32], levels: Vec<u32>) -> Bfs {
+        let reverse = graph.reversed();
+        let in_rows = reverse.as_ref().unwrap_or(graph);
+        let parents = (0..graph.vertex_count())
+            .into_par_iter()
+            .map(|vertex| match levels[vertex as usize] {
+                UNREACHED => UNREACHED,
+                0 => vertex,
+                level => in_rows
+                    .neighbours(vertex)
+                    .iter()
+                    .copied()
+                    .find(|&tail| levels[tail as usize] == level - 1)
+                    .unwrap_or(UNREACHED),
+            })
+            .collect();
+        Bfs {
+            source: roots.first().copied().unwrap_or(0),
+            levels,
+            parents: Some(parents),
+        }
     }
 
     /// Number of levels (the source's is level 0): the depth of the search plus one.

@@ -134,9 +134,9 @@ pub struct LevelTrace {
     /// Whether the CPU ran it (`hybrid-cpu`).
     pub on_cpu: Option<bool>,
     /// In a search over several GPUs: milliseconds of the level's
-    /// collectives, and the megabytes they gathered on each GPU
-    /// ([`crate::gpu::Exchange`]).
+    /// collectives ([`crate::gpu::Exchange`]).
     pub exchange_milliseconds: Option<f64>,
+    /// The megabytes those collectives gathered on each GPU.
     pub exchange_megabytes: Option<f64>,
     /// Times the level expanded its frontier ([`crate::gpu::Exchange`]).
     pub exchange_rounds: Option<u32>,

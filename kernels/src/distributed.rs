@@ -6,9 +6,10 @@
 //! Breadth-First Search on Distributed Memory Systems", SC 2011). Each GPU
 //! owns a range of vertices (a multiple of 32 ids, so its bits fill whole
 //! bitmap words) and holds only what it must: its vertices' rows, levels
-//! and parents, and two bitmaps over every vertex (visited and frontier, a
-//! bit a vertex). Vertex `v`'s level and parent lie at `v - first_vertex`
-//! on its owner.
+//! and parents, and four bitmaps over every vertex, a bit a vertex
+//! (visited, the frontier, the next one, and where the frontier's
+//! all-gather lands). Vertex `v`'s level and parent lie at
+//! `v - first_vertex` on its owner.
 //!
 //! - **Top-down**, a GPU expands the frontier vertices it owns
 //!   ([`distributed_top_down`], hubs' lists in chunks as one GPU does,
@@ -57,9 +58,11 @@ use crate::abi::distributed::{
     CLAIMS_PER_THREAD, MEETING_FAILED, PEER_QUADS_PER_THREAD, PEER_WORDS_PER_THREAD,
 };
 use crate::abi::{BLOCK_SIZE, EdgeOffset};
-use crate::direction_optimizing::{add_block_sum, bottom_up_level, gather_neighbour_lists};
+use crate::direction::direction_optimizing::{
+    add_block_sum, bottom_up_level, gather_neighbour_lists,
+};
+use crate::direction::hub_chunks::chunk_edge;
 use crate::gpu;
-use crate::hub_chunks::chunk_edge;
 use crate::visit::{RowOffset, entry_points_by_row_offset, row};
 
 /// What a GPU holds of the vertices it owns, `first_vertex..end_vertex`:

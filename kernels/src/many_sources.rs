@@ -257,7 +257,8 @@ unsafe fn enqueue(batch: &Batch, queue: &Queue, vertex: u32, degree: u64, mask: 
 
 /// Places the batch's sources: source `i` (of `step.source_count` at
 /// `step.sources`) sets bit `i` in its vertex's visited and frontier
-/// words, at distance 0.
+/// words, at distance 0; or, where `step.seeds` is set, every source is a
+/// seed of one search, bit 0 (each vertex's distance to its nearest seed).
 ///
 /// # Safety
 /// The batch's bitmaps are zero and sized for the graph and batch; every
@@ -279,14 +280,15 @@ pub unsafe extern "ptx-kernel" fn many_sources_start(step: Step) {
     // sources may share a vertex.
     unsafe {
         let vertex = gpu::load_read_only(step.sources.add(index as usize));
-        let (word, bit) = (index / 32, 1u32 << (index % 32));
+        let slot = if step.seeds != 0 { 0 } else { index };
+        let (word, bit) = (slot / 32, 1u32 << (slot % 32));
         let at = vertex as usize * rows.words as usize + word as usize;
         gpu::atomic_or(batch.visited.add(at), bit);
         gpu::atomic_or(batch.frontier.add(at), bit);
         if !kept.distances.is_null() {
             *kept
                 .distances
-                .add(index as usize * rows.vertex_count as usize + vertex as usize) = 0;
+                .add(slot as usize * rows.vertex_count as usize + vertex as usize) = 0;
         }
         if !kept.reached_by.is_null() {
             gpu::atomic_add(kept.reached_by.add(vertex as usize), 1);

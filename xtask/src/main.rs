@@ -4,8 +4,11 @@
 //! - `test [ARGS]`: checks the PTX, then runs the whole test suite (and,
 //!   without ARGS, the Python tests against networkx, `tests/python`).
 //! - `ptx`: builds the kernels, checks them with `ptxas`, prints the PTX paths last.
-//! - `lint`: `cargo fmt --check` and `cargo clippy -D warnings`, host and
-//!   kernels, and `cargo doc` with every warning (a broken link) an error.
+//! - `lint`: `cargo fmt --check` over the workspace and the fuzz targets,
+//!   `cargo clippy -D warnings` over the workspace and the kernels for the
+//!   GPU, both modules (the lints of `[workspace.lints]`: an `unsafe` block without a
+//!   `// SAFETY:` line, an undocumented public item of the host library),
+//!   and `cargo doc` with every warning (a broken link) an error.
 //! - `bench [--graph PATH]...`: times every variant on the default generated
 //!   graphs and the given files, writing `BENCHMARKS.md` (needs a GPU).
 //! - `bench --loader FILE...`: the fast Matrix Market reader against
@@ -39,6 +42,23 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
 use anyhow::{Context, Result, bail};
+
+/// What `cargo xtask help` prints: every task, as the header above
+/// tells them.
+const USAGE: &str = "\
+usage: cargo xtask TASK [ARGS]
+  run [BFS ARGS]             runs bfs (release) with the arguments
+  test [CARGO TEST ARGS]     checks the PTX, then runs every test
+  ptx                        builds and checks the kernels' PTX, prints its paths
+  lint                       rustfmt, clippy and rustdoc, every warning an error
+  bench [--graph PATH]...    times every variant into BENCHMARKS.md (needs a GPU)
+  bench --many [--graph PATH]... [--gapbs DIR] [--python PYTHON]
+                             many sources at once beside one at a time, into its section
+  bench --loader FILE...     the Matrix Market reader against nalgebra-sparse's
+  sanitize [VARIANT]...      compute-sanitizer over the variants (needs a GPU)
+  fuzz [SECONDS]             each fuzz target of the graph readers (default 60 s)
+  bundle                     a folder to run the tests on a GPU machine without Rust
+";
 
 fn main() -> ExitCode {
     let arguments: Vec<String> = std::env::args().skip(1).collect();
@@ -124,26 +144,32 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
                     "warnings",
                 ],
             )?;
-            workspace.cargo_ok(
-                &environment,
-                &[
-                    "clippy",
-                    "--package",
-                    "bfs-kernels",
-                    "--target",
-                    "nvptx64-nvidia-cuda",
-                    "-Zbuild-std=core",
-                    "--target-dir",
-                    &workspace
-                        .target()
-                        .join("kernels-clippy")
-                        .display()
-                        .to_string(),
-                    "--",
-                    "-D",
-                    "warnings",
-                ],
-            )?;
+            // The kernels for the GPU, both modules: every kernel, and
+            // the sm_90 one's (`--cfg bfs_sm90`), each in a folder of its
+            // own so that neither invalidates the other.
+            for (folder, flags) in [
+                ("kernels-clippy", "[]"),
+                ("kernels-clippy-sm90", "[\"--cfg\", \"bfs_sm90\"]"),
+            ] {
+                workspace.cargo_ok(
+                    &environment,
+                    &[
+                        "clippy",
+                        "--package",
+                        "bfs-kernels",
+                        "--target",
+                        "nvptx64-nvidia-cuda",
+                        "-Zbuild-std=core",
+                        "--target-dir",
+                        &workspace.target().join(folder).display().to_string(),
+                        "--config",
+                        &format!("build.rustflags={flags}"),
+                        "--",
+                        "-D",
+                        "warnings",
+                    ],
+                )?;
+            }
             workspace.cargo_ok(
                 &environment,
                 &[
@@ -191,12 +217,7 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         "help" | "--help" | "-h" => {
-            println!(
-                "usage: cargo xtask run [BFS ARGS] | test [CARGO TEST ARGS] | ptx | lint | bundle\n\
-                 \x20      cargo xtask bench [--graph PATH]... [BFS BENCH ARGS]   (BENCHMARKS.md; `bfs bench --help`)\n\
-                 \x20      cargo xtask bench --many [--graph PATH]... [--gapbs DIR] [--python PYTHON]   (its many-sources section)\n\
-                 \x20      cargo xtask bench --loader FILE... | sanitize [VARIANT]... | fuzz [SECONDS]"
-            );
+            print!("{USAGE}");
             Ok(ExitCode::SUCCESS)
         }
         other => {

@@ -363,44 +363,9 @@ fn error_validation(error: &Error) -> Validation {
     }
 }
 
-/// The command as a user of the bundle types it: `bundle/bfs` and its
-/// arguments, each absolute path by its file name alone (this machine's
-/// folders mean nothing on another).
-pub fn command(arguments: impl IntoIterator<Item = String>) -> String {
-    let mut words = vec!["bundle/bfs".to_string()];
-    for argument in arguments.into_iter().skip(1) {
-        let path = std::path::Path::new(&argument);
-        let word = match path.file_name() {
-            Some(file) if path.is_absolute() => file.to_string_lossy().into_owned(),
-            _ => argument,
-        };
-        words.push(word);
-    }
-    words.join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_command_names_no_folder_of_this_machine() {
-        let arguments = [
-            "/home/me/target/release/bfs",
-            "bench",
-            "--many",
-            "--graph",
-            ".data/luxembourg_osm.mtx",
-            "--gapbs",
-            "/tmp/gapbs",
-            "--python",
-            "/usr/bin/python3",
-        ];
-        assert_eq!(
-            command(arguments.map(String::from)),
-            "bundle/bfs bench --many --graph .data/luxembourg_osm.mtx --gapbs gapbs --python python3"
-        );
-    }
 
     #[test]
     fn vertices_by_distance_leave_out_the_unreached() {

@@ -8,6 +8,7 @@
 //! Edges are the CSR entries the search examined (the out-degrees of the
 //! reached vertices): for an undirected graph, twice Graph500's count.
 
+pub mod command;
 pub mod end_to_end;
 pub mod gapbs;
 pub mod many;

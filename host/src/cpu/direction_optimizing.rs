@@ -14,8 +14,8 @@
 //! the same effect. Bottom-up levels turn the search
 //! around: every unvisited vertex looks for a parent in the frontier, a
 //! bitmap, and stops at the first; each member owns whole words of the next
-//! bitmap, so it is written without atomics. gapbs's α/β rule
-//! ([`direction_optimizing::ALPHA`], [`direction_optimizing::BETA`]) switches between them.
+//! bitmap, so it is written without atomics. gapbs's α/β rule, with its
+//! α and β ([`Switch::GAPBS`]), switches between them.
 //!
 //! Two things make it fast on road networks, whose thousands of levels are
 //! mostly small: a level with fewer than [`SEQUENTIAL_LEVEL_EDGES`] edges
@@ -38,7 +38,7 @@
 pub(crate) mod frontier;
 mod labels;
 
-use bfs_kernels::abi::direction_optimizing;
+use bfs_kernels::abi::direction_optimizing::Switch;
 use std::mem::MaybeUninit;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -192,7 +192,7 @@ impl ParallelBfs {
         let mut level = 0;
         self.steps.clear();
         while self.frontier.len() > 0 && level < last_level {
-            if bottom_up_allowed && scout_count > edges_to_check / direction_optimizing::ALPHA {
+            if bottom_up_allowed && Switch::GAPBS.goes_bottom_up(scout_count, edges_to_check) {
                 self.queue_to_bitmap();
                 let mut awake_count = self.frontier.len() as u64;
                 let mut first_of_phase = true;
@@ -203,8 +203,7 @@ impl ParallelBfs {
                     first_of_phase = false;
                     self.steps.push(Step::BottomUp);
                     std::mem::swap(&mut self.front, &mut self.next);
-                    if !(awake_count >= previous
-                        || awake_count > vertex_count / direction_optimizing::BETA)
+                    if !Switch::GAPBS.stays_bottom_up(awake_count, previous, vertex_count)
                         || awake_count == 0
                         || level == last_level
                     {

@@ -6,7 +6,8 @@
 //! a bottom-up level reads its rows in 32 bits where the graph allows
 //! ([`RowOffsets`]). Directed (non-symmetric) graphs run top-down only.
 
-use bfs_kernels::abi::{BLOCK_SIZE, direction_optimizing};
+use bfs_kernels::abi::BLOCK_SIZE;
+use bfs_kernels::abi::direction_optimizing::{self, Switch};
 use cust::function::Function;
 use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
@@ -18,16 +19,16 @@ use super::{DeviceGraph, Direction, Driver, Gpu, GpuBfs, GpuRun, Step, blocks_fo
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 
-/// The α of this search: bottom-up once the frontier's edges exceed the
-/// unexplored edges over 30, not gapbs's 15 (which
-/// `persistent-direction-optimizing` and the CPU engine keep). A top-down
-/// level on a GPU claims each vertex with an atomic, so a level just under
-/// gapbs's switch costs several bottom-up ones; but with every list of a
-/// chunk or more dealt out to the grid, a level of a few per cent of the
-/// unexplored edges still runs faster top-down, so a larger α switches
-/// too soon (docs/decisions.md, "Direction-optimizing"). The search over
-/// GPUs takes it too ([`crate::multi`]).
-pub const LEVEL_BY_LEVEL_ALPHA: u64 = 30;
+/// The switch of this search: α = 30, not gapbs's 15 (which
+/// `persistent-direction-optimizing` and the CPU engine keep), and
+/// gapbs's β = 18. A top-down level on a GPU claims each vertex with an
+/// atomic, so a level just under gapbs's switch costs several bottom-up
+/// ones; but with every list of a chunk or more dealt out to the grid, a
+/// level of a few per cent of the unexplored edges still runs faster
+/// top-down, so a larger α switches too soon (docs/decisions.md,
+/// "Direction-optimizing"). The search over GPUs takes it too
+/// ([`crate::multi`]).
+pub const LEVEL_BY_LEVEL: Switch = Switch::new(30, Switch::GAPBS.beta.get());
 
 /// The kernels, the queues, the two bitmaps and the step counters.
 pub struct DirectionOptimizing<'g> {
@@ -239,7 +240,7 @@ impl GpuBfs for DirectionOptimizing<'_> {
         let (mut frontier_size, mut level) = (1u32, 0u32);
         while frontier_size > 0 {
             let started = std::time::Instant::now();
-            if self.symmetric && scout_count > edges_to_check / LEVEL_BY_LEVEL_ALPHA {
+            if self.symmetric && LEVEL_BY_LEVEL.goes_bottom_up(scout_count, edges_to_check) {
                 self.queue_to_bitmap(frontier_size)
                     .map_err(|error| at_level(error, level))?;
                 let mut awake = frontier_size;
@@ -249,8 +250,8 @@ impl GpuBfs for DirectionOptimizing<'_> {
                     awake = self
                         .bottom_up_step(graph, level)
                         .map_err(|error| at_level(error, level))?;
-                    let growing_or_large = awake >= previous
-                        || awake as u64 > vertex_count / direction_optimizing::BETA;
+                    let growing_or_large =
+                        LEVEL_BY_LEVEL.stays_bottom_up(awake.into(), previous.into(), vertex_count);
                     if awake == 0 || !growing_or_large {
                         frontier_size = self
                             .bitmap_to_queue()

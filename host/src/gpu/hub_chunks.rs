@@ -1,7 +1,6 @@
 //! A top-down level whose hubs' lists (a warp's edges or more) are cut
-//! into chunks, a block each
-//! (`kernels/src/hub_chunks.rs`): the host side that `direction-optimizing`
-//! and each GPU of the search over several ([`crate::multi`]) share. The
+//! into chunks, a block each (`kernels/src/direction/hub_chunks.rs`): the
+//! host side that `direction-optimizing` and each GPU of the search over several ([`crate::multi`]) share. The
 //! frontier queue is split into its hubs' chunks and its other vertices;
 //! the host reads the two counts, then launches the gather
 //! (`direction_optimizing_top_down`) over the other vertices and

@@ -189,6 +189,8 @@ macro_rules! missing {
 entry_points! {
     fn cuInit(flags: c_uint);
     fn cuGetErrorString(code: Status, text: *mut *const c_char)
+        // SAFETY: the caller's contract for `cuGetErrorString`: `text` is
+        // valid for one write.
         else unsafe { missing_driver_error_string(text) };
     fn cuDeviceGetCount(count: *mut c_int);
     fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int);

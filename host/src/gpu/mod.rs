@@ -58,7 +58,7 @@ pub use auto::{
 };
 pub use block_queue::BlockQueue;
 pub use chain_contracted::ChainContracted;
-pub use direction_optimizing::{DirectionOptimizing, LEVEL_BY_LEVEL_ALPHA};
+pub use direction_optimizing::{DirectionOptimizing, LEVEL_BY_LEVEL};
 pub use ghost_zones::{GhostZones, zone_capacity as ghost_zone_capacity};
 pub use hierarchical_queue::HierarchicalQueue;
 pub use hierarchy_sweep::{HierarchySweep, MOST_KEPT_VERTICES, Placement};
@@ -75,7 +75,8 @@ use memory::{download, reset_labels};
 
 // The registry: one row a variant, `Name: module, "name", "description";`.
 // Its driver is `module::Name` in `gpu/module.rs`, its kernels in
-// `kernels/src/module.rs` and their contract in `kernels/src/abi/module.rs`.
+// `kernels/src/<family>/module.rs` and their contract in
+// `kernels/src/abi/module.rs`.
 registry::variants! {
     TwoKernel: two_kernel, "two-kernel",
         "Rodinia: one thread per vertex, expand and update kernels, the host looping on an `over` flag";

@@ -35,7 +35,7 @@ mod tally;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
-use bfs_kernels::abi::direction_optimizing::ALPHA;
+use bfs_kernels::abi::direction_optimizing::Switch;
 use rayon::prelude::*;
 
 use super::{BatchCounts, Keep, Limits, ManySources};
@@ -267,19 +267,20 @@ impl<'g> CpuBatches<'g> {
         self.steps.clear();
         while self.list.len() > 0 && limits.allows(level + 1) {
             level += 1;
-            let step = if bottom_up_allowed && frontier_edges > unexplored / ALPHA {
-                let members = self.members_for(unexplored.max(1) * words);
-                self.bottom_up(sink, &mask, level, members);
-                Step::BottomUp
-            } else {
-                let members = self.members_for(frontier_edges * words);
-                self.top_down(sink, &mask, level, members);
-                if members == 1 {
-                    Step::Sequential
+            let step =
+                if bottom_up_allowed && Switch::GAPBS.goes_bottom_up(frontier_edges, unexplored) {
+                    let members = self.members_for(unexplored.max(1) * words);
+                    self.bottom_up(sink, &mask, level, members);
+                    Step::BottomUp
                 } else {
-                    Step::TopDown
-                }
-            };
+                    let members = self.members_for(frontier_edges * words);
+                    self.top_down(sink, &mask, level, members);
+                    if members == 1 {
+                        Step::Sequential
+                    } else {
+                        Step::TopDown
+                    }
+                };
             self.steps.push(step);
             let (found_edges, settled_edges) = self.gather(counts);
             frontier_edges = found_edges;

@@ -9,6 +9,7 @@
 
 use std::ffi::c_void;
 
+use bfs_kernels::abi::direction_optimizing::Switch;
 use bfs_kernels::abi::many_sources::{
     self, BLOCK_SIZE, Batch, CHUNK_EDGES, Kept, LevelFigures, MOST_WORDS, Queue, Rows, Step,
 };
@@ -25,18 +26,27 @@ use crate::gpu::{Gpu, upload};
 use crate::{Csr, Error, Result};
 use kept::DeviceTotals;
 
-/// The direction rule of a batch, gapbs's with the top-down level's cost
-/// counted in words: a top-down level reads a word for each of a frontier
-/// tail's non-zero words for each of its edges, a bottom-up one a vertex's
-/// whole row of words (one coalesced load) for each in-edge it scans, and
-/// it stops only once every source's bit is set. So a level goes top-down
-/// while the frontier's word-edges are at most the unfinished vertices'
-/// edges over [`ALPHA`] (gapbs's 15 counts edges, and a single search's
-/// bottom-up check stops at the first parent).
-const ALPHA: u64 = 4;
+/// The direction rule of a batch: Beamer's switch (`abi`'s, as every
+/// search takes it) with the frontier's edges counted in words, as a
+/// top-down level reads a word for each of a frontier tail's non-zero
+/// words for each of its edges, and a bottom-up one a vertex's whole row
+/// of words (one coalesced load) for each in-edge it scans until every
+/// source's bit is set. So α is 4 against gapbs's 15, which counts edges
+/// and whose bottom-up check stops at a vertex's first parent; β is
+/// gapbs's (docs/decisions.md, "Direction-optimizing").
+const SWITCH: Switch = Switch::new(4, 18);
 
 /// Words of one [`LevelFigures`].
 const FIGURE_WORDS: usize = size_of::<LevelFigures>() / 8;
+
+/// How a batch's uploaded sources are placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Placement {
+    /// Source `i` is the batch's source `i`.
+    EachItsOwn,
+    /// Every source is a seed of the batch's one search.
+    Seeds,
+}
 
 /// The kernels of a batch.
 struct Kernels<'g> {
@@ -180,7 +190,8 @@ impl<'g> GpuBatches<'g> {
 
     /// The step's parameters for a level at `level`, the frontier's queue
     /// `current` and the next one the other, with what `kept` points at.
-    fn step(&self, current: usize, kept: Kept, source_count: u32, level: u32) -> Step {
+    fn step(&self, current: usize, kept: Kept, placed: (u32, Placement), level: u32) -> Step {
+        let (source_count, placement) = placed;
         let raw = |buffer: &DeviceBuffer<u32>| buffer.as_device_ptr().as_raw() as *mut u32;
         let (in_offsets, in_columns) = match &self.in_rows {
             Some((offsets, columns)) => (offsets, columns),
@@ -216,6 +227,7 @@ impl<'g> GpuBatches<'g> {
             sources: raw(&self.sources),
             source_count,
             level,
+            seeds: (placement == Placement::Seeds) as u32,
         }
     }
 
@@ -251,6 +263,47 @@ impl<'g> GpuBatches<'g> {
             )
         };
         driver_result(result, || format!("launching {name}"))
+    }
+
+    /// Readies a batch of `slots` sources placed from `sources`: uploads
+    /// them and each word's valid bits, readies what `keep` asks for, and
+    /// clears the bitmaps; returns the kept buffers' pointers.
+    fn start(&mut self, sources: &[u32], slots: u32, keep: &Keep<'_>) -> Result<Kept> {
+        let context = || "starting a batch".to_string();
+        if sources.len() > self.sources.len() {
+            self.sources = DeviceBuffer::zeroed(sources.len()).context(context)?;
+        }
+        self.sources
+            .index(..sources.len())
+            .copy_from(sources)
+            .context(context)?;
+        let valid: Vec<u32> = (0..self.words)
+            .map(|word| many_sources::valid_bits(slots, word))
+            .collect();
+        self.valid_bits.copy_from(&valid[..]).context(context)?;
+        let kept = self.kept_for(keep, slots as usize)?;
+        for buffer in [&mut self.visited, &mut self.frontier, &mut self.next] {
+            clear(self.gpu, buffer, "a batch's bitmaps")?;
+        }
+        Ok(kept)
+    }
+
+    /// One search from every one of `seeds` at once, within `limits`: each
+    /// vertex's distance to its nearest seed, `-1` where none reaches it.
+    /// The seeds are the batch's source 0 together.
+    pub fn search_from_seeds(&mut self, seeds: &[u32], limits: Limits) -> Result<Vec<i32>> {
+        let n = self.graph.vertex_count();
+        if seeds.is_empty() {
+            return Err(Error::Invalid("a search from no seed".into()));
+        }
+        let mut row = vec![0; n as usize];
+        let mut keep = Keep::Distances(&mut row);
+        keep.check(&seeds[..1], n)?;
+        Keep::Counts.check(seeds, n)?;
+        let kept = self.start(seeds, 1, &keep)?;
+        self.levels((seeds.len() as u32, Placement::Seeds), limits, kept)?;
+        self.keep_results(&mut keep, 1)?;
+        Ok(row)
     }
 
     /// Reads the figures of queue `index` and the level's counts, once the
@@ -303,7 +356,7 @@ impl ManySources for GpuBatches<'_> {
         limits: Limits,
         mut keep: Keep<'_>,
     ) -> Result<BatchCounts> {
-        let (n, count) = (self.graph.vertex_count(), sources.len());
+        let count = sources.len();
         if count == 0 {
             return Ok(Vec::new());
         }
@@ -313,34 +366,9 @@ impl ManySources for GpuBatches<'_> {
                 self.batch_width()
             )));
         }
-        if let Some(&source) = sources.iter().find(|&&source| source >= n) {
-            return Err(Error::SourceOutOfRange {
-                vertex: source as i64,
-                vertex_count: n,
-            });
-        }
-        let context = || "starting a batch".to_string();
-        self.sources
-            .index(..count)
-            .copy_from(sources)
-            .context(context)?;
-        let valid: Vec<u32> = (0..self.words)
-            .map(|word| many_sources::valid_bits(count as u32, word))
-            .collect();
-        self.valid_bits.copy_from(&valid[..]).context(context)?;
-        if let Keep::Distances(rows) = &keep
-            && rows.len() != count * n as usize
-        {
-            return Err(Error::Invalid(format!(
-                "{} distances for {count} sources of {n} vertices",
-                rows.len()
-            )));
-        }
-        let kept = self.kept_for(&keep, count)?;
-        for buffer in [&mut self.visited, &mut self.frontier, &mut self.next] {
-            clear(self.gpu, buffer, "a batch's bitmaps")?;
-        }
-        let counts = self.levels(count as u32, limits, kept)?;
+        keep.check(sources, self.graph.vertex_count())?;
+        let kept = self.start(sources, count as u32, &keep)?;
+        let counts = self.levels((count as u32, Placement::EachItsOwn), limits, kept)?;
         self.keep_results(&mut keep, count)?;
         Ok(counts)
     }

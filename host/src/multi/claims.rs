@@ -22,11 +22,9 @@
 //! `distributed_meet_peers`, where each has a GPU of its own), and each
 //! owner applies its claims where their senders wrote them, counts and
 //! all; a region that overran shows in the level's figures, and the level
-//! runs another round.
+//! runs another round (`peers.rs`).
 //!
 //! [`Reach::PeerMemory`]: super::Reach::PeerMemory
-
-use std::time::Duration;
 
 use bfs_kernels::abi::distributed::CLAIMS_PER_THREAD;
 use bfs_kernels::abi::{BLOCK_SIZE, distributed};
@@ -36,10 +34,14 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, DevicePointer, LockedBuff
 use cust::stream::Stream;
 
 use super::clock::ExchangeClock;
-use super::{Collectives, Transfer, all_gather_words};
+use super::{Collectives, Transfer};
+
+mod peers;
+
 use crate::Result;
 use crate::error::CudaContext;
 use crate::gpu::{Gpu, blocks_for};
+use peers::PeerClaims;
 
 /// The most frontier edges of any rank for which a top-down level sends
 /// its claims' room by the edges instead of reading back the ranks' claim
@@ -94,31 +96,10 @@ struct ClaimSources {
     counts: DeviceBuffer<u64>,
 }
 
-/// The claims read where their senders wrote them: each sender's region
-/// for this rank and count, and how the ranks meet before they read.
-struct PeerClaims<'g> {
-    written: ClaimSources,
-    /// On the GPU where each rank has one of its own; ranks sharing a GPU
-    /// meet on the host, as a GPU that waits for another rank's kernel
-    /// on the same GPU may never run it (streams share the GPU's queues).
-    on_gpu: Option<GpuMeeting<'g>>,
-}
-
-/// What the ranks' meeting on the GPU takes (`distributed_meet_peers`).
-struct GpuMeeting<'g> {
-    meet: Function<'g>,
-    /// The other ranks' arrivals at this rank, a word a rank, and every
-    /// rank's such words.
-    signals: DeviceBuffer<u32>,
-    peer_signals: DeviceBuffer<u64>,
-    /// Rounds met so far: the value each rank stores for the next.
-    sequence: u32,
-    timeout: Duration,
-}
-
 /// What the exchange of one round found: whether any rank's claims
 /// overran a region (then the level runs another round).
 pub struct Round {
+    /// Whether a rank's claims for some owner passed its region's capacity.
     pub overflowed: bool,
 }
 
@@ -172,50 +153,6 @@ impl<'g> Claims<'g> {
             landed: ClaimSources::new(&landed)?,
             peers: None,
         })
-    }
-
-    /// From now on, reads each sender's claims where it wrote them, once
-    /// the ranks have met, in levels of few edges: every rank calls it,
-    /// together, where the ranks reach each other's memory.
-    pub fn read_from_peers(&mut self, communicator: &dyn Collectives, gpu: &'g Gpu) -> Result<()> {
-        let rank = communicator.rank() as usize;
-        let context = || "placing the other ranks' claims".to_string();
-        let signals =
-            DeviceBuffer::<u32>::zeroed(communicator.ranks() as usize).context(context)?;
-        let own = [
-            self.outgoing.as_device_ptr().as_raw(),
-            self.counts.as_device_ptr().as_raw(),
-            signals.as_device_ptr().as_raw(),
-        ];
-        let every_rank = all_gather_words(communicator, gpu, own)?;
-        // Sender `s` wrote its claims for this rank in its own outgoing
-        // region for this rank, their count at `rank` of its counts.
-        let written: Vec<[u64; 2]> = every_rank
-            .iter()
-            .enumerate()
-            .map(|(sender, &[outgoing, counts, _])| {
-                [
-                    region_address(outgoing, self.capacity, rank, sender),
-                    counts + 8 * rank as u64,
-                ]
-            })
-            .collect();
-        let peer_signals: Vec<u64> = every_rank.iter().map(|words| words[2]).collect();
-        let on_gpu = match communicator.has_own_gpu() {
-            true => Some(GpuMeeting {
-                meet: gpu.kernel(distributed::MEET_PEERS)?,
-                signals,
-                peer_signals: DeviceBuffer::from_slice(&peer_signals).context(context)?,
-                sequence: 0,
-                timeout: communicator.timeout(),
-            }),
-            false => None,
-        };
-        self.peers = Some(PeerClaims {
-            written: ClaimSources::new(&written)?,
-            on_gpu,
-        });
-        Ok(())
     }
 
     /// Pairs a region holds.
@@ -386,55 +323,6 @@ impl<'g> Claims<'g> {
         Ok((Round { overflowed }, per_sender))
     }
 
-    /// Meets the other ranks once this round's claims are written (the
-    /// kernels queued before), before each reads its claims where their
-    /// senders wrote them: on the GPU, queued, where each rank has a GPU
-    /// of its own, else on the host, once the stream is done. Timed as the
-    /// round's exchange. A rank that never comes to the meeting on the GPU
-    /// sets the level's status (`owned.status`) to `MEETING_FAILED` after
-    /// the ranks' timeout.
-    pub fn meet_before_reading(
-        &mut self,
-        communicator: &dyn Collectives,
-        stream: &Stream,
-        owned: &Owned,
-        clock: &mut ExchangeClock,
-    ) -> Result<()> {
-        let (rank, ranks) = (communicator.rank(), communicator.ranks());
-        let Some(PeerClaims {
-            on_gpu: Some(meeting),
-            ..
-        }) = &mut self.peers
-        else {
-            communicator.wait(stream)?;
-            let arrived = std::time::Instant::now();
-            communicator.meet_on_host(&[])?;
-            clock.met_on_host(arrived.elapsed());
-            return Ok(());
-        };
-        meeting.sequence = meeting.sequence.wrapping_add(1);
-        let kernel = &meeting.meet;
-        let timeout_ns = meeting.timeout.as_nanos().min(u64::MAX as u128) as u64;
-        clock.time(stream, 0, || {
-            // SAFETY: a word a rank in `signals`, every rank's signals'
-            // address in the table, which this GPU reaches (peer access),
-            // and the level's status word: `distributed_meet_peers`'
-            // contract (`ranks` at most 32, as peer access allows 8).
-            unsafe {
-                launch!(kernel<<<1, 32, 0, stream>>>(
-                    meeting.signals.as_device_ptr(),
-                    meeting.peer_signals.as_device_ptr(),
-                    rank,
-                    ranks,
-                    meeting.sequence,
-                    timeout_ns,
-                    owned.status
-                ))
-            }
-            .context(|| format!("meeting the other ranks in level {}", owned.level))
-        })
-    }
-
     /// Queues the application of round `round`'s claims for this rank
     /// (`per_sender[s]` pairs at most from rank `s`), exchanged or, `in
     /// place`, where their senders wrote them, on the owned vertices'
@@ -517,18 +405,29 @@ impl ClaimSources {
 
 /// What the claims' kernels read and write of a rank's own vertices.
 pub struct Owned {
+    /// The rank's rows: its vertices' row offsets, and one past the last.
     pub row_offsets: DevicePointer<u64>,
+    /// The first vertex the rank owns.
     pub first_vertex: u32,
+    /// One past the last vertex the rank owns.
     pub end_vertex: u32,
+    /// The visited bitmap over every vertex.
     pub visited: DevicePointer<u32>,
+    /// Levels of the owned vertices, from `first_vertex`.
     pub levels: DevicePointer<u32>,
+    /// Parents of the owned vertices, from `first_vertex`.
     pub parents: DevicePointer<u32>,
+    /// The level being labelled.
     pub level: u32,
+    /// The next frontier's queue of owned vertices (global ids).
     pub next_queue: DevicePointer<u32>,
+    /// The next queue's size.
     pub next_size: DevicePointer<u32>,
+    /// The degrees of the next queue's vertices, summed.
     pub next_edges: DevicePointer<u64>,
-    /// The level's status and the claim pairs it read (its figures').
+    /// The level's status (its figures' word).
     pub status: DevicePointer<u32>,
+    /// The claim pairs the level read from the other ranks (its figures').
     pub received_pairs: DevicePointer<u64>,
 }
 

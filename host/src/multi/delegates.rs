@@ -45,7 +45,9 @@ const EXPAND_BLOCKS_PER_MULTIPROCESSOR: u32 = 8;
 /// id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Choice {
+    /// The least degree of a delegate.
     pub degree: u32,
+    /// The delegates' ids, ascending.
     pub ids: Vec<u32>,
 }
 

@@ -1,7 +1,8 @@
 //! NCCL, loaded at run time (`libnccl.so.2`), so the project builds and
 //! runs on one GPU without it: the few functions the multi-GPU search
-//! calls, declared from `nccl.h` (NCCL 2.x), each wrapped once in a safe
-//! method that turns its status into [`Error::MultiGpu`].
+//! calls, declared from `nccl.h` (NCCL 2.x) and loaded in `library.rs`,
+//! each wrapped once in a safe method that turns its status into
+//! [`Error::MultiGpu`].
 //!
 //! Every process that opens NCCL here sets `NCCL_NVLS_ENABLE=0` first:
 //! NVLink SHARP (multicast) stays off, as the machines this runs on
@@ -18,18 +19,21 @@
 //! rank leaves behind after [`LET_GO_WAIT`].
 
 use std::cell::Cell;
-use std::ffi::{CStr, c_char, c_int, c_void};
-use std::sync::OnceLock;
+use std::ffi::{c_int, c_void};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 use cust::memory::DevicePointer;
 use cust::stream::Stream;
 
+mod library;
+
+pub use library::LIBRARY_VARIABLE;
+use library::{IN_PROGRESS, Library, RawComm, SUCCESS, Status, UINT32, check, library};
+
 use super::shared_gpu::Member;
 use super::{Collectives, Transfer};
 use crate::error::driver_result;
-use crate::shared_library::SharedLibrary;
 use crate::{Error, Result};
 
 /// `ncclUniqueId`: the bytes rank 0 makes and every rank passes to
@@ -41,17 +45,6 @@ pub struct UniqueId(pub [u8; UNIQUE_ID_BYTES]);
 /// `NCCL_UNIQUE_ID_BYTES`.
 pub const UNIQUE_ID_BYTES: usize = 128;
 
-type Status = c_int;
-type RawComm = *mut c_void;
-type RawStream = *mut c_void;
-
-/// `ncclSuccess`.
-const SUCCESS: Status = 0;
-/// `ncclInProgress`: an operation not finished, no error.
-const IN_PROGRESS: Status = 7;
-/// `ncclUint32`.
-const UINT32: c_int = 3;
-
 /// How often a joining rank looks whether another rank of this process
 /// stopped, while NCCL joins them.
 const JOIN_POLL: Duration = Duration::from_millis(10);
@@ -60,116 +53,6 @@ const JOIN_POLL: Duration = Duration::from_millis(10);
 /// before it leaves the call running on its thread: long enough for a
 /// teardown that waits for nothing, short against the ranks' timeout.
 pub const LET_GO_WAIT: Duration = Duration::from_secs(2);
-
-/// `ncclGetUniqueId`.
-type GetUniqueId = unsafe extern "C" fn(*mut UniqueId) -> Status;
-/// `ncclCommInitRank`.
-type CommInitRank = unsafe extern "C" fn(*mut RawComm, c_int, UniqueId, c_int) -> Status;
-/// `ncclCommDestroy`.
-type CommDestroy = unsafe extern "C" fn(RawComm) -> Status;
-/// `ncclGetErrorString`.
-type GetErrorString = unsafe extern "C" fn(Status) -> *const c_char;
-/// `ncclAllGather`.
-type AllGather =
-    unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, RawComm, RawStream) -> Status;
-/// `ncclGroupStart` and `ncclGroupEnd`.
-type Group = unsafe extern "C" fn() -> Status;
-/// `ncclSend` and `ncclRecv`: buffer, count, type, peer, communicator,
-/// stream.
-type PointToPoint =
-    unsafe extern "C" fn(*mut c_void, usize, c_int, c_int, RawComm, RawStream) -> Status;
-/// `ncclCommGetAsyncError`.
-type CommGetAsyncError = unsafe extern "C" fn(RawComm, *mut Status) -> Status;
-/// `ncclCommAbort`.
-type CommAbort = unsafe extern "C" fn(RawComm) -> Status;
-
-/// The entry points, resolved once from the library.
-struct Library {
-    get_unique_id: GetUniqueId,
-    comm_init_rank: CommInitRank,
-    comm_destroy: CommDestroy,
-    get_error_string: GetErrorString,
-    all_gather: AllGather,
-    group_start: Group,
-    group_end: Group,
-    send: PointToPoint,
-    receive: PointToPoint,
-    comm_get_async_error: CommGetAsyncError,
-    comm_abort: CommAbort,
-}
-
-/// The library's file name, found where the dynamic loader looks.
-const LIBRARY: &str = "libnccl.so.2";
-
-/// The variable that names another NCCL library file to load instead.
-pub const LIBRARY_VARIABLE: &str = "BFS_NCCL_LIBRARY";
-
-/// The library, loaded on first use; an error (said once) where it is missing.
-fn library() -> Result<&'static Library> {
-    static LOADED: OnceLock<std::result::Result<Library, String>> = OnceLock::new();
-    LOADED
-        .get_or_init(load)
-        .as_ref()
-        .map_err(|message| Error::MultiGpu(message.clone()))
-}
-
-fn load() -> std::result::Result<Library, String> {
-    // SAFETY: setting variables before any NCCL thread exists; the search
-    // sets them before its own threads start.
-    unsafe {
-        std::env::set_var("NCCL_NVLS_ENABLE", "0");
-        if std::env::var_os("NCCL_RUNTIME_CONNECT").is_none() {
-            std::env::set_var("NCCL_RUNTIME_CONNECT", "0");
-        }
-    }
-    let library = SharedLibrary::open(LIBRARY, LIBRARY_VARIABLE).map_err(|reason| {
-        format!(
-            "NCCL could not be loaded ({reason}); a search over several GPUs needs NCCL 2 installed"
-        )
-    })?;
-    let symbol = |name: &str| library.symbol(name);
-    // SAFETY: each symbol is the NCCL 2 function of that name, whose C
-    // signature its type spells out (nccl.h).
-    unsafe {
-        Ok(Library {
-            get_unique_id: std::mem::transmute::<*mut c_void, GetUniqueId>(symbol(
-                "ncclGetUniqueId",
-            )?),
-            comm_init_rank: std::mem::transmute::<*mut c_void, CommInitRank>(symbol(
-                "ncclCommInitRank",
-            )?),
-            comm_destroy: std::mem::transmute::<*mut c_void, CommDestroy>(symbol(
-                "ncclCommDestroy",
-            )?),
-            get_error_string: std::mem::transmute::<*mut c_void, GetErrorString>(symbol(
-                "ncclGetErrorString",
-            )?),
-            all_gather: std::mem::transmute::<*mut c_void, AllGather>(symbol("ncclAllGather")?),
-            group_start: std::mem::transmute::<*mut c_void, Group>(symbol("ncclGroupStart")?),
-            group_end: std::mem::transmute::<*mut c_void, Group>(symbol("ncclGroupEnd")?),
-            // ncclSend's buffer is `const void*`: the same ABI as `void*`.
-            send: std::mem::transmute::<*mut c_void, PointToPoint>(symbol("ncclSend")?),
-            receive: std::mem::transmute::<*mut c_void, PointToPoint>(symbol("ncclRecv")?),
-            comm_get_async_error: std::mem::transmute::<*mut c_void, CommGetAsyncError>(symbol(
-                "ncclCommGetAsyncError",
-            )?),
-            comm_abort: std::mem::transmute::<*mut c_void, CommAbort>(symbol("ncclCommAbort")?),
-        })
-    }
-}
-
-/// `status` as a result, with `what` was being done.
-fn check(library: &Library, status: Status, what: &str) -> Result<()> {
-    if status == SUCCESS {
-        return Ok(());
-    }
-    // SAFETY: ncclGetErrorString returns a static NUL-terminated string.
-    let message = unsafe { CStr::from_ptr((library.get_error_string)(status)) };
-    Err(Error::MultiGpu(format!(
-        "NCCL {what}: {}",
-        message.to_string_lossy()
-    )))
-}
 
 /// A new unique id (rank 0 makes it; the others receive it).
 pub fn unique_id() -> Result<UniqueId> {
@@ -299,11 +182,8 @@ impl Communicator {
     /// they returned.
     fn group(&self, calls: impl FnOnce() -> Result<()>) -> Result<()> {
         // SAFETY: group calls take no arguments.
-        check(
-            self.library,
-            unsafe { (self.library.group_start)() },
-            "ncclGroupStart",
-        )?;
+        let started = unsafe { (self.library.group_start)() };
+        check(self.library, started, "ncclGroupStart")?;
         let result = calls();
         // SAFETY: closes the group opened above.
         let ended = check(

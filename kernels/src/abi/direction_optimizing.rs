@@ -1,5 +1,7 @@
 //! Kernel entry points of the `direction-optimizing` variant (Beamer et al. 2012).
 
+use core::num::NonZeroU64;
+
 use super::EdgeOffset;
 
 /// A top-down level that also sums the new frontier's degrees.
@@ -31,8 +33,51 @@ const _: () = assert!(size_of::<ListOwner>() == 24);
 /// edge count (`u64`), then the [`ListOwner`].
 pub const TOP_DOWN_SHARED_BYTES: u32 = 8 + size_of::<ListOwner>() as u32;
 
-/// gapbs's α: go bottom-up once the frontier's edges exceed the unexplored edges over α.
-pub const ALPHA: u64 = 15;
+/// Beamer's switch between the directions, as gapbs's `DOBFS` takes it:
+/// the one rule of every direction-optimizing search here (the CPU
+/// engine's and its batches of sources', the level-by-level GPU search's,
+/// the search over GPUs' and the persistent kernel's), each passing its own
+/// α and β
+/// (docs/decisions.md, "Direction-optimizing").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Switch {
+    /// Go bottom-up once the frontier's edges exceed the unexplored edges
+    /// over α.
+    pub alpha: NonZeroU64,
+    /// Stay bottom-up while the frontier grows or holds more than `n / β`
+    /// vertices.
+    pub beta: NonZeroU64,
+}
 
-/// gapbs's β: go back top-down once the frontier has fewer than `n / β` vertices and is shrinking.
-pub const BETA: u64 = 18;
+impl Switch {
+    /// gapbs's α = 15 and β = 18.
+    pub const GAPBS: Switch = Switch::new(15, 18);
+
+    /// The switch of `alpha` and `beta`; a zero fails the build, as the
+    /// callers' switches are constants. (Inline: never code of its own in
+    /// the kernels' module, whose every function must assemble.)
+    #[inline]
+    pub const fn new(alpha: u64, beta: u64) -> Switch {
+        match (NonZeroU64::new(alpha), NonZeroU64::new(beta)) {
+            (Some(alpha), Some(beta)) => Switch { alpha, beta },
+            _ => panic!("α and β are divisors"),
+        }
+    }
+
+    /// Whether a top-down search goes bottom-up before the next level:
+    /// the frontier's edges (`scout_count`) exceed the edges not yet
+    /// explored (`edges_to_check`) over α.
+    #[inline(always)]
+    pub fn goes_bottom_up(self, scout_count: u64, edges_to_check: u64) -> bool {
+        scout_count > edges_to_check / self.alpha
+    }
+
+    /// Whether a bottom-up phase goes on after a level that found `awake`
+    /// vertices, the level before it `previous`, in a graph of
+    /// `vertex_count`: while the frontier grows or is large (more than
+    /// `n / β`).
+    #[inline(always)]
+    pub fn stays_bottom_up(self, awake: u64, previous: u64, vertex_count: u64) -> bool {
+        awake >= previous || awake > vertex_count / self.beta
+    }
+}

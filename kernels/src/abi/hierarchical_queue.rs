@@ -1,4 +1,4 @@
-//! Kernel entry point of the `hierarchical` variant.
+//! Kernel entry point of the `hierarchical-queue` variant.
 
 /// Default number of w-queues per block in `hierarchical_queue_expand`.
 pub const SUB_QUEUES: u32 = 8;

@@ -165,9 +165,12 @@ pub struct Step {
     pub source_count: u32,
     /// The distance of the vertices the level finds.
     pub level: u32,
+    /// Non-zero where the sources are the seeds of one search (source 0
+    /// of the batch), for [`START`].
+    pub seeds: u32,
 }
 
-const _: () = assert!(core::mem::size_of::<Step>() == 40 + 64 + 40 + 24 + 24 + 16);
+const _: () = assert!(core::mem::size_of::<Step>() == 40 + 64 + 40 + 24 + 24 + 24);
 
 /// The valid bits of word `word` of a batch of `sources` sources.
 pub const fn valid_bits(sources: u32, word: u32) -> u32 {

@@ -26,9 +26,9 @@
 
 use crate::abi::EdgeOffset;
 use crate::abi::hub_chunks::CHUNK_EDGES;
-use crate::direction_optimizing::add_block_sum;
+use crate::direction::direction_optimizing::add_block_sum;
+use crate::direction::hub_chunks::chunk_edge;
 use crate::gpu;
-use crate::hub_chunks::chunk_edge;
 use crate::visit::row;
 
 use super::Owned;

@@ -108,7 +108,7 @@ pub struct BenchArgs {
     #[arg(long, conflicts_with_all = ["gpus", "end_to_end", "roads"])]
     pub many: bool,
     /// Seconds of search past which a row of --many stops taking sources
-    /// and is scaled (its closeness row: four times this).
+    /// and is scaled (its closeness row: six times this).
     #[arg(long, default_value_t = 5.0)]
     pub row_seconds: f64,
 }
@@ -190,7 +190,7 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
             cpu::bfs(graph, first.first().copied().unwrap_or(0)),
         ));
     }
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let command = bench::command::recorded(std::env::args());
     let Some(gpu) = gpu else {
         let section = bench::cpu_markdown(&bench::cpu_name(), &command, &summaries, &rows);
         print!("{section}");
@@ -251,7 +251,7 @@ fn run_scaling(arguments: &BenchArgs) -> anyhow::Result<()> {
         gpu_counts.push(count);
     }
     let device = format!("{devices} × {}", Gpu::open()?.name());
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let command = bench::command::recorded(std::env::args());
     let names = match arguments.graphs.is_empty() {
         true => vec![SCALING_DEFAULT_GRAPH.to_string()],
         false => arguments.graphs.clone(),
@@ -314,7 +314,7 @@ fn run_end_to_end(arguments: &BenchArgs) -> anyhow::Result<()> {
     };
     // Without a GPU the rows are the CPU's (bfs falls back), the floor absent.
     let device = Gpu::open().map_or("no GPU".into(), |gpu| gpu.name().to_string());
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let command = bench::command::recorded(std::env::args());
     let names: Vec<String> = match arguments.graphs.is_empty() {
         true => END_TO_END_DEFAULT_GRAPHS.map(String::from).to_vec(),
         false => arguments.graphs.clone(),
@@ -395,7 +395,7 @@ fn run_roads(arguments: &BenchArgs) -> anyhow::Result<()> {
         threads: vec![cpu::hardware_threads()],
         gapbs: arguments.gapbs.clone(),
     };
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let command = bench::command::recorded(std::env::args());
     let defaults = match arguments.no_default_graphs {
         true => &[][..],
         false => &ROADS_DEFAULT_GRAPHS[..],

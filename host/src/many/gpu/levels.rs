@@ -4,14 +4,24 @@
 
 use bfs_kernels::abi::many_sources::{BLOCK_SIZE, Kept, counting_shared_bytes};
 
-use super::{ALPHA, GpuBatches, clear};
+use super::{GpuBatches, Placement, SWITCH, clear};
 use crate::Result;
 use crate::many::{BatchCounts, Limits};
 
 impl GpuBatches<'_> {
-    /// Runs a batch's levels from its `count` sources (uploaded), keeping
-    /// what `kept` points at; returns each source's vertices by distance.
-    pub(super) fn levels(&mut self, count: u32, limits: Limits, kept: Kept) -> Result<BatchCounts> {
+    /// Runs a batch's levels from its `placed` sources (uploaded, placed
+    /// as the placement says), keeping what `kept` points at; returns each
+    /// of the batch's sources' vertices by distance.
+    pub(super) fn levels(
+        &mut self,
+        placed: (u32, Placement),
+        limits: Limits,
+        kept: Kept,
+    ) -> Result<BatchCounts> {
+        let count = match placed.1 {
+            Placement::EachItsOwn => placed.0,
+            Placement::Seeds => 1,
+        };
         let mut counts: BatchCounts = vec![vec![1]; count as usize];
         // The frontier's queue is `queues[current]`; the kernels write the
         // other.
@@ -21,10 +31,10 @@ impl GpuBatches<'_> {
         // the kept buffers cleared for them; then the queue is built from
         // the frontier into the other queue, its figures cleared.
         unsafe {
-            let step = self.step(current, kept, count, 0);
+            let step = self.step(current, kept, placed, 0);
             self.launch(
                 &self.kernels.start,
-                (count.div_ceil(BLOCK_SIZE), 0),
+                (placed.0.div_ceil(BLOCK_SIZE), 0),
                 step,
                 "many_sources_start",
             )?;
@@ -40,15 +50,20 @@ impl GpuBatches<'_> {
         let (mut in_queue, mut next_clear) = (true, true);
         let mut unfinished = self.in_edges;
         let counting = counting_shared_bytes(self.words);
+        let n = self.graph.vertex_count() as u64;
+        let (mut top_down, mut previous) = (true, 0);
         let mut level = 1;
         while figures.frontier_vertices > 0 && limits.allows(level) {
-            let top_down = figures.frontier_word_edges <= unfinished / ALPHA;
+            top_down = match top_down {
+                true => !SWITCH.goes_bottom_up(figures.frontier_word_edges, unfinished),
+                false => !SWITCH.stays_bottom_up(figures.frontier_vertices, previous, n),
+            };
             if top_down && !in_queue {
                 self.clear_figures(1 - current)?;
                 // SAFETY: `frontier` holds the whole frontier (a bottom-up
                 // level wrote every vertex's words).
                 unsafe {
-                    let step = self.step(current, kept, count, level);
+                    let step = self.step(current, kept, placed, level);
                     self.launch(
                         &self.kernels.queue,
                         (self.blocks, 0),
@@ -71,7 +86,7 @@ impl GpuBatches<'_> {
                 // figures zero. The settle runs after the expansion, with
                 // the same step.
                 unsafe {
-                    let step = self.step(current, kept, count, level);
+                    let step = self.step(current, kept, placed, level);
                     let warps = BLOCK_SIZE / 32;
                     let chunk_blocks = figures
                         .frontier_chunks
@@ -94,7 +109,7 @@ impl GpuBatches<'_> {
                 // SAFETY: `frontier` holds the whole frontier; the next
                 // queue's figures are zero.
                 unsafe {
-                    let step = self.step(current, kept, count, level);
+                    let step = self.step(current, kept, placed, level);
                     self.launch(
                         &self.kernels.bottom_up,
                         (self.blocks, counting),
@@ -113,6 +128,7 @@ impl GpuBatches<'_> {
             for (source, found) in counts.iter_mut().zip(self.level_counts_on_host.iter()) {
                 source.push(*found as u64);
             }
+            previous = figures.frontier_vertices;
             figures = next_figures;
             level += 1;
         }

@@ -49,7 +49,7 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
     if setup.sources == 0 {
         bail!("--sources takes a number of sources, 1 or more");
     }
-    let command = many::command(std::env::args());
+    let command = bfs::bench::command::recorded(std::env::args());
     let mut measured = Measured::new(device, command, threads, row_seconds);
     let defaults = match arguments.no_default_graphs {
         true => &[][..],

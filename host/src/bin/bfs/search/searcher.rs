@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use bfs::gpu::{Gpu, Search, Step, Variant, Work};
+use bfs::many::gpu::GpuBatches;
 use bfs::many::{self, CpuMethod, Limits, ManySources};
 use bfs::multi::Ranks;
 use bfs::phases::Phases;
@@ -219,9 +220,20 @@ impl Searcher<'_> {
         let result = match self {
             Searcher::Cpu { engine, .. } => engine.search_within(graph, seeds, depth_limit),
             Searcher::CpuReference => cpu::bfs_within(graph, seeds, depth_limit),
+            // The seeds are one source of the GPU's batch engine, which
+            // finds distances; the parents are taken from them.
+            Searcher::Gpu { gpu, .. } => {
+                let mut engine = GpuBatches::new(gpu, graph, 1)?;
+                let row = engine.search_from_seeds(seeds, Limits { depth_limit })?;
+                let levels = row
+                    .iter()
+                    .map(|&level| u32::try_from(level).unwrap_or(bfs::UNREACHED))
+                    .collect();
+                Bfs::from_levels(graph, seeds, levels)
+            }
             _ => bail!(
-                "--seeds searches on the CPU engines (--device cpu or cpu-reference); \
-                 the GPU variants take one source"
+                "--seeds searches on one GPU or the CPU engines; \
+                 the search over several GPUs takes one source"
             ),
         };
         Ok(Outcome {

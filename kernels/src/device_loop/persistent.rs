@@ -41,7 +41,7 @@
 //! once the frontier is down to `handoff_size` vertices or fewer (0: run to
 //! the end), so `auto` can hand small frontiers back to one block.
 //!
-//! Encodings as in [`crate::global_queue`]; on return `reached` holds the
+//! Encodings as in [`crate::textbook::global_queue`]; on return `reached` holds the
 //! level reached, where its frontier (empty at the end) starts in `queue`,
 //! and its size.
 
@@ -53,7 +53,7 @@ use crate::visit::{expand_in_warp_step, row};
 /// vertices at `frontier_start` in `queue`.
 ///
 /// # Safety
-/// As [`global_queue_expand`](crate::global_queue::global_queue_expand), with
+/// As [`global_queue_expand`](crate::textbook::global_queue::global_queue_expand), with
 /// `queue` of `n` entries holding the frontier from `frontier_start`, which
 /// plus the vertices still to be discovered is at most `n`; `staged_rows`
 /// of `4 * staged_capacity` offsets; `level_words` three `u64` set to 0;

@@ -317,6 +317,8 @@ unsafe fn for_each_in_bitmap(
     while word < bitmap_words {
         // SAFETY: `word < bitmap_words` (the contract).
         let address = unsafe { bitmap.add(word as usize) };
+        // SAFETY: the word is within the bitmap, as above; other threads
+        // change it only atomically (the contract).
         let mut bits = unsafe { gpu::atomic_read(address) };
         while bits != 0 {
             body(32 * word + bits.trailing_zeros(), address);

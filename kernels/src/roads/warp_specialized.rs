@@ -50,7 +50,7 @@
 use crate::abi::EdgeOffset;
 use crate::abi::warp_specialized;
 use crate::gpu::{self, FULL_WARP};
-use crate::partitioned::mark_dirty;
+use crate::roads::partitioned::mark_dirty;
 
 /// Control word: incoming entries the messenger has delivered.
 const DELIVERED: usize = 0;

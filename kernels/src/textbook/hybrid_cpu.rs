@@ -3,13 +3,13 @@
 //! The graph-search lecture's "use the CPU for small frontiers": a level
 //! with a few vertices cannot fill a GPU, and its launch and round trip cost
 //! more than the CPU takes to do it. The host runs such levels itself and the
-//! large ones with [`block_queue_expand`](crate::block_queue::block_queue_expand).
+//! large ones with [`block_queue_expand`](crate::textbook::block_queue::block_queue_expand).
 //! Only frontiers cross the bus: the GPU's new frontier comes back each GPU
 //! level (the host needs its size anyway), and the vertices the CPU
 //! discovered go to the device, in one batch, before the next GPU level,
 //! where this kernel marks them.
 //!
-//! Encodings as in [`crate::global_queue`]; `discoveries` holds
+//! Encodings as in [`crate::textbook::global_queue`]; `discoveries` holds
 //! `(vertex, parent, level)` triples.
 
 use crate::gpu;

@@ -68,7 +68,9 @@ pub fn shared_address(pointer: *const u32) -> u32 {
         asm!(
             "{{ .reg .u64 %window; cvta.to.shared.u64 %window, {pointer}; cvt.u32.u64 {address}, %window; }}",
             address = out(reg32) address,
-            pointer = in(reg64) pointer,
+            // The pointer's value as a number: the conversion reads no
+            // memory through it.
+            pointer = in(reg64) pointer as u64,
             options(nomem, nostack, pure),
         )
     }

@@ -7,7 +7,7 @@
 //! graph (1.4 MB as CSR) does not fit one multiprocessor's shared memory
 //! (227 KB), but it fits the sixteen of a thread-block cluster (sm_90),
 //! whose blocks read, write and update each other's shared memory
-//! directly (distributed shared memory, `crate::cluster`) and meet at a
+//! directly (distributed shared memory, `crate::gpu::cluster`) and meet at a
 //! hardware cluster barrier. So here one cluster holds the graph, and a
 //! level touches no global memory at all.
 //!
@@ -39,7 +39,7 @@
 
 use crate::abi::UNREACHED;
 use crate::abi::on_chip;
-use crate::{cluster, gpu};
+use crate::gpu::{self, cluster};
 
 /// Runs the whole search in one cluster.
 ///

@@ -35,7 +35,7 @@
 //! single-launch sketch relies on blocks synchronizing among themselves,
 //! which CUDA does not guarantee; this hand-over keeps it correct.)
 //!
-//! Encodings as in [`crate::global_queue`]; on return `*frontier_level` is
+//! Encodings as in [`crate::textbook::global_queue`]; on return `*frontier_level` is
 //! the level of the vertices in `next_frontier` (none when its size is 0).
 
 use crate::abi::EdgeOffset;
@@ -47,7 +47,7 @@ use crate::visit::{expand_in_warp_step, row};
 /// frontier outgrows `handoff_size`.
 ///
 /// # Safety
-/// As [`global_queue_expand`](crate::global_queue::global_queue_expand), and
+/// As [`global_queue_expand`](crate::textbook::global_queue::global_queue_expand), and
 /// `frontier_size <= handoff_size <= capacity`; `visited_words` is 0 or the
 /// `visited` bitmap's size; `frontier_level` points to one `u32`.
 ///

@@ -40,7 +40,7 @@
 //!    block's last barrier: that would add its round trips to the step).
 //!    An exchange on each zone's `queued_at` word lists a zone once, its
 //!    record's load on its way meanwhile, and the count of the list rides
-//!    on the grid barrier, as in [`crate::persistent`].
+//!    on the grid barrier, as in [`crate::device_loop::persistent`].
 //!
 //! Each vertex's level is written by its own partition's block, once, so
 //! there are no global atomics on labels. Another zone may stage that

@@ -14,7 +14,7 @@
 //! hub's here, is cut instead into chunks of
 //! [`hub_chunks::CHUNK_EDGES`], one edge per thread of a block, the last chunk
 //! short, and a second launch gives every chunk a block of its own, as
-//! [`crate::persistent_direction_optimizing`] does for its hubs inside its
+//! [`crate::device_loop::persistent_direction_optimizing`] does for its hubs inside its
 //! one launch, in the spirit of Enterprise's classes of frontier vertices
 //! by degree (Liu & Huang, SC 2015): [`hub_chunks_split`] parts the
 //! frontier queue into the hubs' chunks and the other vertices, which the
@@ -28,11 +28,11 @@
 //!
 //! [`BLOCK_SIZE`]: crate::abi::BLOCK_SIZE
 //!
-//! [`gather_neighbour_lists`]: crate::direction_optimizing::gather_neighbour_lists
+//! [`gather_neighbour_lists`]: crate::direction::direction_optimizing::gather_neighbour_lists
 
 use crate::abi::EdgeOffset;
 use crate::abi::hub_chunks;
-use crate::direction_optimizing::{add_block_sum, claim_and_append};
+use crate::direction::direction_optimizing::{add_block_sum, claim_and_append};
 use crate::gpu;
 use crate::visit::row;
 
@@ -119,7 +119,7 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_split(
 /// together, [`gpu::block_reserve_one`]: on a level of millions of edges
 /// the warps' appends would queue up on one counter) and adds its degree
 /// to `*next_frontier_edges`, as
-/// [`direction_optimizing_top_down`](crate::direction_optimizing::direction_optimizing_top_down)
+/// [`direction_optimizing_top_down`](crate::direction::direction_optimizing::direction_optimizing_top_down)
 /// does for the other frontier vertices, into the same queue and count.
 ///
 /// # Safety

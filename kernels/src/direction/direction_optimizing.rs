@@ -11,13 +11,13 @@
 //!
 //! Kernels: [`direction_optimizing_top_down`] (a queue step that also sums
 //! the new frontier's degrees, gapbs's `scout_count`, through
-//! [`expand_top_down`], which [`crate::persistent_direction_optimizing`]
+//! [`expand_top_down`], which [`crate::device_loop::persistent_direction_optimizing`]
 //! shares),
 //! [`direction_optimizing_bottom_up`] (gapbs's `BUStep`, counting
 //! `awake_count`), and the conversions [`direction_optimizing_queue_to_bitmap`]
 //! and [`direction_optimizing_bitmap_to_queue`].
 //!
-//! Encodings as in [`crate::global_queue`]; a bitmap holds bit `v % 32` of
+//! Encodings as in [`crate::textbook::global_queue`]; a bitmap holds bit `v % 32` of
 //! word `v / 32` for vertex `v`. Bottom-up needs each vertex's in-neighbours,
 //! which are its neighbours only in a symmetric graph: the host runs
 //! directed graphs top-down only.
@@ -35,7 +35,7 @@ use crate::visit::{RowOffset, claim, entry_points_by_row_offset, row, row_neighb
 /// never serializes a thread, nor a warp ([`claim_and_append`] claims).
 ///
 /// # Safety
-/// As [`global_queue_expand`](crate::global_queue::global_queue_expand);
+/// As [`global_queue_expand`](crate::textbook::global_queue::global_queue_expand);
 /// `next_frontier_edges` points to one `u64`.
 ///
 /// # Launch

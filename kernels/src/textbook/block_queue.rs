@@ -8,7 +8,7 @@
 //! reserves the block's whole range of the global queue with a single
 //! `atomicAdd`, and the block copies its queue out, coalesced.
 //!
-//! Encodings as in [`crate::global_queue`]. Shared memory holds the b-queue's
+//! Encodings as in [`crate::textbook::global_queue`]. Shared memory holds the b-queue's
 //! tail, the block's start in the global queue, then
 //! [`block_queue::CAPACITY`] entries.
 
@@ -23,7 +23,7 @@ const HEADER: usize = 2;
 /// One level: expand the frontier through the block's private queue.
 ///
 /// # Safety
-/// As [`global_queue_expand`](crate::global_queue::global_queue_expand).
+/// As [`global_queue_expand`](crate::textbook::global_queue::global_queue_expand).
 ///
 /// # Launch
 /// Grid `ceil(frontier_size / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE),

@@ -2,7 +2,7 @@
 //!
 //! Kirk & Hwu, *Programming Massively Parallel Processors* (3rd ed.), §12.5
 //! (Fig. 12.11) and the graph-search lecture's sub-queue assignment. The
-//! block-queue's tail (see [`crate::block_queue`]) is still one counter that
+//! block-queue's tail (see [`crate::textbook::block_queue`]) is still one counter that
 //! every thread of the block hits; here it is split into `sub_queue_count`
 //! w-queues, and thread `t` uses w-queue `t % sub_queue_count`, so the 32
 //! lanes of a warp, which issue their atomics together, spread over
@@ -27,7 +27,7 @@ use crate::visit::{claim, neighbours};
 /// One level: expand the frontier through w-queues and the b-queue.
 ///
 /// # Safety
-/// As [`global_queue_expand`](crate::global_queue::global_queue_expand), and
+/// As [`global_queue_expand`](crate::textbook::global_queue::global_queue_expand), and
 /// `1 <= sub_queue_count <= hierarchical_queue::MAX_SUB_QUEUES`.
 ///
 /// # Launch

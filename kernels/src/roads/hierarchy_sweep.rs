@@ -259,14 +259,17 @@ struct Block;
 impl Team for Block {
     const ACROSS_BLOCKS: bool = false;
 
+    #[inline(always)]
     fn rank(&self) -> u32 {
         gpu::thread_index()
     }
 
+    #[inline(always)]
     fn size(&self) -> u32 {
         gpu::block_size()
     }
 
+    #[inline(always)]
     unsafe fn barrier(&mut self) {
         gpu::sync_threads();
     }
@@ -285,14 +288,17 @@ struct Grid {
 impl Team for Grid {
     const ACROSS_BLOCKS: bool = true;
 
+    #[inline(always)]
     fn rank(&self) -> u32 {
         gpu::global_thread_index()
     }
 
+    #[inline(always)]
     fn size(&self) -> u32 {
         gpu::grid_size() * gpu::block_size()
     }
 
+    #[inline(always)]
     unsafe fn barrier(&mut self) {
         // SAFETY: barrier `k` uses word `k % 3`; every block has left
         // barrier `k - 1` before any passes barrier `k`, so word

@@ -1,11 +1,11 @@
 //! # Direction-optimizing BFS on a persistent grid: the level loop on the device
 //!
-//! [`crate::direction_optimizing`]'s search (Beamer, Asanović & Patterson,
+//! [`crate::direction::direction_optimizing`]'s search (Beamer, Asanović & Patterson,
 //! SC 2012, as in gapbs's `DOBFS`) without its host loop. There, every
 //! level is a launch, a copy of a count and a synchronize, and the host
 //! decides the next direction; a Kronecker search's eight levels pay eight
 //! of those round trips. Here one cooperative launch runs the whole search,
-//! as [`crate::persistent`] does for road networks: the grid stays resident,
+//! as [`crate::device_loop::persistent`] does for road networks: the grid stays resident,
 //! levels are separated by the counting grid barrier
 //! ([`grid_barrier_with_count`](crate::gpu::grid_barrier_with_count)), and
 //! every thread takes the same top-down/bottom-up decision from the same
@@ -46,17 +46,17 @@
 //! with plain or volatile loads after the barrier that ordered them (its
 //! acquire), never through the read-only cache; only the graph is.
 //!
-//! Encodings as in [`crate::global_queue`]; bitmaps as in
-//! [`crate::direction_optimizing`]. On return `reached` holds the levels
+//! Encodings as in [`crate::textbook::global_queue`]; bitmaps as in
+//! [`crate::direction::direction_optimizing`]. On return `reached` holds the levels
 //! searched (the last one found nothing).
 
 use crate::abi::EdgeOffset;
-use crate::abi::direction_optimizing;
+use crate::abi::direction_optimizing::{self, Switch};
 use crate::abi::hub_chunks;
 use crate::abi::persistent_direction_optimizing;
-use crate::direction_optimizing::{add_block_sum, claim_and_append, expand_top_down};
+use crate::direction::direction_optimizing::{add_block_sum, claim_and_append, expand_top_down};
+use crate::direction::hub_chunks::{chunk_edge, chunks_of};
 use crate::gpu::{self, FULL_WARP};
-use crate::hub_chunks::{chunk_edge, chunks_of};
 use crate::visit::{RowOffset, entry_points_by_row_offset, is_visited, row, row_neighbours};
 
 entry_points_by_row_offset!(
@@ -64,7 +64,7 @@ entry_points_by_row_offset!(
     ///
     /// # Safety
     /// `row_offsets`/`column_indices` a graph of `vertex_count` vertices as in
-    /// [`global_queue_expand`](crate::global_queue::global_queue_expand),
+    /// [`global_queue_expand`](crate::textbook::global_queue::global_queue_expand),
     /// symmetric unless `bottom_up_allowed` is 0; `queue`, `levels` and
     /// `parents` of `vertex_count` entries, labels reset but for the source;
     /// `visited` and each of the three consecutive `bitmaps` of
@@ -174,7 +174,7 @@ unsafe fn search<O: RowOffset>(
         while size > 0 {
             if !bottom_up
                 && bottom_up_allowed != 0
-                && scout_count > edges_to_check / direction_optimizing::ALPHA
+                && Switch::GAPBS.goes_bottom_up(scout_count, edges_to_check)
             {
                 let front = bitmap(level);
                 grid.for_each(size, |index| {
@@ -290,8 +290,11 @@ unsafe fn search<O: RowOffset>(
             barrier += 1;
             hub_chunk_count = core::ptr::read_volatile(counter.add(2)) as u32;
             if bottom_up {
-                let growing_or_large = next_size >= size
-                    || next_size as u64 > vertex_count as u64 / direction_optimizing::BETA;
+                let growing_or_large = Switch::GAPBS.stays_bottom_up(
+                    next_size as u64,
+                    size as u64,
+                    vertex_count as u64,
+                );
                 if !growing_or_large {
                     (bottom_up, bitmaps_dirty, scout_count) = (false, true, 1);
                 }

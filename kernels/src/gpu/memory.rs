@@ -1,0 +1,120 @@
+//! Loads the compiler cannot spell: through the read-only data cache,
+//! 16 bytes at a time, and the block's dynamic shared memory.
+
+use core::arch::asm;
+
+/// `__ldg(address)`: a load through the read-only (non-coherent) data cache.
+///
+/// # Safety
+/// `address` is valid and aligned, and nothing writes it while the kernel runs.
+#[inline(always)]
+pub unsafe fn load_read_only(address: *const u32) -> u32 {
+    let value: u32;
+    // SAFETY: the caller guarantees a valid address that no one writes
+    // during this launch, which is what ld.global.nc requires.
+    unsafe {
+        asm!(
+            "ld.global.nc.u32 {value}, [{address}];",
+            value = out(reg32) value,
+            address = in(reg64) address,
+            options(readonly, nostack, pure),
+        )
+    }
+    value
+}
+
+/// [`load_read_only`] of a 64-bit word (an edge offset).
+///
+/// # Safety
+/// As [`load_read_only`].
+#[inline(always)]
+pub unsafe fn load_read_only_u64(address: *const u64) -> u64 {
+    let value: u64;
+    // SAFETY: as in `load_read_only`.
+    unsafe {
+        asm!(
+            "ld.global.nc.u64 {value}, [{address}];",
+            value = out(reg64) value,
+            address = in(reg64) address,
+            options(readonly, nostack, pure),
+        )
+    }
+    value
+}
+
+/// Four words on 16 bytes, what one vector load or store moves.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub struct Quad(pub [u32; 4]);
+
+/// [`load_read_only`] of a [`Quad`], one 16-byte load.
+///
+/// # Safety
+/// As [`load_read_only`], `address` on 16 bytes.
+#[inline(always)]
+pub unsafe fn load_read_only_quad(address: *const Quad) -> Quad {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: as in `load_read_only`.
+    unsafe {
+        asm!(
+            "ld.global.nc.v4.u32 {{{a}, {b}, {c}, {d}}}, [{address}];",
+            a = out(reg32) a,
+            b = out(reg32) b,
+            c = out(reg32) c,
+            d = out(reg32) d,
+            address = in(reg64) address,
+            options(readonly, nostack, pure),
+        )
+    }
+    Quad([a, b, c, d])
+}
+
+/// A volatile load of a [`Quad`], one 16-byte load (what
+/// `read_volatile` of a `Quad` does in four, through local memory).
+///
+/// # Safety
+/// `address` is valid, in global memory, on 16 bytes.
+#[inline(always)]
+pub unsafe fn load_volatile_quad(address: *const Quad) -> Quad {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: the caller guarantees a valid, aligned address.
+    unsafe {
+        asm!(
+            "ld.volatile.global.v4.u32 {{{a}, {b}, {c}, {d}}}, [{address}];",
+            a = out(reg32) a,
+            b = out(reg32) b,
+            c = out(reg32) c,
+            d = out(reg32) d,
+            address = in(reg64) address,
+            options(readonly, nostack),
+        )
+    }
+    Quad([a, b, c, d])
+}
+
+/// A volatile store of a [`Quad`], one 16-byte store.
+///
+/// # Safety
+/// `address` is valid, in global memory, on 16 bytes.
+#[inline(always)]
+pub unsafe fn store_volatile_quad(address: *mut Quad, Quad([a, b, c, d]): Quad) {
+    // SAFETY: the caller guarantees a valid, aligned address.
+    unsafe {
+        asm!(
+            "st.volatile.global.v4.u32 [{address}], {{{a}, {b}, {c}, {d}}};",
+            address = in(reg64) address,
+            a = in(reg32) a,
+            b = in(reg32) b,
+            c = in(reg32) c,
+            d = in(reg32) d,
+            options(nostack),
+        )
+    }
+}
+
+/// `extern __shared__ T memory[]`: the block's dynamic shared memory, sized
+/// by the `shared_mem_bytes` launch parameter.
+#[inline(always)]
+pub fn dynamic_shared_memory<T>() -> *mut T {
+    core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<T>()
+}
