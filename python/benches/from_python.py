@@ -14,7 +14,7 @@ costs beside the command line, on a GPU.
 
 Usage: from_python.py --bfs BFS [--graph PATH|gen:SPEC]... [--markdown FILE]
                 [--nx-graph gen:SPEC] [--no-networkx]
-Run by ``cargo xtask bench --python``; on a GPU machine from the bundle
+Run by ``cargo xtask bench --from-python``; on a GPU machine from the bundle
 (the wheel installed): ``python3 bundle/python/from_python.py --bfs bundle/bfs ...``.
 """
 

@@ -13,13 +13,18 @@
 //!   graphs and the given files, writing `BENCHMARKS.md` (needs a GPU).
 //! - `bench --loader FILE...`: the fast Matrix Market reader against
 //!   `nalgebra-sparse`'s, into `BENCHMARKS.md`'s loader section.
+//! - `bench --many [--graph PATH]... [--gapbs DIR] [--python PYTHON]`:
+//!   many sources at once beside one at a time, closeness from every
+//!   vertex, the CPU engine, gapbs, scipy and networkx, into
+//!   `BENCHMARKS.md`'s many-sources section (1,024 sources unless
+//!   `--sources` says otherwise).
 //! - `sanitize [VARIANT]...`: compute-sanitizer's memcheck, racecheck,
 //!   synccheck and initcheck over every variant (needs a GPU and CUDA's tools).
 //! - `fuzz [SECONDS]`: every `cargo fuzz` target of the graph readers
 //!   (`host/fuzz/`) for SECONDS each (default 60); installs cargo-fuzz if needed.
 //! - `wheel`: the Python package `bfs-gpu` as one abi3 wheel, in
 //!   `target/wheels/` (maturin, fetched on first use).
-//! - `bench --python [--graph PATH]...`: the "From Python" section of
+//! - `bench --from-python [--graph PATH]...`: the "From Python" section of
 //!   `BENCHMARKS.md` (`python/benches/from_python.py`, the release wheel).
 //! - `bundle`: a folder with `bfs`, the test executables, the wheel and
 //!   scripts to run them on a GPU machine that has no Rust.
@@ -53,8 +58,11 @@ usage: cargo xtask TASK [ARGS]
   ptx                        builds and checks the kernels' PTX, prints its paths
   lint                       rustfmt, clippy and rustdoc, every warning an error
   bench [--graph PATH]...    times every variant into BENCHMARKS.md (needs a GPU)
+  bench --many [--graph PATH]... [--gapbs DIR] [--python PYTHON]
+                             many sources at once beside one at a time, into its section
   bench --loader FILE...     the Matrix Market reader against nalgebra-sparse's
-  bench --python [--graph PATH]...  the Python package beside bfs, into BENCHMARKS.md
+  bench --from-python [--graph PATH]...
+                             the Python package beside bfs, into its section
   wheel                      the Python package's wheel, in target/wheels/
   sanitize [VARIANT]...      compute-sanitizer over the variants (needs a GPU)
   fuzz [SECONDS]             each fuzz target of the graph readers (default 60 s)
@@ -187,7 +195,7 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
             println!("{}", wheel.display());
             Ok(ExitCode::SUCCESS)
         }
-        "bench" if rest.first().is_some_and(|flag| flag == "--python") => {
+        "bench" if rest.first().is_some_and(|flag| flag == "--from-python") => {
             let environment = setup::prepare(&workspace)?;
             exit_code_of(&mut python::bench(&workspace, &environment, &rest[1..])?)
         }
@@ -200,11 +208,12 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
             let environment = setup::prepare(&workspace)?;
             let markdown = workspace.root().join("BENCHMARKS.md");
             let mut command = workspace.release_bfs(&environment)?;
-            command
-                .arg("bench")
-                .args(["--sources", "64", "--markdown"])
-                .arg(markdown)
-                .args(rest);
+            command.arg("bench");
+            // `--many` takes its own number of sources: a batch's.
+            if !rest.iter().any(|argument| argument == "--many") {
+                command.args(["--sources", "64"]);
+            }
+            command.arg("--markdown").arg(markdown).args(rest);
             exit_code_of(&mut command)
         }
         "sanitize" => {

@@ -235,7 +235,7 @@ fn counted(command: &mut Command) -> Result<Counts> {
     Ok(counts)
 }
 
-/// `cargo xtask bench --python [ARGS]`: `python/benches/from_python.py` with the release
+/// `cargo xtask bench --from-python [ARGS]`: `python/benches/from_python.py` with the release
 /// wheel and the release `bfs`, writing `BENCHMARKS.md`'s "From Python"
 /// section (its numbers need a GPU; without one it runs on the CPU, which
 /// checks the command).

@@ -3,18 +3,19 @@
 //! run as its own process on the same graph, from the same sources, with
 //! the same thread counts, so that the two are compared in one run.
 //!
-//! The graph goes to gapbs through a Matrix Market file and gapbs's own
-//! `converter` (to its serialized `.sg`, which loads fast); each source is
-//! one `bfs -f G.sg -r SOURCE -n 2` with `OMP_NUM_THREADS` set, of which the
-//! second trial is kept: its first warms up as the engine's untimed first
-//! search does. Matrix Market ids are 1-based and gapbs's 0-based, so a
-//! source means the same vertex to both.
+//! The graph goes to gapbs as its serialized `.sg` file, written here in
+//! the layout gapbs's `converter` writes (which loads fast, and spares
+//! reading a text file); each source is one `bfs -f G.sg -r SOURCE -n 2`
+//! with `OMP_NUM_THREADS` set, of which the second trial is kept: its first
+//! warms up as the engine's untimed first search does. Vertex ids are
+//! 0-based on both sides, so a source means the same vertex to both.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::{Csr, Error, Result, graph};
+use crate::{Csr, Error, Result};
 
 /// gapbs built in a folder (`make bfs converter`), with a graph converted
 /// for it.
@@ -25,17 +26,15 @@ pub struct Gapbs {
 }
 
 impl Gapbs {
-    /// Converts `graph` for the gapbs build in `folder`, in a scratch
+    /// Writes `graph` for the gapbs build in `folder`, in a scratch
     /// folder removed when the peer is dropped.
     pub fn convert(folder: &Path, graph: &Csr) -> Result<Gapbs> {
-        for program in ["bfs", "converter"] {
-            let program = folder.join(program);
-            if !program.is_file() {
-                return Err(Error::Peer {
-                    program,
-                    message: "not found (build gapbs there with `make bfs converter`)".into(),
-                });
-            }
+        let program = folder.join("bfs");
+        if !program.is_file() {
+            return Err(Error::Peer {
+                program,
+                message: "not found (build gapbs there with `make bfs converter`)".into(),
+            });
         }
         let scratch = std::env::temp_dir().join(format!("bfs-gapbs-{}", std::process::id()));
         std::fs::create_dir_all(&scratch).map_err(|error| Error::Io {
@@ -47,23 +46,7 @@ impl Gapbs {
             serialized: scratch.join("graph.sg"),
             scratch,
         };
-        let matrix_market = peer.scratch.join("graph.mtx");
-        graph::save(graph, &matrix_market)?;
-        let mut converter = Command::new(peer.folder.join("converter"));
-        if graph.is_symmetric() {
-            // An undirected graph, as gapbs keeps one: no separate in-edges.
-            converter.arg("-s");
-        }
-        converter
-            .arg("-f")
-            .arg(&matrix_market)
-            .arg("-b")
-            .arg(&peer.serialized);
-        run(&mut converter)?;
-        std::fs::remove_file(&matrix_market).map_err(|error| Error::Io {
-            path: matrix_market,
-            error,
-        })?;
+        write_serialized(graph, &peer.serialized)?;
         Ok(peer)
     }
 
@@ -88,6 +71,37 @@ impl Gapbs {
             }),
         }
     }
+
+    /// gapbs's times of `trials` searches in one process on `threads`
+    /// threads (`-n`), each from a source of its own random choice and
+    /// each checked by gapbs's verifier (`-v`, not timed): the times, and
+    /// how many searches passed.
+    pub fn trials(&self, threads: usize, trials: usize) -> Result<(Vec<Duration>, usize)> {
+        let mut bfs = Command::new(self.folder.join("bfs"));
+        bfs.env("OMP_NUM_THREADS", threads.to_string())
+            .arg("-f")
+            .arg(&self.serialized)
+            .args(["-n", &trials.to_string(), "-v"]);
+        let output = run(&mut bfs)?;
+        let times: Vec<Duration> = output
+            .lines()
+            .filter_map(|line| line.strip_prefix("Trial Time:"))
+            .filter_map(|seconds| seconds.trim().parse().ok())
+            .map(Duration::from_secs_f64)
+            .collect();
+        let passed = output
+            .lines()
+            .filter_map(|line| line.strip_prefix("Verification:"))
+            .filter(|verdict| verdict.trim() == "PASS")
+            .count();
+        match times.len() == trials {
+            true => Ok((times, passed)),
+            false => Err(Error::Peer {
+                program: self.folder.join("bfs"),
+                message: format!("printed {} trial times, not {trials}", times.len()),
+            }),
+        }
+    }
 }
 
 impl Drop for Gapbs {
@@ -95,6 +109,42 @@ impl Drop for Gapbs {
         // Scratch files only: nothing to report if they are already gone.
         let _ = std::fs::remove_dir_all(&self.scratch);
     }
+}
+
+/// Writes `graph` as gapbs's serialized graph (`.sg`, the layout of its
+/// `WriteSerializedGraph`): whether it is directed (a byte), its CSR
+/// entries and its vertices (`i64` each), the row offsets (`i64`) and the
+/// column indices (`i32`), and for a directed graph the same of its
+/// reverse (the in-edges gapbs's bottom-up steps read); little-endian, as
+/// gapbs reads it on the machines it runs on.
+fn write_serialized(graph: &Csr, path: &Path) -> Result<()> {
+    if graph.vertex_count() > i32::MAX as u32 {
+        return Err(Error::Unsupported(
+            "gapbs's serialized graphs hold 32-bit signed vertex ids".into(),
+        ));
+    }
+    let io = |error| Error::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let file = std::fs::File::create(path).map_err(io)?;
+    let mut out = std::io::BufWriter::new(file);
+    let reversed = graph.reversed();
+    let header = [
+        &[u8::from(reversed.is_some())][..],
+        &graph.edge_count().to_le_bytes(),
+        &u64::from(graph.vertex_count()).to_le_bytes(),
+    ]
+    .concat();
+    (|| {
+        out.write_all(&header)?;
+        for rows in std::iter::once(graph).chain(&reversed) {
+            out.write_all(bytemuck::cast_slice(rows.row_offsets()))?;
+            out.write_all(bytemuck::cast_slice(rows.column_indices()))?;
+        }
+        out.flush()
+    })()
+    .map_err(io)
 }
 
 /// Runs a peer's program (or `bfs prepare`); its standard output, or its
@@ -119,4 +169,37 @@ pub(crate) fn run(command: &mut Command) -> Result<String> {
         });
     }
     Ok(stdout)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The file holds the header, then the rows and their reverse, as
+    /// gapbs's `converter` writes them (byte for byte on Kronecker, road,
+    /// grid, uniform and directed graphs, when this was written).
+    #[test]
+    fn a_directed_graph_is_serialized_with_its_in_edges() {
+        let graph = Csr::from_edges(3, &[(0, 1), (0, 2), (2, 1)], false).expect("a graph");
+        let path = std::env::temp_dir().join(format!("bfs-gapbs-sg-{}.sg", std::process::id()));
+        write_serialized(&graph, &path).expect("written");
+        let bytes = std::fs::read(&path).expect("read back");
+        let _ = std::fs::remove_file(&path);
+        let mut expected = vec![1u8];
+        expected.extend(3u64.to_le_bytes());
+        expected.extend(3u64.to_le_bytes());
+        for offset in [0u64, 2, 2, 3] {
+            expected.extend(offset.to_le_bytes());
+        }
+        for head in [1u32, 2, 1] {
+            expected.extend(head.to_le_bytes());
+        }
+        for offset in [0u64, 0, 2, 3] {
+            expected.extend(offset.to_le_bytes());
+        }
+        for tail in [0u32, 2, 0] {
+            expected.extend(tail.to_le_bytes());
+        }
+        assert_eq!(bytes, expected);
+    }
 }

@@ -11,6 +11,7 @@
 pub mod command;
 pub mod end_to_end;
 pub mod gapbs;
+pub mod many;
 pub mod roads;
 pub mod scaling;
 pub mod sections;
@@ -296,8 +297,9 @@ pub fn markdown(
         "Written by `cargo xtask bench` (on a GPU machine without Rust: `bundle/bench.sh GRAPH...`), \
          section by section, each mode replacing only its own: this table by `cargo xtask bench`, \
          \"CPU engine\" by `--device cpu`, \"Scaling over GPUs\" by `--gpus N,...`, \"End to end\" by \
-         `--end-to-end`, \"Road networks\" by `--roads`, \"Loader\" by `--loader FILE...`, and \"From Python\" by \
-         `--python` (`python/benches/from_python.py`). Why the code's constants have \
+         `--end-to-end`, \"Road networks\" by `--roads`, \"Many sources\" by `--many`, \"Loader\" by \
+         `--loader FILE...`, and \"From Python\" by `--from-python` (`python/benches/from_python.py`). Why the \
+         code's constants have \
          their values is in `docs/decisions.md`. \
          Time: device time of one search from initialisation to the last level (CUDA events), after a warm-up \
          search; `cpu-reference` is the single-thread reference BFS, `cpu (N threads)` the project's parallel \
@@ -380,8 +382,8 @@ pub fn cpu_markdown(
          search, result vectors included, after a warm-up search; `cpu (N threads)` is the parallel \
          direction-optimizing engine that `--device cpu` runs, `gapbs (N threads)` the GAP benchmark suite's BFS \
          (OpenMP, its own binary, built by its Makefile: `make bfs converter`) on the same graph and sources, read \
-         from the `.sg` file its `converter` writes (`-s` for a symmetric graph), the second of two trials per \
-         source. Every \
+         from a `.sg` file in the layout its `converter` writes (`-s` for a symmetric graph), the second of two \
+         trials per source. Every \
          engine result is checked against the reference. Edges and GTEPS as in the main table. gapbs ÷ engine: \
          gapbs's median over the engine's at the same thread count.\n"
     );

@@ -126,17 +126,23 @@ fn file_bytes(path: &Path) -> Result<u64> {
         })
 }
 
-/// scipy's `breadth_first_order` from each source, timed in its own
-/// process around the call alone, on the CSR as scipy keeps it (float64
-/// values, int32 indices), so that the call converts nothing. A symmetric
-/// CSR holds both directions of every edge, so the search is asked for as
-/// directed, sparing scipy the symmetrisation an undirected one makes.
-const SCIPY: &str = r#"import sys, time
+/// The start of a script that times scipy: the graph's CSR as scipy
+/// keeps it (float64 values, int32 indices), from the files
+/// [`ScipyCsr::write`] wrote (`argv[1]` the vertices, `argv[2]` and
+/// `argv[3]` the files), so that scipy's calls convert nothing.
+const SCIPY_CSR: &str = r#"import sys, time
 import numpy as np, scipy.sparse as sparse, scipy.sparse.csgraph as csgraph
-vertices, limit = int(sys.argv[1]), float(sys.argv[5])
+vertices = int(sys.argv[1])
 offsets = np.fromfile(sys.argv[2], dtype='<u8').astype(np.int32)
 heads = np.fromfile(sys.argv[3], dtype='<u4').astype(np.int32)
 matrix = sparse.csr_matrix((np.ones(len(heads)), heads, offsets), shape=(vertices, vertices))
+"#;
+
+/// scipy's `breadth_first_order` from each source, timed around the call
+/// alone. A symmetric CSR holds both directions of every edge, so the
+/// search is asked for as directed, sparing scipy the symmetrisation an
+/// undirected one makes.
+const SCIPY: &str = r#"limit = float(sys.argv[5])
 spent = 0.0
 for source in sys.argv[4].split(','):
     started = time.perf_counter()
@@ -148,6 +154,67 @@ for source in sys.argv[4].split(','):
         break
 "#;
 
+/// A graph's CSR in files for [`SCIPY_CSR`], removed when dropped.
+pub(crate) struct ScipyCsr {
+    /// The row offsets, little-endian `u64`.
+    pub(crate) offsets: PathBuf,
+    /// The column indices, little-endian `u32`.
+    pub(crate) heads: PathBuf,
+}
+
+impl ScipyCsr {
+    /// Writes `graph`'s CSR into `folder`, or says why scipy cannot take it.
+    pub(crate) fn write(graph: &Csr, folder: &Path) -> Result<ScipyCsr> {
+        if graph.edge_count() >= i32::MAX as u64 {
+            return Err(Error::Unsupported(
+                "scipy's int32 indices hold fewer CSR entries".into(),
+            ));
+        }
+        let files = ScipyCsr {
+            offsets: folder.join("offsets.u64"),
+            heads: folder.join("heads.u32"),
+        };
+        let bytes = |words: &[u8], path: &Path| {
+            std::fs::write(path, words).map_err(|error| Error::Io {
+                path: path.to_path_buf(),
+                error,
+            })
+        };
+        bytes(bytemuck::cast_slice(graph.row_offsets()), &files.offsets)?;
+        bytes(bytemuck::cast_slice(graph.column_indices()), &files.heads)?;
+        Ok(files)
+    }
+
+    /// `python` running `script` after [`SCIPY_CSR`] on these files of a
+    /// graph of `vertices` vertices, `sources` its `argv[4]`; the caller
+    /// adds the script's further arguments.
+    pub(crate) fn command(
+        &self,
+        python: &Path,
+        script: &str,
+        vertices: u32,
+        sources: &[u32],
+    ) -> Command {
+        let sources: Vec<String> = sources.iter().map(u32::to_string).collect();
+        let mut command = Command::new(python);
+        command
+            .args(["-c", &format!("{SCIPY_CSR}{script}")])
+            .arg(vertices.to_string())
+            .arg(&self.offsets)
+            .arg(&self.heads)
+            .arg(sources.join(","));
+        command
+    }
+}
+
+impl Drop for ScipyCsr {
+    fn drop(&mut self) {
+        // Scratch files only: nothing to report if they are already gone.
+        let _ = std::fs::remove_file(&self.offsets);
+        let _ = std::fs::remove_file(&self.heads);
+    }
+}
+
 /// scipy's row: its times from the first of `sources` on (as many as
 /// [`Setup::peer_limit`] allows), with the reference's edges and levels
 /// (`reference` is the CPU reference's row over the same sources).
@@ -158,33 +225,13 @@ pub fn scipy_row(
     sources: &[u32],
     reference: &Row,
 ) -> Result<Row> {
-    if graph.edge_count() >= i32::MAX as u64 {
-        return Err(Error::Unsupported(
-            "scipy's int32 indices hold fewer CSR entries".into(),
-        ));
-    }
-    let offsets = setup.scratch.join("offsets.u64");
-    let heads = setup.scratch.join("heads.u32");
-    let bytes = |words: &[u8], path: &Path| {
-        std::fs::write(path, words).map_err(|error| Error::Io {
-            path: path.to_path_buf(),
-            error,
-        })
-    };
-    bytes(bytemuck::cast_slice(graph.row_offsets()), &offsets)?;
-    bytes(bytemuck::cast_slice(graph.column_indices()), &heads)?;
-    let sources: Vec<String> = sources.iter().map(u32::to_string).collect();
+    let files = ScipyCsr::write(graph, &setup.scratch)?;
     let output = gapbs::run(
-        Command::new(python)
-            .args(["-c", SCIPY])
-            .arg(graph.vertex_count().to_string())
-            .arg(&offsets)
-            .arg(&heads)
-            .arg(sources.join(","))
+        files
+            .command(python, SCIPY, graph.vertex_count(), sources)
             .arg(setup.peer_limit.as_secs_f64().to_string()),
     );
-    let _ = std::fs::remove_file(&offsets);
-    let _ = std::fs::remove_file(&heads);
+    drop(files);
     let times: Vec<Duration> = output?
         .lines()
         .filter_map(|line| line.trim().parse().ok())

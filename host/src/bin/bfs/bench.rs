@@ -3,7 +3,10 @@
 //! `BENCHMARKS.md`; with `--device cpu`, the CPU engine beside gapbs, as
 //! that file's CPU section; with `--gpus`, the search over several GPUs
 //! beside one, as its scaling section; with `--end-to-end`, whole
-//! processes; with `--roads`, road networks prepared and searched.
+//! processes; with `--roads`, road networks prepared and searched; with
+//! `--many`, many sources at once beside one at a time (`bench/many.rs`).
+
+mod many;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -30,9 +33,10 @@ pub struct BenchArgs {
     /// Variants to time, comma-separated or repeated (default: all).
     #[arg(long = "variant", value_delimiter = ',')]
     pub variants: Vec<Variant>,
-    /// Random sources with at least one edge, per graph.
-    #[arg(long, default_value_t = 16)]
-    pub sources: usize,
+    /// Random sources with at least one edge, per graph (default 16; with
+    /// --many, 1024).
+    #[arg(long)]
+    pub sources: Option<usize>,
     /// Seed for generated graphs and for picking sources.
     #[arg(long, default_value_t = bfs::graph::generate::DEFAULT_SEED)]
     pub seed: u64,
@@ -96,7 +100,21 @@ pub struct BenchArgs {
     /// (with --end-to-end).
     #[arg(long, default_value_t = u64::MAX)]
     pub peer_most_edges: u64,
+    /// Many sources (graphs given with --graph, then Kronecker 20 and
+    /// gen:road:360000): the GPU's batches of --sources sources beside
+    /// `auto` one source at a time, exact closeness from every vertex, the
+    /// CPU engine, gapbs (`--gapbs`), scipy and networkx (`--python`), in
+    /// one process; written as the file's many-sources section.
+    #[arg(long, conflicts_with_all = ["gpus", "end_to_end", "roads"])]
+    pub many: bool,
+    /// Seconds of search past which a row of --many stops taking sources
+    /// and is scaled (its closeness row: six times this).
+    #[arg(long, default_value_t = 5.0)]
+    pub row_seconds: f64,
 }
+
+/// Sources a graph gets where --sources does not say.
+const DEFAULT_SOURCES: usize = 16;
 
 /// Where `bfs bench` times searches.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -120,6 +138,9 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
     if arguments.roads {
         return run_roads(arguments);
     }
+    if arguments.many {
+        return many::run(arguments);
+    }
     let gpu = match arguments.device {
         BenchDevice::Gpu => Some(Gpu::open()?),
         BenchDevice::Cpu => None,
@@ -130,7 +151,7 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
         } else {
             arguments.variants.clone()
         },
-        sources: arguments.sources,
+        sources: arguments.sources.unwrap_or(DEFAULT_SOURCES),
         seed: arguments.seed,
         sub_queue_counts: arguments.sub_queues.clone(),
         plain_loads: arguments.plain_loads,
@@ -254,7 +275,7 @@ fn run_scaling(arguments: &BenchArgs) -> anyhow::Result<()> {
             &name,
             &graph,
             &gpu_counts,
-            arguments.sources,
+            arguments.sources.unwrap_or(DEFAULT_SOURCES),
             arguments.seed,
             &mut |row| {
                 measured.rows.push(row);
@@ -367,7 +388,7 @@ fn run_roads(arguments: &BenchArgs) -> anyhow::Result<()> {
     };
     let plan = bench::Plan {
         variants: ROADS_VARIANTS.to_vec(),
-        sources: arguments.sources,
+        sources: arguments.sources.unwrap_or(DEFAULT_SOURCES),
         seed: arguments.seed,
         sub_queue_counts: Vec::new(),
         plain_loads: false,

@@ -1,0 +1,282 @@
+//! The GPU's rows of `bench --many`: its batches (counts only, every
+//! distance kept, and a batch of 64), `auto` one source at a time as
+//! `bfs --sources --one-by-one` runs it, and exact closeness from every
+//! vertex on one GPU and on two.
+
+use std::time::{Duration, Instant};
+
+use super::{
+    CHECKED, Kind, Reference, Row, SMALL_BATCH, Setup, Validation, closeness, error_validation,
+    time_batches, validation,
+};
+use crate::Result;
+use crate::abi::many_sources::words_for;
+use crate::gpu::{Gpu, Search, Variant, Workload};
+use crate::graph::prepared::Preparations;
+use crate::many::gpu::GpuBatches;
+use crate::many::{self, Limits, ManySources};
+
+/// The GPU's rows, each handed to `emit`; returns the batch's counts of
+/// every source (for the CPU rows to be checked against), where it ran.
+pub(super) fn rows(
+    setup: &Setup,
+    gpu: &Gpu,
+    reference: &Reference<'_>,
+    emit: &mut dyn FnMut(Row) -> Result<()>,
+) -> Result<Option<many::BatchCounts>> {
+    let (name, sources) = (&reference.name, &reference.sources);
+    let words = words_for(u32::try_from(sources.len()).unwrap_or(u32::MAX));
+    let method = format!("GPU, batches of {} sources (MS-BFS)", 32 * words);
+    eprintln!("bench: many: {name}: {method}");
+    let mut counts = None;
+    match GpuBatches::new(gpu, reference.graph, words) {
+        Ok(mut engine) => {
+            let width = engine.batch_width();
+            let batched = time_batches(&mut engine, sources, width, Duration::MAX);
+            emit(match batched {
+                Ok(timed) => {
+                    let row = Row {
+                        validated: validation(reference.check_counts(&timed.counts).map(
+                            |checked| {
+                                format!("{checked} sources' vertices by distance = the reference's")
+                            },
+                        )),
+                        ..counted_row(name, Kind::Batched, &method, sources.len(), timed.seconds)
+                    };
+                    counts = Some(timed.counts);
+                    row
+                }
+                Err(error) => Row::not_run(
+                    name,
+                    Kind::Batched,
+                    &method,
+                    sources.len(),
+                    error_validation(&error),
+                ),
+            })?;
+            emit(distances_row(gpu, &mut engine, reference, &method))?;
+        }
+        Err(error) => {
+            let why = error_validation(&error);
+            emit(Row::not_run(
+                name,
+                Kind::Batched,
+                &method,
+                sources.len(),
+                why,
+            ))?;
+        }
+    }
+    if sources.len() > SMALL_BATCH {
+        emit(small_batch_row(gpu, reference))?;
+    }
+    emit(one_by_one_row(setup, gpu, reference))?;
+    let (row, searched) = closeness::one_gpu(setup, gpu, reference);
+    emit(row)?;
+    emit(closeness::two_gpus(
+        reference,
+        searched.as_ref(),
+        setup.seed,
+    ))?;
+    Ok(counts)
+}
+
+/// A row that timed `sources` sources in `seconds`, not yet checked.
+pub(super) fn counted_row(
+    name: &str,
+    kind: Kind,
+    method: &str,
+    sources: usize,
+    seconds: f64,
+) -> Row {
+    Row {
+        timed: sources,
+        seconds,
+        ..Row::not_run(
+            name,
+            kind,
+            method,
+            sources,
+            Validation::Skipped(String::new()),
+        )
+    }
+}
+
+/// The batches with every source's distances copied to the host (what
+/// `bfs --sources --output FILE.npy` keeps), where host and device hold
+/// them; every vertex's distance from the checked sources compared.
+fn distances_row(
+    gpu: &Gpu,
+    engine: &mut GpuBatches<'_>,
+    reference: &Reference<'_>,
+    method: &str,
+) -> Row {
+    let (name, sources) = (&reference.name, &reference.sources);
+    let method = format!("{method}, every distance to the host");
+    let n = reference.graph.vertex_count() as usize;
+    let bytes = 4 * (sources.len() * n) as u64;
+    let fits = crate::graph::check_host_memory(bytes, "the distances").and_then(|()| {
+        match gpu.free_memory() {
+            Ok(free) if free > bytes => Ok(()),
+            Ok(free) => Err(format!(
+                "the distances need {} MB of device memory, {} MB are free",
+                bytes / 1_000_000,
+                free / 1_000_000
+            )),
+            Err(error) => Err(error.to_string()),
+        }
+    });
+    if let Err(why) = fits {
+        return Row::not_run(
+            name,
+            Kind::Distances,
+            &method,
+            sources.len(),
+            Validation::Skipped(why),
+        );
+    }
+    let (mut seconds, mut first, mut wrong) = (0.0, 0, None);
+    let vertex_count = reference.graph.vertex_count();
+    let searched = many::with_distances(
+        engine,
+        (vertex_count, sources.len()),
+        sources,
+        Limits::default(),
+        &mut |batch| -> Result<()> {
+            seconds += batch.elapsed.as_secs_f64();
+            for (index, row) in batch.rows.chunks(n.max(1)).enumerate() {
+                if wrong.is_none() {
+                    wrong = reference.check_row(first + index, row).err();
+                }
+            }
+            first += batch.sources.len();
+            Ok(())
+        },
+    );
+    match searched {
+        Ok(()) => Row {
+            validated: validation(match wrong {
+                None => Ok(format!(
+                    "every vertex's distance from {} sources = the reference's",
+                    CHECKED.min(sources.len())
+                )),
+                Some(why) => Err(why),
+            }),
+            ..counted_row(name, Kind::Distances, &method, sources.len(), seconds)
+        },
+        Err(error) => Row::not_run(
+            name,
+            Kind::Distances,
+            &method,
+            sources.len(),
+            error_validation(&error),
+        ),
+    }
+}
+
+/// A batch of the first [`SMALL_BATCH`] sources, on an engine of their width.
+fn small_batch_row(gpu: &Gpu, reference: &Reference<'_>) -> Row {
+    let name = &reference.name;
+    let method = format!("GPU, one batch of {SMALL_BATCH} sources");
+    let sources = &reference.sources[..SMALL_BATCH];
+    let timed = GpuBatches::new(gpu, reference.graph, words_for(SMALL_BATCH as u32))
+        .and_then(|mut engine| time_batches(&mut engine, sources, SMALL_BATCH, Duration::MAX));
+    match timed {
+        Ok(timed) => Row {
+            validated: validation(reference.check_counts(&timed.counts).map(|checked| {
+                format!("{checked} sources' vertices by distance = the reference's")
+            })),
+            ..counted_row(name, Kind::SmallBatch, &method, SMALL_BATCH, timed.seconds)
+        },
+        Err(error) => Row::not_run(
+            name,
+            Kind::SmallBatch,
+            &method,
+            SMALL_BATCH,
+            error_validation(&error),
+        ),
+    }
+}
+
+/// `auto` one source at a time, planned for the run's searches as `bfs
+/// --sources` plans it (its preparation built first, not timed); each
+/// search's device time, as `bfs --sources` reports it.
+fn one_by_one_row(setup: &Setup, gpu: &Gpu, reference: &Reference<'_>) -> Row {
+    let (name, sources) = (&reference.name, &reference.sources);
+    let graph = reference.graph;
+    let prepared = Preparations::none();
+    let workload = Workload {
+        searches: sources.len(),
+        prepared: &prepared,
+    };
+    let plan = crate::gpu::plan(graph, gpu.cooperative_launch(), workload);
+    let mut method = format!(
+        "GPU, one source at a time: auto took {}",
+        plan.strategy.name()
+    );
+    eprintln!("bench: many: {name}: {method}");
+    let started = Instant::now();
+    let mut search = match Search::prepared(gpu, graph, Variant::Auto, Some(plan.strategy), None) {
+        Ok(search) => search,
+        Err(error) => {
+            return Row::not_run(
+                name,
+                Kind::OneByOneAuto,
+                &method,
+                sources.len(),
+                error_validation(&error),
+            );
+        }
+    };
+    if plan.strategy.needs().is_some() {
+        let seconds = started.elapsed().as_secs_f64();
+        method = format!("{method} (built in {seconds:.2} s, not counted)");
+    }
+    let outcome = (|| -> Result<(f64, Option<f64>, usize, Option<String>)> {
+        search.run(sources[0])?;
+        let wall = Instant::now();
+        let (mut seconds, mut first_small_batch, mut wrong) = (0.0, None, None);
+        let mut timed = 0;
+        for (index, &source) in sources.iter().enumerate() {
+            let run = search.run(source)?;
+            seconds += run.elapsed.as_secs_f64();
+            timed += 1;
+            if timed == SMALL_BATCH {
+                first_small_batch = Some(seconds);
+            }
+            if let Some(checked) = reference.checked.get(index)
+                && wrong.is_none()
+            {
+                wrong = crate::validate::same_levels(&run.result, checked)
+                    .err()
+                    .map(|error| format!("source {source}: {error}"));
+            }
+            // At least a small batch's worth, for the target that compares them.
+            if wall.elapsed() > setup.row_budget && timed >= SMALL_BATCH.max(CHECKED) {
+                break;
+            }
+        }
+        Ok((seconds, first_small_batch, timed, wrong))
+    })();
+    match outcome {
+        Ok((seconds, first_small_batch, timed, wrong)) => Row {
+            timed,
+            first_small_batch,
+            validated: validation(match wrong {
+                None => Ok(format!(
+                    "every vertex's distance from {} sources = the reference's",
+                    CHECKED.min(timed)
+                )),
+                Some(why) => Err(why),
+            }),
+            ..counted_row(name, Kind::OneByOneAuto, &method, sources.len(), seconds)
+        },
+        Err(error) => Row::not_run(
+            name,
+            Kind::OneByOneAuto,
+            &method,
+            sources.len(),
+            error_validation(&error),
+        ),
+    }
+}
