@@ -243,13 +243,14 @@ fn images_of(zones: zones::GhostZones) -> Result<ZoneImages> {
 
 impl<'g> Driver<'g> for GhostZones<'g> {
     /// A bound on the device bytes besides the graph, before the zones
-    /// are built: the zones at four times the graph's vertices and edges
-    /// (on the grids they hold three times), and per vertex a level, a
-    /// parent and its ghost lists, its ids both ways and its level and
-    /// parent in its own ids.
+    /// are built: the zones at their budget ([`ZoneLimits::budget`]: four
+    /// times the graph's vertices and edges, at least
+    /// [`zones::LEAST_ZONE_ENTRIES`]; on the grids they hold three times),
+    /// and per vertex a level, a parent and its ghost lists, its ids both
+    /// ways and its level and parent in its own ids.
     fn workspace_bytes(_gpu: &Gpu, graph: &Csr) -> u64 {
-        let (vertices, edges) = (graph.vertex_count() as u64, graph.edge_count());
-        4 * (8 * vertices + 2 * edges) + 32 * vertices
+        let limits = ZoneLimits::budget(graph, 0);
+        8 * limits.vertices + 2 * limits.edges + 32 * graph.vertex_count() as u64
     }
 
     /// Builds the zones of the default shape for `graph` and uploads them.
