@@ -2,7 +2,7 @@
 //! top-down or bottom-up by gapbs's rule over the batch's frontier, the
 //! host reading each level's figures and each source's count.
 
-use bfs_kernels::abi::many_sources::{BLOCK_SIZE, Kept, counting_shared_bytes};
+use bfs_kernels::abi::many_sources::{BLOCK_SIZE, Kept, Step, counting_shared_bytes};
 
 use super::{GpuBatches, Placement, SWITCH, clear};
 use crate::Result;
@@ -25,28 +25,18 @@ impl GpuBatches<'_> {
         let mut counts: BatchCounts = vec![vec![1]; count as usize];
         // The frontier's queue is `queues[current]`; the kernels write the
         // other.
-        let mut current = 0;
-        self.clear_figures(1 - current)?;
-        // SAFETY: the bitmaps are clear, the sources uploaded (`count`),
-        // the kept buffers cleared for them; then the queue is built from
-        // the frontier into the other queue, its figures cleared.
+        // SAFETY: the bitmaps are clear, the sources uploaded (`placed`),
+        // the kept buffers cleared for them.
         unsafe {
-            let step = self.step(current, kept, placed, 0);
             self.launch(
                 &self.kernels.start,
                 (placed.0.div_ceil(BLOCK_SIZE), 0),
-                step,
+                self.step(0, kept, placed, 0),
                 "many_sources_start",
             )?;
-            self.launch(
-                &self.kernels.queue,
-                (self.blocks, 0),
-                step,
-                "many_sources_queue",
-            )?;
         }
-        let mut figures = self.read_level(1 - current)?;
-        current = 1 - current;
+        let mut current = self.queue_frontier(0, self.step(0, kept, placed, 0))?;
+        let mut figures = self.read_level(current)?;
         let (mut in_queue, mut next_clear) = (true, true);
         let mut unfinished = self.in_edges;
         let counting = counting_shared_bytes(self.words);
@@ -59,19 +49,7 @@ impl GpuBatches<'_> {
                 false => !SWITCH.stays_bottom_up(figures.frontier_vertices, previous, n),
             };
             if top_down && !in_queue {
-                self.clear_figures(1 - current)?;
-                // SAFETY: `frontier` holds the whole frontier (a bottom-up
-                // level wrote every vertex's words).
-                unsafe {
-                    let step = self.step(current, kept, placed, level);
-                    self.launch(
-                        &self.kernels.queue,
-                        (self.blocks, 0),
-                        step,
-                        "many_sources_queue",
-                    )?;
-                }
-                current = 1 - current;
+                current = self.queue_frontier(current, self.step(current, kept, placed, level))?;
             }
             self.clear_figures(1 - current)?;
             let gpu = self.gpu;
@@ -138,6 +116,24 @@ impl GpuBatches<'_> {
             }
         }
         Ok(counts)
+    }
+
+    /// Queues the frontier from its bitmap into the queue other than
+    /// `current`, its figures cleared first; returns that queue, now the
+    /// frontier's. `step` names `current` as the frontier's queue.
+    fn queue_frontier(&mut self, current: usize, step: Step) -> Result<usize> {
+        self.clear_figures(1 - current)?;
+        // SAFETY: `frontier` holds the whole frontier (after the start, or
+        // a bottom-up level, which writes every vertex's words).
+        unsafe {
+            self.launch(
+                &self.kernels.queue,
+                (self.blocks, 0),
+                step,
+                "many_sources_queue",
+            )?
+        };
+        Ok(1 - current)
     }
 
     /// Clears the figures of queue `index`.
