@@ -226,7 +226,7 @@ fn a_kernel_that_faults_names_the_variant_and_level_and_writes_nothing() {
     }
     // The real module, with a `trap` at the start of the two-kernel expand kernel.
     let entry = KERNELS_PTX
-        .find(&format!(".entry {}(", abi::two_kernel::EXPAND))
+        .find(&format!(".entry {}(", abi::two_kernel::EXPAND.name()))
         .unwrap();
     let body = entry + KERNELS_PTX[entry..].find("\tld.param").unwrap();
     let trapping = format!("{}\ttrap;\n{}", &KERNELS_PTX[..body], &KERNELS_PTX[body..]);

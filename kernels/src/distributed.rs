@@ -53,33 +53,17 @@
 
 pub mod delegates;
 
+use crate::abi::BLOCK_SIZE;
 use crate::abi::direction_optimizing;
 use crate::abi::distributed::{
-    CLAIMS_PER_THREAD, MEETING_FAILED, PEER_QUADS_PER_THREAD, PEER_WORDS_PER_THREAD,
+    CLAIMS_PER_THREAD, MEETING_FAILED, Outbox, Owned, PEER_QUADS_PER_THREAD, PEER_WORDS_PER_THREAD,
 };
-use crate::abi::{BLOCK_SIZE, EdgeOffset};
 use crate::direction::direction_optimizing::{
     add_block_sum, bottom_up_level, gather_neighbour_lists,
 };
 use crate::direction::hub_chunks::chunk_edge;
 use crate::gpu;
 use crate::visit::{RowOffset, entry_points_by_row_offset, row};
-
-/// What a GPU holds of the vertices it owns, `first_vertex..end_vertex`:
-/// their rows, levels and parents (indexed from `first_vertex`), the
-/// visited bitmap over every vertex, and the next frontier's queue (global
-/// ids) and its size.
-#[derive(Clone, Copy)]
-struct Owned {
-    row_offsets: *const EdgeOffset,
-    first_vertex: u32,
-    end_vertex: u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
-    next_queue: *mut u32,
-    next_size: *mut u32,
-}
 
 impl Owned {
     fn owns(&self, vertex: u32) -> bool {
@@ -122,19 +106,6 @@ impl Owned {
             *self.next_queue.add(slot as usize) = vertex;
         }
     }
-}
-
-/// Where a GPU's claims for the other GPUs go: a region of `capacity`
-/// pairs for each other rank, counted in `counts` (one `u64` for each
-/// rank); rank `r` owns the vertices below `rank_ends[r]` and from the
-/// rank before's end.
-#[derive(Clone, Copy)]
-struct Outbox {
-    regions: *mut u32,
-    counts: *mut u64,
-    capacity: u32,
-    rank_ends: *const u32,
-    rank: u32,
 }
 
 impl Outbox {
@@ -204,16 +175,13 @@ unsafe fn visit(
 /// frontier vertex's list, walked by its block, its warp or its thread by
 /// length ([`gather_neighbour_lists`]), each edge visited as
 /// [`Owned`]/[`Outbox`] describe; the degrees of the owned vertices it
-/// labels are added to `*next_edges`.
+/// labels are added to `*owned.next_edges`; the vertices it claims get
+/// `level + 1`.
 ///
 /// # Safety
-/// `row_offsets` holds the owned vertices' rows (`end_vertex -
-/// first_vertex + 1` entries) into `column_indices`, neighbours `< n`;
-/// `frontier` holds `frontier_size` owned vertices; `visited` has `ceil(n
-/// / 32)` words; `levels`, `parents` and `next_queue` one entry an owned
-/// vertex; `next_size` is one `u32`, `next_edges` one `u64`; `claims` has
-/// `ranks - 1` regions of `claim_capacity` pairs, `claim_counts` and
-/// `rank_ends` one entry a rank (`rank_ends` ascending, the last `n`).
+/// `owned` and `outbox` are as their types say; the owned rows index
+/// `column_indices`, neighbours `< n`; `frontier` holds `frontier_size`
+/// owned vertices.
 ///
 /// # Launch
 /// Grid `ceil(frontier_size / BLOCK_SIZE)`, block [`BLOCK_SIZE`] (whole
@@ -224,48 +192,19 @@ unsafe fn visit(
 /// Thread `i` owns `frontier[i]`; its block walks the longest lists of
 /// its threads together, its warp the long ones, itself the short one.
 #[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn distributed_top_down(
-    row_offsets: *const EdgeOffset,
+    owned: Owned,
+    outbox: Outbox,
     column_indices: *const u32,
-    first_vertex: u32,
-    end_vertex: u32,
     frontier: *const u32,
     frontier_size: u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
     level: u32,
-    next_queue: *mut u32,
-    next_size: *mut u32,
-    next_edges: *mut u64,
-    claims: *mut u32,
-    claim_counts: *mut u64,
-    claim_capacity: u32,
-    rank_ends: *const u32,
-    rank: u32,
 ) {
+    let (owned, outbox) = (owned.in_global(), outbox.in_global());
     let block_edges = gpu::dynamic_shared_memory::<u64>();
     let owner_slot = block_edges
         .wrapping_add(1)
         .cast::<direction_optimizing::ListOwner>();
-    let owned = Owned {
-        row_offsets,
-        first_vertex,
-        end_vertex,
-        visited,
-        levels,
-        parents,
-        next_queue,
-        next_size,
-    };
-    let outbox = Outbox {
-        regions: claims,
-        counts: claim_counts,
-        capacity: claim_capacity,
-        rank_ends,
-        rank,
-    };
     // SAFETY: the launch provides the shared edge count and list owner,
     // every thread of whole warps runs the gathering, and the visits
     // follow the contract.
@@ -277,7 +216,7 @@ pub unsafe extern "ptx-kernel" fn distributed_top_down(
         let index = gpu::global_thread_index();
         let entry = if index < frontier_size {
             let vertex = gpu::load_read_only(frontier.add(index as usize));
-            (vertex, row(row_offsets, vertex - first_vertex))
+            (vertex, row(owned.row_offsets, vertex - owned.first_vertex))
         } else {
             (0, (0, 0))
         };
@@ -285,7 +224,7 @@ pub unsafe extern "ptx-kernel" fn distributed_top_down(
         gather_neighbour_lists(column_indices, owner_slot, entry, |neighbour, parent| {
             visit(&owned, &outbox, (neighbour, parent), level + 1, &mut edges);
         });
-        add_block_sum(block_edges, edges, next_edges);
+        add_block_sum(block_edges, edges, owned.next_edges);
     }
 }
 
@@ -304,49 +243,20 @@ pub unsafe extern "ptx-kernel" fn distributed_top_down(
 /// # Thread mapping
 /// Block `b` takes chunk `b`, thread `t` its edge `t`.
 #[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn distributed_expand_hub_chunks(
-    row_offsets: *const EdgeOffset,
+    owned: Owned,
+    outbox: Outbox,
     column_indices: *const u32,
-    first_vertex: u32,
-    end_vertex: u32,
     chunks: *const u32,
     chunk_count: u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
     level: u32,
-    next_queue: *mut u32,
-    next_size: *mut u32,
-    next_edges: *mut u64,
-    claims: *mut u32,
-    claim_counts: *mut u64,
-    claim_capacity: u32,
-    rank_ends: *const u32,
-    rank: u32,
 ) {
+    let (owned, outbox) = (owned.in_global(), outbox.in_global());
     let block_edges = gpu::dynamic_shared_memory::<u64>();
     let chunk = gpu::block_index();
     if chunk >= chunk_count {
         return;
     }
-    let owned = Owned {
-        row_offsets,
-        first_vertex,
-        end_vertex,
-        visited,
-        levels,
-        parents,
-        next_queue,
-        next_size,
-    };
-    let outbox = Outbox {
-        regions: claims,
-        counts: claim_counts,
-        capacity: claim_capacity,
-        rank_ends,
-        rank,
-    };
     // SAFETY: block `b < chunk_count` reads pair `b`; its hub is owned and
     // its edge is loaded only within the row; every thread of the block
     // reaches the block's sum, whose shared memory the launch provides.
@@ -357,14 +267,14 @@ pub unsafe extern "ptx-kernel" fn distributed_expand_hub_chunks(
         gpu::sync_threads();
         let hub = gpu::load_read_only(chunks.add(2 * chunk as usize));
         let index = gpu::load_read_only(chunks.add(2 * chunk as usize + 1));
-        let (first_edge, end_edge) = row(row_offsets, hub - first_vertex);
+        let (first_edge, end_edge) = row(owned.row_offsets, hub - owned.first_vertex);
         let edge = chunk_edge(first_edge, index, gpu::thread_index());
         let mut edges = 0;
         if edge < end_edge {
             let neighbour = gpu::load_read_only(column_indices.add(edge as usize));
             visit(&owned, &outbox, (neighbour, hub), level + 1, &mut edges);
         }
-        add_block_sum(block_edges, edges, next_edges);
+        add_block_sum(block_edges, edges, owned.next_edges);
     }
 }
 
@@ -391,7 +301,7 @@ pub unsafe extern "ptx-kernel" fn distributed_expand_hub_chunks(
 /// each region 8-byte aligned and holding at least its count's (capped)
 /// pairs of vertices this GPU owns, readable from this GPU and written by
 /// no GPU during the launch; `status` is one `u32`, `received_pairs` one
-/// `u64`; the rest as for [`distributed_top_down`].
+/// `u64`; `owned` as for [`distributed_top_down`].
 ///
 /// # Launch
 /// Grid `ceil(most pairs / (BLOCK_SIZE * CLAIMS_PER_THREAD))` by `ranks`,
@@ -404,6 +314,7 @@ pub unsafe extern "ptx-kernel" fn distributed_expand_hub_chunks(
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
+    owned: Owned,
     regions: *const u64,
     counts: *const u64,
     capacity: u32,
@@ -411,33 +322,15 @@ pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
     round: u32,
     status: *mut u32,
     received_pairs: *mut u64,
-    row_offsets: *const EdgeOffset,
-    first_vertex: u32,
-    end_vertex: u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
     level: u32,
-    next_queue: *mut u32,
-    next_size: *mut u32,
-    next_edges: *mut u64,
 ) {
     const PAIRS: usize = CLAIMS_PER_THREAD as usize;
     let sender = gpu::block_index_y();
     if sender == rank {
         return;
     }
+    let owned = owned.in_global();
     let block_edges = gpu::dynamic_shared_memory::<u64>();
-    let owned = Owned {
-        row_offsets,
-        first_vertex,
-        end_vertex,
-        visited,
-        levels,
-        parents,
-        next_queue,
-        next_size,
-    };
     let first_pair = gpu::block_index() * BLOCK_SIZE * CLAIMS_PER_THREAD + gpu::thread_index();
     // SAFETY: the sender's region and count are read where the tables say
     // (the contract), the count capped at the region's capacity; its
@@ -490,7 +383,7 @@ pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
                 owned.label(vertex, parent, level + 1, &mut edges);
             }
         }
-        add_block_sum(block_edges, edges, next_edges);
+        add_block_sum(block_edges, edges, owned.next_edges);
     }
 }
 

@@ -44,7 +44,8 @@
         core_intrinsics,
         stdarch_nvptx,
         gpu_intrinsics,
-        gpu_launch_sized_workgroup_mem
+        gpu_launch_sized_workgroup_mem,
+        link_llvm_intrinsics
     )
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]

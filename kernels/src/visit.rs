@@ -19,6 +19,7 @@
 //! not two), and a warp reserves its queue slots with one atomic.
 
 use crate::abi::EdgeOffset;
+use crate::abi::frontier::FrontierLevel;
 use crate::gpu::{self, FULL_WARP};
 
 /// A row offset as the device holds it: [`EdgeOffset`] (`u64`) for any
@@ -117,6 +118,28 @@ pub unsafe fn claim(
         label(levels, parents, neighbour, vertex, next_level);
     }
     true
+}
+
+impl FrontierLevel {
+    /// [`claim`]s `neighbour`, discovered from frontier vertex `vertex`,
+    /// for the next level, in this level's labels.
+    ///
+    /// # Safety
+    /// As [`claim`]: `neighbour < n`.
+    #[inline(always)]
+    pub unsafe fn claim(&self, neighbour: u32, vertex: u32) -> bool {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            claim(
+                self.visited,
+                self.levels,
+                self.parents,
+                neighbour,
+                vertex,
+                self.level + 1,
+            )
+        }
+    }
 }
 
 /// Claims all of `vertex`'s neighbours, `column_indices[edge..end]`, for

@@ -98,16 +98,7 @@ impl<'g> DirectionOptimizing<'g> {
         // SAFETY: a memset on the stream, before the kernels that add to it.
         unsafe { self.next_frontier_edges.set_zero_async(stream) }.context(context)?;
         let expansion = TopDownLevel {
-            row_offsets: graph.row_offsets.as_device_ptr(),
-            column_indices: graph.column_indices.as_device_ptr(),
-            frontier: queues.frontier(),
-            frontier_size,
-            next_frontier: queues.next_frontier(),
-            next_frontier_size: queues.next_frontier_size.as_device_ptr(),
-            visited: queues.visited.as_device_ptr(),
-            levels: queues.levels.as_device_ptr(),
-            parents: queues.parents.as_device_ptr(),
-            level,
+            level: queues.level(graph, frontier_size, level),
             next_frontier_edges: self.next_frontier_edges.as_device_ptr(),
             frontier_edges,
         };

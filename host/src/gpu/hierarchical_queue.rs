@@ -2,19 +2,18 @@
 //! w-queues → b-queue → g-queue, with the number of w-queues per block
 //! chosen at launch (default [`hierarchical_queue::SUB_QUEUES`]).
 
+use bfs_kernels::abi::frontier::FrontierLevel;
 use bfs_kernels::abi::{BLOCK_SIZE, hierarchical_queue};
-use cust::function::Function;
-use cust::launch;
 
 use super::queue::FrontierQueues;
-use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, blocks_for};
+use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, blocks_for};
 use crate::error::CudaContext;
 use crate::{Csr, Error, Result};
 
 /// The expand kernel, its w-queue count, and the frontier queues.
 pub struct HierarchicalQueue<'g> {
     gpu: &'g Gpu,
-    expand: Function<'g>,
+    expand: Entry<'g, (FrontierLevel, u32)>,
     sub_queue_count: u32,
     queues: FrontierQueues,
 }
@@ -30,7 +29,7 @@ impl<'g> HierarchicalQueue<'g> {
         }
         Ok(HierarchicalQueue {
             gpu,
-            expand: gpu.kernel(hierarchical_queue::EXPAND)?,
+            expand: gpu.entry(hierarchical_queue::EXPAND)?,
             sub_queue_count,
             queues: FrontierQueues::new(vertex_count)?,
         })
@@ -54,28 +53,19 @@ impl GpuBfs for HierarchicalQueue<'_> {
     fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
         let (gpu, expand, sub_queue_count) = (self.gpu, &self.expand, self.sub_queue_count);
         let shared_bytes = 4 * hierarchical_queue::shared_words(sub_queue_count);
-        self.queues.run_levels(gpu, source, |queues, frontier_size, level| {
-            let stream = gpu.stream();
-            // SAFETY: queues and graph are sized for the same `n` (checked
-            // by `Search::run`), `sub_queue_count` is in range and the shared
-            // memory matches it: `hierarchical_queue_expand`'s contract. The
-            // arguments match its parameter list.
-            unsafe {
-                launch!(expand<<<blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, shared_bytes, stream>>>(
-                    graph.row_offsets.as_device_ptr(),
-                    graph.column_indices.as_device_ptr(),
-                    queues.frontier(),
-                    frontier_size,
-                    queues.next_frontier(),
-                    queues.next_frontier_size.as_device_ptr(),
-                    queues.visited.as_device_ptr(),
-                    queues.levels.as_device_ptr(),
-                    queues.parents.as_device_ptr(),
-                    level,
-                    sub_queue_count
-                ))
-            }
-            .context(|| "launching hierarchical_queue_expand".into())
-        })
+        self.queues
+            .run_levels(gpu, source, |queues, frontier_size, level| {
+                let shape = (
+                    blocks_for(frontier_size, BLOCK_SIZE),
+                    BLOCK_SIZE,
+                    shared_bytes,
+                );
+                let level = queues.level(graph, frontier_size, level);
+                // SAFETY: queues and graph are sized for the same `n` (checked
+                // by `Search::run`), `sub_queue_count` is in range and the shared
+                // memory matches it: `hierarchical_queue_expand`'s contract.
+                unsafe { expand.launch(gpu.stream(), shape, (level, sub_queue_count)) }
+                    .context(|| "launching hierarchical_queue_expand".into())
+            })
     }
 }

@@ -10,6 +10,7 @@
 //! blocks take all of it. The chunk list has room for the chunks of every
 //! vertex the frontier may hold, counted once at set-up.
 
+use bfs_kernels::abi::frontier::FrontierLevel;
 use bfs_kernels::abi::{BLOCK_SIZE, EdgeOffset, direction_optimizing, hub_chunks};
 use cust::function::Function;
 use cust::launch;
@@ -17,26 +18,18 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, DevicePointer, LockedBuff
 use rayon::prelude::*;
 use std::ops::Range;
 
-use super::{Gpu, blocks_for};
+use super::{Entry, Gpu, blocks_for};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 
-/// What one top-down level reads and writes, as device pointers: the
-/// graph's rows (every vertex's, though a GPU of several holds only its
-/// own vertices' edges), the frontier queue, the next one and its size,
-/// the labels, and the next frontier's edges (gapbs's `scout_count`).
+/// What one top-down level reads and writes: the level block (the
+/// graph's rows, every vertex's, though a GPU of several holds only its
+/// own vertices' edges; the frontier queue, the next one and its size; the
+/// labels), and the next frontier's edges (gapbs's `scout_count`).
 pub struct TopDownLevel {
-    pub row_offsets: DevicePointer<EdgeOffset>,
-    pub column_indices: DevicePointer<u32>,
-    pub frontier: DevicePointer<u32>,
-    pub frontier_size: u32,
-    pub next_frontier: DevicePointer<u32>,
-    pub next_frontier_size: DevicePointer<u32>,
-    pub visited: DevicePointer<u32>,
-    pub levels: DevicePointer<u32>,
-    pub parents: DevicePointer<u32>,
-    /// The frontier's level.
-    pub level: u32,
+    /// The level.
+    pub level: FrontierLevel,
+    /// The next frontier's edges, one `u64` the kernels add to.
     pub next_frontier_edges: DevicePointer<u64>,
     /// The frontier's edges (on every GPU, of several), where the host
     /// knows them: after a top-down level, not after a bottom-up one.
@@ -46,8 +39,8 @@ pub struct TopDownLevel {
 /// The three kernels, the light queue, the chunk list and the two counts.
 pub struct ChunkedTopDown<'g> {
     split: Function<'g>,
-    top_down: Function<'g>,
-    expand: Function<'g>,
+    top_down: Entry<'g, (FrontierLevel, *mut u64)>,
+    expand: Entry<'g, (FrontierLevel, *mut u64)>,
     light_queue: DeviceBuffer<u32>,
     chunks: DeviceBuffer<u32>,
     /// The light queue's size and the chunks' count.
@@ -71,8 +64,8 @@ impl<'g> ChunkedTopDown<'g> {
         let zeroed = |count: u64| DeviceBuffer::<u32>::zeroed(count.max(1) as usize);
         Ok(ChunkedTopDown {
             split: gpu.kernel(hub_chunks::SPLIT)?,
-            top_down: gpu.kernel(direction_optimizing::TOP_DOWN)?,
-            expand: gpu.kernel(hub_chunks::EXPAND)?,
+            top_down: gpu.entry(direction_optimizing::TOP_DOWN)?,
+            expand: gpu.entry(hub_chunks::EXPAND)?,
             light_queue: zeroed(most_vertices).context(allocation)?,
             chunks: zeroed(2 * chunk_capacity).context(allocation)?,
             sizes: zeroed(2).context(allocation)?,
@@ -87,41 +80,33 @@ impl<'g> ChunkedTopDown<'g> {
     /// to add to: the caller clears and reads them.
     ///
     /// # Safety
-    /// `level` meets `direction_optimizing_top_down`'s contract and
+    /// `top_down` meets `direction_optimizing_top_down`'s contract and
     /// `hub_chunks_expand`'s (the queue holds `frontier_size` vertices
     /// `< n`, the rows `n + 1` entries, the next queue room for every
     /// vertex, the labels `n` entries); its frontier has at most the
     /// vertices and edges this was allocated for.
-    pub unsafe fn run(&mut self, gpu: &Gpu, level: &TopDownLevel) -> Result<()> {
+    pub unsafe fn run(&mut self, gpu: &Gpu, top_down: &TopDownLevel) -> Result<()> {
+        let level = top_down.level;
         if level.frontier_size == 0 {
             return Ok(());
         }
         let stream = gpu.stream();
         let context = || format!("running top-down level {}", level.level);
+        let next_frontier_edges = top_down.next_frontier_edges.as_mut_ptr();
         // The gather and the chunks' expansion take the same parameters,
         // the light queue or the chunk list for the frontier.
-        let expand = |kernel: &Function<'_>,
-                      (items, count): (DevicePointer<u32>, u32),
-                      (grid, block, shared)| {
-            // SAFETY: `items` holds `count` light vertices or chunk pairs
-            // (the split's counts, or the whole frontier, which has no
-            // hub); the rest is the caller's contract.
-            unsafe {
-                launch!(kernel<<<grid, block, shared, stream>>>(
-                    level.row_offsets,
-                    level.column_indices,
-                    items,
-                    count,
-                    level.next_frontier,
-                    level.next_frontier_size,
-                    level.visited,
-                    level.levels,
-                    level.parents,
-                    level.level,
-                    level.next_frontier_edges
-                ))
-            }
-            .context(context)
+        let expand = |kernel: &Entry<'_, (FrontierLevel, *mut u64)>,
+                      (frontier, frontier_size): (DevicePointer<u32>, u32),
+                      shape: (u32, u32, u32)| {
+            let level = FrontierLevel {
+                frontier: frontier.as_ptr(),
+                frontier_size,
+                ..level
+            };
+            // SAFETY: the frontier holds `frontier_size` light vertices or
+            // chunk pairs (the split's counts, or the whole frontier, which
+            // has no hub); the rest is the caller's contract.
+            unsafe { kernel.launch(stream, shape, (level, next_frontier_edges)) }.context(context)
         };
         let gather_shape = |light_size| {
             (
@@ -130,11 +115,12 @@ impl<'g> ChunkedTopDown<'g> {
                 direction_optimizing::TOP_DOWN_SHARED_BYTES,
             )
         };
-        if level
+        let frontier = DevicePointer::from_raw(level.frontier as u64);
+        if top_down
             .frontier_edges
             .is_some_and(|edges| edges < hub_chunks::CHUNK_EDGES as u64)
         {
-            let whole = (level.frontier, level.frontier_size);
+            let whole = (frontier, level.frontier_size);
             return expand(&self.top_down, whole, gather_shape(level.frontier_size));
         }
         // SAFETY: the queue holds `frontier_size` vertices with rows
@@ -142,8 +128,8 @@ impl<'g> ChunkedTopDown<'g> {
         unsafe {
             self.split(
                 gpu,
-                (level.frontier, level.frontier_size),
-                level.row_offsets,
+                (frontier, level.frontier_size),
+                DevicePointer::from_raw(level.row_offsets as u64),
                 (0, EdgeOffset::MAX),
             )
         }?;

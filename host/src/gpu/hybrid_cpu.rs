@@ -5,13 +5,12 @@
 //! to the device in one batch before the next GPU level, marked there by
 //! `hybrid_cpu_mark`, and the frontier goes with them.
 
+use bfs_kernels::abi::frontier::FrontierLevel;
 use bfs_kernels::abi::{BLOCK_SIZE, UNREACHED, block_queue, hybrid_cpu};
-use cust::function::Function;
-use cust::launch;
 use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::queue::{FrontierQueues, at_level};
-use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, blocks_for};
+use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, blocks_for};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 
@@ -24,8 +23,8 @@ pub const CPU_FRONTIER_THRESHOLD: u32 = 1024;
 pub struct HybridCpu<'g> {
     gpu: &'g Gpu,
     graph: &'g Csr,
-    expand: Function<'g>,
-    mark: Function<'g>,
+    expand: Entry<'g, (FrontierLevel,)>,
+    mark: Entry<'g, (*const u32, u32, *mut u32, *mut u32, *mut u32)>,
     queues: FrontierQueues,
     /// Levels as the host knows them: complete for every level so far.
     levels: Vec<u32>,
@@ -78,19 +77,18 @@ impl<'g> HybridCpu<'g> {
             .copy_from(&self.discoveries[..])
             .context(context)?;
         let (mark, stream, count) = (&self.mark, self.gpu.stream(), (needed / 3) as u32);
+        let parameters = (
+            staging.as_device_ptr().as_ptr(),
+            count,
+            self.queues.visited.as_device_ptr().as_mut_ptr(),
+            self.queues.levels.as_device_ptr().as_mut_ptr(),
+            self.queues.parents.as_device_ptr().as_mut_ptr(),
+        );
+        let shape = (blocks_for(count, BLOCK_SIZE), BLOCK_SIZE, 0);
         // SAFETY: `staging` holds `count` triples of distinct vertices `< n`
         // with parents `< n`, and the queues are sized for `n`:
-        // `hybrid_cpu_mark`'s contract; arguments match its parameter list.
-        unsafe {
-            launch!(mark<<<blocks_for(count, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
-                staging.as_device_ptr(),
-                count,
-                self.queues.visited.as_device_ptr(),
-                self.queues.levels.as_device_ptr(),
-                self.queues.parents.as_device_ptr()
-            ))
-        }
-        .context(context)?;
+        // `hybrid_cpu_mark`'s contract.
+        unsafe { mark.launch(stream, shape, parameters) }.context(context)?;
         self.discoveries.clear();
         Ok(())
     }
@@ -137,8 +135,8 @@ impl<'g> Driver<'g> for HybridCpu<'g> {
         Ok(HybridCpu {
             gpu,
             graph,
-            expand: gpu.kernel(block_queue::EXPAND)?,
-            mark: gpu.kernel(hybrid_cpu::MARK)?,
+            expand: gpu.entry(block_queue::EXPAND)?,
+            mark: gpu.entry(hybrid_cpu::MARK)?,
             queues: FrontierQueues::new(graph.vertex_count())?,
             levels: vec![UNREACHED; graph.vertex_count() as usize],
             discoveries: Vec::new(),

@@ -1,11 +1,16 @@
 //! Launch helpers every driver shares: the device timer around a search,
-//! the opt-in to large dynamic shared memory, and cooperative launches
-//! (every block resident at once, for grid barriers), which cust lacks.
+//! kernels launched with their parameters' type ([`Entry`]), the opt-in to
+//! large dynamic shared memory, and cooperative launches (every block
+//! resident at once, for grid barriers), which cust lacks.
 
+use std::marker::PhantomData;
 use std::time::{Duration, Instant};
 
+use bfs_kernels::abi::{Kernel, Parameters};
+use cust::error::CudaResult;
 use cust::event::{Event, EventFlags};
-use cust::function::Function;
+use cust::function::{BlockSize, Function, GridSize};
+use cust::stream::Stream;
 
 use super::Gpu;
 use crate::error::{CudaContext, driver_result};
@@ -88,6 +93,56 @@ pub(crate) fn check_cooperative(
         )));
     }
     Ok(resident)
+}
+
+/// A kernel loaded together with the type of its parameters, from its
+/// [`Kernel`] in the ABI: its launch takes one `P`, by value, so a
+/// launch whose arguments are not the kernel's (a pointer to `u64` for one
+/// to `u32`, a missing field of a parameter block) does not compile.
+pub(crate) struct Entry<'g, P> {
+    function: Function<'g>,
+    parameters: PhantomData<fn(P)>,
+}
+
+impl Gpu {
+    /// The kernel `kernel` names, to launch with its parameters.
+    pub(crate) fn entry<P>(&self, kernel: Kernel<P>) -> Result<Entry<'_, P>> {
+        Ok(Entry {
+            function: self.kernel(kernel.name())?,
+            parameters: PhantomData,
+        })
+    }
+}
+
+impl<'g, P> Entry<'g, P> {
+    /// The kernel, for its attributes.
+    pub(crate) fn function(&self) -> &Function<'g> {
+        &self.function
+    }
+}
+
+impl<P: Parameters> Entry<'_, P> {
+    /// Queues the kernel on `stream`, `(grid, block, shared_bytes)` its
+    /// shape, with `parameters`.
+    ///
+    /// # Safety
+    /// `parameters` meet the kernel's contract (its `# Safety`: the
+    /// buffers they address are as large as it says) and `shared_bytes`
+    /// its shared memory.
+    pub(crate) unsafe fn launch(
+        &self,
+        stream: &Stream,
+        (grid, block, shared_bytes): (impl Into<GridSize>, impl Into<BlockSize>, u32),
+        mut parameters: P,
+    ) -> CudaResult<()> {
+        parameters.with_addresses(|addresses| {
+            // SAFETY: `addresses` holds the address of each of the
+            // kernel's parameters, in its order and types (`P` is what its
+            // `Kernel` says it takes, which tests/parameters.rs checks
+            // against the PTX), and the caller meets its contract.
+            unsafe { stream.launch(&self.function, grid, block, shared_bytes, addresses) }
+        })
+    }
 }
 
 /// A kernel parameter as `cuLaunchCooperativeKernel` takes it: the address of its value.

@@ -68,7 +68,7 @@ pub use persistent_direction_optimizing::PersistentDirectionOptimizing;
 
 use crate::{Csr, Result};
 pub(crate) use launch::{
-    Timer, allow_shared_memory, blocks_for, check_cooperative, cooperative_launch,
+    Entry, Timer, allow_shared_memory, blocks_for, check_cooperative, cooperative_launch,
     launch_cooperative, parameter,
 };
 use memory::{download, reset_labels};

@@ -8,14 +8,15 @@
 //! Per vertex that is 12 bytes (level, parent, queue slot) and one bit
 //! (visited), where two queues and a visited word would take 20.
 
-use bfs_kernels::abi::BLOCK_SIZE;
-use cust::function::Function;
-use cust::launch;
+use bfs_kernels::abi::frontier::FrontierLevel;
+use bfs_kernels::abi::{BLOCK_SIZE, Kernel};
 use cust::memory::{
     AsyncCopyDestination, CopyDestination, DeviceBuffer, DevicePointer, LockedBuffer,
 };
 
-use super::{DeviceGraph, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download, reset_labels};
+use super::{
+    DeviceGraph, Entry, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download, reset_labels,
+};
 use crate::Result;
 use crate::error::CudaContext;
 
@@ -189,36 +190,50 @@ impl FrontierQueues {
         self.finish(gpu, source)
     }
 
-    /// Launches one level of an expand kernel with the parameter list of
-    /// `global_queue_expand` (shared by `block_queue_expand`), one thread per
+    /// The level block of the current frontier's `frontier_size` vertices
+    /// at `level`, over `graph`: the next frontier goes right after it.
+    pub fn level(&self, graph: &DeviceGraph, frontier_size: u32, level: u32) -> FrontierLevel {
+        FrontierLevel {
+            row_offsets: graph.row_offsets.as_device_ptr().as_ptr(),
+            column_indices: graph.column_indices.as_device_ptr().as_ptr(),
+            frontier: self.frontier().as_ptr(),
+            next_frontier: self.next_frontier().as_mut_ptr(),
+            next_frontier_size: self.next_frontier_size.as_device_ptr().as_mut_ptr(),
+            visited: self.visited.as_device_ptr().as_mut_ptr(),
+            levels: self.levels.as_device_ptr().as_mut_ptr(),
+            parents: self.parents.as_device_ptr().as_mut_ptr(),
+            frontier_size,
+            level,
+        }
+    }
+
+    /// Launches one level of an expand kernel that takes a level block
+    /// alone (`global_queue_expand`, `block_queue_expand`), one thread per
     /// frontier entry.
-    pub fn launch_expand(
+    pub(crate) fn launch_expand(
         &self,
         gpu: &Gpu,
         graph: &DeviceGraph,
-        (expand, shared_bytes): (&Function<'_>, u32),
+        (expand, shared_bytes): (&Entry<'_, (FrontierLevel,)>, u32),
         frontier_size: u32,
         level: u32,
     ) -> Result<()> {
-        let stream = gpu.stream();
+        let shape = (
+            blocks_for(frontier_size, BLOCK_SIZE),
+            BLOCK_SIZE,
+            shared_bytes,
+        );
         // SAFETY: these queues and `graph` are sized for the same `n`
         // (checked by `Search::run`), the frontier holds `frontier_size`
         // vertex ids and is followed by room for every vertex still
-        // undiscovered, which is the expand kernels' contract; the arguments
-        // match their parameter list and `shared_bytes` their layout.
+        // undiscovered, which is the expand kernels' contract;
+        // `shared_bytes` is their layout's.
         unsafe {
-            launch!(expand<<<blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, shared_bytes, stream>>>(
-                graph.row_offsets.as_device_ptr(),
-                graph.column_indices.as_device_ptr(),
-                self.frontier(),
-                frontier_size,
-                self.next_frontier(),
-                self.next_frontier_size.as_device_ptr(),
-                self.visited.as_device_ptr(),
-                self.levels.as_device_ptr(),
-                self.parents.as_device_ptr(),
-                level
-            ))
+            expand.launch(
+                gpu.stream(),
+                shape,
+                (self.level(graph, frontier_size, level),),
+            )
         }
         .context(|| "launching the expand kernel".into())
     }
@@ -252,17 +267,22 @@ pub fn at_level(error: crate::Error, level: u32) -> crate::Error {
 /// its shared memory.
 pub struct SingleKernelQueue<'g> {
     gpu: &'g Gpu,
-    expand: Function<'g>,
+    expand: Entry<'g, (FrontierLevel,)>,
     shared_bytes: u32,
     queues: FrontierQueues,
 }
 
 impl<'g> SingleKernelQueue<'g> {
-    /// Loads kernel `name` and allocates the queues for `vertex_count` vertices.
-    pub fn new(gpu: &'g Gpu, vertex_count: u32, name: &str, shared_bytes: u32) -> Result<Self> {
+    /// Loads `kernel` and allocates the queues for `vertex_count` vertices.
+    pub fn new(
+        gpu: &'g Gpu,
+        vertex_count: u32,
+        kernel: Kernel<(FrontierLevel,)>,
+        shared_bytes: u32,
+    ) -> Result<Self> {
         Ok(SingleKernelQueue {
             gpu,
-            expand: gpu.kernel(name)?,
+            expand: gpu.entry(kernel)?,
             shared_bytes,
             queues: FrontierQueues::new(vertex_count)?,
         })

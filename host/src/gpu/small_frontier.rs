@@ -3,21 +3,20 @@
 //! for it takes one multi-block `block_queue_expand` level, then the single
 //! block resumes.
 
+use bfs_kernels::abi::frontier::FrontierLevel;
 use bfs_kernels::abi::{block_queue, small_frontier};
-use cust::function::Function;
-use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::persistent::PersistentLevels;
 use super::queue::{FrontierQueues, at_level, visited_words};
-use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, allow_shared_memory};
+use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, allow_shared_memory};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 
 /// How frontiers too large for one block are expanded.
 enum LargeFrontiers<'g> {
     /// One multi-block `block_queue_expand` level at a time (the `small-frontier` variant).
-    BlockQueueLevel(Function<'g>),
+    BlockQueueLevel(Entry<'g, (FrontierLevel,)>),
     /// The persistent grid until the frontier is down to `back_to_one_block` (`auto`).
     Persistent {
         levels: PersistentLevels<'g>,
@@ -29,7 +28,7 @@ enum LargeFrontiers<'g> {
 /// and the level the single block reached.
 pub struct SmallFrontier<'g> {
     gpu: &'g Gpu,
-    levels_kernel: Function<'g>,
+    levels_kernel: Entry<'g, (FrontierLevel, *mut u32, u32, u32, u32)>,
     /// Entries of each shared queue: the hand-over size, or as many as fit
     /// the device if fewer.
     capacity: u32,
@@ -72,7 +71,7 @@ impl<'g> SmallFrontier<'g> {
         large: LargeFrontiers<'g>,
     ) -> Result<Self> {
         let allocation = || "allocating small-frontier buffers".to_string();
-        let levels_kernel = gpu.kernel(small_frontier::LEVELS)?;
+        let levels_kernel = gpu.entry(small_frontier::LEVELS)?;
         // Queues no larger than the hand-over needs leave the rest of the
         // multiprocessor's on-chip memory to the L1 cache.
         let capacity = shared_queue_capacity(gpu).min(handoff_size);
@@ -82,9 +81,9 @@ impl<'g> SmallFrontier<'g> {
         let shared_visited_words = if bitmap_fits { words } else { 0 };
         // `shared_queue_capacity` and `bitmap_fits` keep within the opt-in limit.
         allow_shared_memory(
-            &levels_kernel,
+            levels_kernel.function(),
             small_frontier::shared_bytes(capacity, shared_visited_words),
-            small_frontier::LEVELS,
+            small_frontier::LEVELS.name(),
         )?;
         Ok(SmallFrontier {
             gpu,
@@ -115,27 +114,20 @@ impl<'g> SmallFrontier<'g> {
         // `Search::run`) and `frontier_size <= handoff_size <= capacity`,
         // `shared_visited_words` 0 or the bitmap's size, and the shared
         // memory for both allowed in `with`:
-        // `small_frontier_levels`' contract; arguments match its parameter
-        // list. The page-locked level is read after `advance` synchronizes
-        // the stream.
+        // `small_frontier_levels`' contract. The page-locked level is read
+        // after `advance` synchronizes the stream.
         unsafe {
-            launch!(kernel<<<1, small_frontier::BLOCK_SIZE, shared_bytes, stream>>>(
-                graph.row_offsets.as_device_ptr(),
-                graph.column_indices.as_device_ptr(),
-                queues.frontier(),
-                frontier_size,
-                queues.next_frontier(),
-                queues.next_frontier_size.as_device_ptr(),
-                queues.visited.as_device_ptr(),
-                queues.levels.as_device_ptr(),
-                queues.parents.as_device_ptr(),
-                level,
-                self.frontier_level.as_device_ptr(),
+            let parameters = (
+                queues.level(graph, frontier_size, level),
+                self.frontier_level.as_device_ptr().as_mut_ptr(),
                 self.handoff_size,
                 self.capacity,
-                self.shared_visited_words
-            ))
-            .context(|| "launching small_frontier_levels".into())?;
+                self.shared_visited_words,
+            );
+            let shape = (1, small_frontier::BLOCK_SIZE, shared_bytes);
+            kernel
+                .launch(stream, shape, parameters)
+                .context(|| "launching small_frontier_levels".into())?;
             self.frontier_level
                 .async_copy_to(&mut self.frontier_level_on_host, stream)
                 .context(|| "reading the level reached".into())?;
@@ -185,7 +177,7 @@ impl<'g> Driver<'g> for SmallFrontier<'g> {
     /// shared memory, single `block_queue_expand` levels beyond.
     fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
         let vertex_count = graph.vertex_count();
-        let large = LargeFrontiers::BlockQueueLevel(gpu.kernel(block_queue::EXPAND)?);
+        let large = LargeFrontiers::BlockQueueLevel(gpu.entry(block_queue::EXPAND)?);
         Self::with(gpu, vertex_count, small_frontier::CAPACITY, large)
     }
 }

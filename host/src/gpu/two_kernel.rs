@@ -2,19 +2,17 @@
 //! that launches expand and update until the device's `over` flag stays 0.
 
 use bfs_kernels::abi::{BLOCK_SIZE, UNREACHED, two_kernel};
-use cust::function::Function;
-use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
-use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download};
+use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 
 /// The expand/update kernels and their per-vertex masks, sized for one graph.
 pub struct TwoKernel<'g> {
     gpu: &'g Gpu,
-    expand: Function<'g>,
-    update: Function<'g>,
+    expand: Entry<'g, two_kernel::Expand>,
+    update: Entry<'g, two_kernel::Update>,
     frontier: DeviceBuffer<u8>,
     updating: DeviceBuffer<u8>,
     visited: DeviceBuffer<u8>,
@@ -71,8 +69,8 @@ impl<'g> Driver<'g> for TwoKernel<'g> {
         let allocation = || "allocating two-kernel buffers".to_string();
         Ok(TwoKernel {
             gpu,
-            expand: gpu.kernel(two_kernel::EXPAND)?,
-            update: gpu.kernel(two_kernel::UPDATE)?,
+            expand: gpu.entry(two_kernel::EXPAND)?,
+            update: gpu.entry(two_kernel::UPDATE)?,
             frontier: DeviceBuffer::zeroed(count).context(allocation)?,
             updating: DeviceBuffer::zeroed(count).context(allocation)?,
             visited: DeviceBuffer::zeroed(count).context(allocation)?,
@@ -96,30 +94,27 @@ impl GpuBfs for TwoKernel<'_> {
         for level in 0.. {
             let started = std::time::Instant::now();
             let at_level = || format!("level {level}");
+            let masks = [&self.frontier, &self.updating, &self.visited]
+                .map(|mask| mask.as_device_ptr().as_mut_ptr());
+            let expanding = (
+                graph.row_offsets.as_device_ptr().as_ptr(),
+                graph.column_indices.as_device_ptr().as_ptr(),
+                masks[0],
+                masks[1],
+                masks[2].cast_const(),
+                self.levels.as_device_ptr().as_mut_ptr(),
+                vertex_count,
+            );
+            let over = self.over.as_device_ptr().as_mut_ptr();
+            let updating = (masks[0], masks[1], masks[2], over, vertex_count);
             // SAFETY: the buffers were allocated for `vertex_count` vertices
             // (checked by `Search::run`) and the CSR was uploaded whole, which
-            // is the kernels' buffer contract; each launch's arguments match
-            // the kernel's parameter list in `bfs_kernels::two_kernel`.
+            // is the kernels' buffer contract.
             unsafe {
                 self.over.set_32_async(0, stream).context(at_level)?;
-                launch!(expand<<<blocks, BLOCK_SIZE, 0, stream>>>(
-                    graph.row_offsets.as_device_ptr(),
-                    graph.column_indices.as_device_ptr(),
-                    self.frontier.as_device_ptr(),
-                    self.updating.as_device_ptr(),
-                    self.visited.as_device_ptr(),
-                    self.levels.as_device_ptr(),
-                    vertex_count
-                ))
-                .context(at_level)?;
-                launch!(update<<<blocks, BLOCK_SIZE, 0, stream>>>(
-                    self.frontier.as_device_ptr(),
-                    self.updating.as_device_ptr(),
-                    self.visited.as_device_ptr(),
-                    self.over.as_device_ptr(),
-                    vertex_count
-                ))
-                .context(at_level)?;
+                let shape = (blocks, BLOCK_SIZE, 0);
+                expand.launch(stream, shape, expanding).context(at_level)?;
+                update.launch(stream, shape, updating).context(at_level)?;
                 self.over
                     .async_copy_to(&mut self.over_on_host, stream)
                     .context(at_level)?;

@@ -2,13 +2,12 @@
 //! per level, until a level discovers nothing.
 
 use bfs_kernels::abi::{BLOCK_SIZE, vertex_levels};
-use cust::function::Function;
-use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::queue::at_level;
 use super::{
-    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download, reset_labels,
+    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download,
+    reset_labels,
 };
 use crate::error::CudaContext;
 use crate::{Csr, Result};
@@ -16,7 +15,7 @@ use crate::{Csr, Result};
 /// The step kernel, levels, parents and the `discovered` flag.
 pub struct VertexLevels<'g> {
     gpu: &'g Gpu,
-    step: Function<'g>,
+    step: Entry<'g, vertex_levels::Step>,
     levels: DeviceBuffer<u32>,
     parents: DeviceBuffer<u32>,
     discovered: DeviceBuffer<u32>,
@@ -38,7 +37,7 @@ impl<'g> Driver<'g> for VertexLevels<'g> {
         let allocation = || "allocating vertex-levels buffers".to_string();
         Ok(VertexLevels {
             gpu,
-            step: gpu.kernel(vertex_levels::STEP)?,
+            step: gpu.entry(vertex_levels::STEP)?,
             levels: DeviceBuffer::zeroed(count).context(allocation)?,
             parents: DeviceBuffer::zeroed(count).context(allocation)?,
             discovered: DeviceBuffer::zeroed(1).context(allocation)?,
@@ -59,22 +58,22 @@ impl GpuBfs for VertexLevels<'_> {
         for level in 0.. {
             let started = std::time::Instant::now();
             let context = || "running a level".to_string();
+            let parameters = (
+                graph.row_offsets.as_device_ptr().as_ptr(),
+                graph.column_indices.as_device_ptr().as_ptr(),
+                self.levels.as_device_ptr().as_mut_ptr(),
+                self.parents.as_device_ptr().as_mut_ptr(),
+                self.discovered.as_device_ptr().as_mut_ptr(),
+                vertex_count,
+                level,
+            );
+            let shape = (blocks_for(vertex_count, BLOCK_SIZE), BLOCK_SIZE, 0);
             // SAFETY: buffers sized for `vertex_count` vertices and the whole
-            // CSR (checked by `Search::run`): `vertex_levels_step`'s contract;
-            // the arguments match its parameter list. The page-locked flag is
-            // read only after the stream synchronizes.
+            // CSR (checked by `Search::run`): `vertex_levels_step`'s contract.
+            // The page-locked flag is read only after the stream synchronizes.
             unsafe {
                 self.discovered.set_32_async(0, stream).context(context)?;
-                launch!(step<<<blocks_for(vertex_count, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
-                    graph.row_offsets.as_device_ptr(),
-                    graph.column_indices.as_device_ptr(),
-                    self.levels.as_device_ptr(),
-                    self.parents.as_device_ptr(),
-                    self.discovered.as_device_ptr(),
-                    vertex_count,
-                    level
-                ))
-                .context(context)?;
+                step.launch(stream, shape, parameters).context(context)?;
                 self.discovered
                     .async_copy_to(&mut self.discovered_on_host, stream)
                     .context(context)?;

@@ -26,10 +26,8 @@
 //!
 //! [`Reach::PeerMemory`]: super::Reach::PeerMemory
 
-use bfs_kernels::abi::distributed::CLAIMS_PER_THREAD;
+use bfs_kernels::abi::distributed::{CLAIMS_PER_THREAD, Outbox, Owned};
 use bfs_kernels::abi::{BLOCK_SIZE, distributed};
-use cust::function::Function;
-use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, DevicePointer, LockedBuffer};
 use cust::stream::Stream;
 
@@ -40,7 +38,7 @@ mod peers;
 
 use crate::Result;
 use crate::error::CudaContext;
-use crate::gpu::{Gpu, blocks_for};
+use crate::gpu::{Entry, Gpu, blocks_for};
 use peers::PeerClaims;
 
 /// The most frontier edges of any rank for which a top-down level sends
@@ -68,7 +66,7 @@ pub fn region_capacity(vertex_count: u32) -> u32 {
 
 /// A rank's claim buffers.
 pub struct Claims<'g> {
-    apply: Function<'g>,
+    apply: Entry<'g, distributed::Application>,
     capacity: u32,
     /// The regions this rank sends from and receives into, one for each
     /// other rank, in rank order.
@@ -142,7 +140,7 @@ impl<'g> Claims<'g> {
             })
             .collect();
         Ok(Claims {
-            apply: gpu.kernel(distributed::APPLY_CLAIMS)?,
+            apply: gpu.entry(distributed::APPLY_CLAIMS)?,
             capacity,
             outgoing: DeviceBuffer::zeroed(region_words).context(allocation)?,
             incoming,
@@ -166,22 +164,16 @@ impl<'g> Claims<'g> {
         self.peers.is_some() && frontier_edges.iter().all(|&edges| edges <= IN_PLACE_EDGES)
     }
 
-    /// The top-down kernels' outbox: the regions, the counts, the
-    /// capacity and the ranks' ends.
-    pub fn outbox(
-        &self,
-    ) -> (
-        DevicePointer<u32>,
-        DevicePointer<u64>,
-        u32,
-        DevicePointer<u32>,
-    ) {
-        (
-            self.outgoing.as_device_ptr(),
-            self.counts.as_device_ptr(),
-            self.capacity,
-            self.rank_ends.as_device_ptr(),
-        )
+    /// The top-down kernels' outbox for rank `rank`: the regions, the
+    /// counts, the capacity and the ranks' ends.
+    pub fn outbox(&self, rank: u32) -> Outbox {
+        Outbox {
+            regions: self.outgoing.as_device_ptr().as_mut_ptr(),
+            counts: self.counts.as_device_ptr().as_mut_ptr(),
+            rank_ends: self.rank_ends.as_device_ptr().as_ptr(),
+            capacity: self.capacity,
+            rank,
+        }
     }
 
     /// Exchanges a region's worth of words (or a million pairs, if
@@ -334,7 +326,7 @@ impl<'g> Claims<'g> {
         stream: &Stream,
         (rank, ranks): (u32, u32),
         (round, per_sender, in_place): (u32, &[u64], bool),
-        owned: &Owned,
+        owned: &OwnedLevel,
     ) -> Result<()> {
         let sources = match (&self.peers, in_place) {
             (Some(peers), true) => &peers.written,
@@ -350,33 +342,24 @@ impl<'g> Claims<'g> {
             ranks,
             1,
         );
+        let parameters = (
+            owned.owned,
+            sources.pairs.as_device_ptr().as_ptr(),
+            sources.counts.as_device_ptr().as_ptr(),
+            self.capacity,
+            rank,
+            round,
+            owned.status.as_mut_ptr(),
+            owned.received_pairs.as_mut_ptr(),
+            owned.level,
+        );
         // SAFETY: the sources hold each rank's region of `capacity` pairs
         // for this rank, holding at least its count's (capped) pairs of
         // vertices this rank owns, and the count's address: received here,
         // or on the sender's GPU, which this GPU reaches, after the ranks'
-        // meeting; the rest is `Owned`'s contract.
-        unsafe {
-            launch!(kernel<<<grid, BLOCK_SIZE, 8, stream>>>(
-                sources.pairs.as_device_ptr(),
-                sources.counts.as_device_ptr(),
-                self.capacity,
-                rank,
-                round,
-                owned.status,
-                owned.received_pairs,
-                owned.row_offsets,
-                owned.first_vertex,
-                owned.end_vertex,
-                owned.visited,
-                owned.levels,
-                owned.parents,
-                owned.level,
-                owned.next_queue,
-                owned.next_size,
-                owned.next_edges
-            ))
-        }
-        .context(|| format!("applying top-down level {}'s claims", owned.level))
+        // meeting; the owned block is the rank's own buffers.
+        unsafe { kernel.launch(stream, (grid, BLOCK_SIZE, 8), parameters) }
+            .context(|| format!("applying top-down level {}'s claims", owned.level))
     }
 }
 
@@ -403,28 +386,14 @@ impl ClaimSources {
     }
 }
 
-/// What the claims' kernels read and write of a rank's own vertices.
-pub struct Owned {
-    /// The rank's rows: its vertices' row offsets, and one past the last.
-    pub row_offsets: DevicePointer<u64>,
-    /// The first vertex the rank owns.
-    pub first_vertex: u32,
-    /// One past the last vertex the rank owns.
-    pub end_vertex: u32,
-    /// The visited bitmap over every vertex.
-    pub visited: DevicePointer<u32>,
-    /// Levels of the owned vertices, from `first_vertex`.
-    pub levels: DevicePointer<u32>,
-    /// Parents of the owned vertices, from `first_vertex`.
-    pub parents: DevicePointer<u32>,
-    /// The level being labelled.
+/// What the claims' kernels read and write of a rank's own vertices in a
+/// level: the owned vertices as the kernels take them, the level, and the
+/// level's status and the claim pairs it read (its figures').
+pub struct OwnedLevel {
+    /// The owned vertices' rows, labels and next queue.
+    pub owned: Owned,
+    /// The frontier's level; the vertices claimed get `level + 1`.
     pub level: u32,
-    /// The next frontier's queue of owned vertices (global ids).
-    pub next_queue: DevicePointer<u32>,
-    /// The next queue's size.
-    pub next_size: DevicePointer<u32>,
-    /// The degrees of the next queue's vertices, summed.
-    pub next_edges: DevicePointer<u64>,
     /// The level's status (its figures' word).
     pub status: DevicePointer<u32>,
     /// The claim pairs the level read from the other ranks (its figures').

@@ -25,9 +25,9 @@ use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, DevicePointer, LockedBuffer};
 use rayon::prelude::*;
 
-use super::claims::Owned;
+use super::claims::OwnedLevel;
 use crate::error::CudaContext;
-use crate::gpu::{Gpu, blocks_for, upload};
+use crate::gpu::{Entry, Gpu, blocks_for, upload};
 use crate::{Csr, Result};
 
 /// The delegates' lists hold at most one CSR entry in this many.
@@ -159,9 +159,9 @@ pub struct Delegates<'g> {
     listed: DeviceBuffer<u32>,
     counter: DeviceBuffer<u64>,
     grid: u32,
-    note: Function<'g>,
+    note: Entry<'g, distributed::DelegateNote>,
     list: Function<'g>,
-    expand: Function<'g>,
+    expand: Entry<'g, distributed::DelegateExpansion>,
 }
 
 impl<'g> Delegates<'g> {
@@ -181,9 +181,9 @@ impl<'g> Delegates<'g> {
             listed: DeviceBuffer::zeroed(2 * count.max(1)).context(allocation)?,
             counter: DeviceBuffer::zeroed(1).context(allocation)?,
             grid: delegated_chunks.min(EXPAND_BLOCKS_PER_MULTIPROCESSOR * gpu.multiprocessors()),
-            note: gpu.kernel(distributed::NOTE_DELEGATES)?,
+            note: gpu.entry(distributed::NOTE_DELEGATES)?,
             list: gpu.kernel(distributed::LIST_DELEGATES)?,
-            expand: gpu.kernel(distributed::EXPAND_DELEGATES)?,
+            expand: gpu.entry(distributed::EXPAND_DELEGATES)?,
             choice,
         })
     }
@@ -198,7 +198,7 @@ impl<'g> Delegates<'g> {
     pub fn note(
         &self,
         gpu: &Gpu,
-        owned: &Owned,
+        owned: &OwnedLevel,
         level: u32,
         bits: DevicePointer<u32>,
     ) -> Result<()> {
@@ -207,26 +207,26 @@ impl<'g> Delegates<'g> {
             return Ok(());
         }
         let (stream, note) = (gpu.stream(), &self.note);
+        let parameters = (
+            self.ids.as_device_ptr().as_ptr(),
+            self.owned.start,
+            self.owned.end,
+            owned.owned.levels.cast_const(),
+            owned.owned.first_vertex,
+            level,
+            bits.as_mut_ptr(),
+        );
+        let shape = (blocks_for(count, BLOCK_SIZE), BLOCK_SIZE, 0);
         // SAFETY: the owned delegates' ids lie in the owned range, whose
         // levels `owned` holds; `bits` has a bit for each delegate.
-        unsafe {
-            launch!(note<<<blocks_for(count, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
-                self.ids.as_device_ptr(),
-                self.owned.start,
-                self.owned.end,
-                owned.levels,
-                owned.first_vertex,
-                level,
-                bits
-            ))
-        }
-        .context(|| format!("noting the delegates of level {level}"))
+        unsafe { note.launch(stream, shape, parameters) }
+            .context(|| format!("noting the delegates of level {level}"))
     }
 
     /// Queues the expansion of this rank's pieces of the frontier's
     /// delegates (`frontier_bits`, every rank's, a bit a delegate) for the
     /// level after `owned.level`.
-    pub fn expand(&mut self, gpu: &Gpu, frontier_bits: &[u32], owned: &Owned) -> Result<()> {
+    pub fn expand(&mut self, gpu: &Gpu, frontier_bits: &[u32], owned: &OwnedLevel) -> Result<()> {
         let count = self.choice.ids.len() as u32;
         let stream = gpu.stream();
         let context = || format!("expanding the delegates of level {}", owned.level);
@@ -250,24 +250,18 @@ impl<'g> Delegates<'g> {
                 self.counter.as_device_ptr()
             ))
             .context(context)?;
-            launch!(expand<<<self.grid, CHUNK_EDGES, 8, stream>>>(
-                self.rows.as_device_ptr(),
-                self.columns.as_device_ptr(),
-                self.ids.as_device_ptr(),
-                self.listed.as_device_ptr(),
-                self.counter.as_device_ptr(),
-                owned.row_offsets,
-                owned.first_vertex,
-                owned.end_vertex,
-                owned.visited,
-                owned.levels,
-                owned.parents,
+            let parameters = (
+                owned.owned,
+                self.rows.as_device_ptr().as_ptr(),
+                self.columns.as_device_ptr().as_ptr(),
+                self.ids.as_device_ptr().as_ptr(),
+                self.listed.as_device_ptr().as_ptr(),
+                self.counter.as_device_ptr().as_ptr(),
                 owned.level,
-                owned.next_queue,
-                owned.next_size,
-                owned.next_edges
-            ))
-            .context(context)
+            );
+            expand
+                .launch(stream, (self.grid, CHUNK_EDGES, 8), parameters)
+                .context(context)
         }
     }
 }

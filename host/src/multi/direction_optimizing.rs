@@ -42,10 +42,10 @@
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
-use bfs_kernels::abi::EdgeOffset;
 use bfs_kernels::abi::distributed::{
     MEETING_FAILED, STATS_EDGES_WORD, STATS_RECEIVED_WORD, STATS_STATUS_WORD, STATS_WORDS,
 };
+use bfs_kernels::abi::{EdgeOffset, distributed};
 use cust::function::Function;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
@@ -136,8 +136,8 @@ pub struct Rank<'g> {
 }
 
 struct Kernels<'g> {
-    top_down: Function<'g>,
-    expand_hub_chunks: Function<'g>,
+    top_down: crate::gpu::Entry<'g, distributed::Expansion>,
+    expand_hub_chunks: crate::gpu::Entry<'g, distributed::Expansion>,
     bottom_up: Function<'g>,
     queue_to_bitmap: Function<'g>,
     bitmap_to_queue: Function<'g>,

@@ -2,10 +2,12 @@
 
 use core::num::NonZeroU64;
 
-use super::EdgeOffset;
+use super::frontier::FrontierLevel;
+use super::{EdgeOffset, Kernel};
 
 /// A top-down level that also sums the new frontier's degrees.
-pub const TOP_DOWN: &str = "direction_optimizing_top_down";
+pub const TOP_DOWN: Kernel<(FrontierLevel, *mut u64)> =
+    Kernel::new("direction_optimizing_top_down");
 /// A bottom-up level over the frontier bitmap.
 pub const BOTTOM_UP: &str = "direction_optimizing_bottom_up";
 /// The same over row offsets in 32 bits.

@@ -1,13 +1,20 @@
 //! Kernel entry points of the multi-GPU search's exchange steps (besides
 //! `direction_optimizing`'s, which each GPU runs on its own rows).
 
+use super::{EdgeOffset, Kernel};
+
 /// A top-down level over a GPU's own frontier: labels its own
-/// neighbours, sends the others' to their owners.
-pub const TOP_DOWN: &str = "distributed_top_down";
-/// The same for its hubs' chunks.
-pub const EXPAND_HUB_CHUNKS: &str = "distributed_expand_hub_chunks";
-/// Applies the claims a GPU received.
-pub const APPLY_CLAIMS: &str = "distributed_apply_claims";
+/// neighbours, sends the others' to their owners. Its parameters: the
+/// owned vertices, the outbox, the columns of the owned rows, the
+/// frontier queue, its size, and its level.
+pub const TOP_DOWN: Kernel<Expansion> = Kernel::new("distributed_top_down");
+/// The same for its hubs' chunks (the "frontier" is the chunk list).
+pub const EXPAND_HUB_CHUNKS: Kernel<Expansion> = Kernel::new("distributed_expand_hub_chunks");
+/// Applies the claims a GPU received. Its parameters: the owned vertices,
+/// each sender's region's and count's addresses, the regions' capacity,
+/// this rank, the round, the level's status and received pairs (its
+/// figures'), and the level.
+pub const APPLY_CLAIMS: Kernel<Application> = Kernel::new("distributed_apply_claims");
 /// The GPUs' meeting on the GPU before each reads the others' claims
 /// (ranks that can reach each other's memory).
 pub const MEET_PEERS: &str = "distributed_meet_peers";
@@ -24,12 +31,133 @@ pub const READ_PEER_FRONTIERS: &str = "distributed_read_peer_frontiers";
 /// that can reach each other's memory).
 pub const READ_PEER_QUEUES: &str = "distributed_read_peer_queues";
 /// Marks the delegates a GPU owns that a level found, in the level's
-/// figures.
-pub const NOTE_DELEGATES: &str = "distributed_note_delegates";
+/// figures. Its parameters: the delegates' ids, the owned ones' first and
+/// end, the owned vertices' levels, the first owned vertex, the level,
+/// and the bits.
+pub const NOTE_DELEGATES: Kernel<DelegateNote> = Kernel::new("distributed_note_delegates");
 /// Lists the frontier's delegates and their chunks on a GPU.
 pub const LIST_DELEGATES: &str = "distributed_list_delegates";
-/// Expands a GPU's pieces of the listed delegates' lists.
-pub const EXPAND_DELEGATES: &str = "distributed_expand_delegates";
+/// Expands a GPU's pieces of the listed delegates' lists. Its
+/// parameters: the owned vertices, the pieces' rows and columns, the
+/// delegates' ids, the listed delegates and their counter, and the level.
+pub const EXPAND_DELEGATES: Kernel<DelegateExpansion> = Kernel::new("distributed_expand_delegates");
+
+/// The parameters of [`TOP_DOWN`] and [`EXPAND_HUB_CHUNKS`].
+pub type Expansion = (Owned, Outbox, *const u32, *const u32, u32, u32);
+
+/// The parameters of [`NOTE_DELEGATES`].
+pub type DelegateNote = (*const u32, u32, u32, *const u32, u32, u32, *mut u32);
+
+/// The parameters of [`EXPAND_DELEGATES`].
+pub type DelegateExpansion = (
+    Owned,
+    *const EdgeOffset,
+    *const u32,
+    *const u32,
+    *const u32,
+    *const u64,
+    u32,
+);
+
+/// The parameters of [`APPLY_CLAIMS`].
+pub type Application = (
+    Owned,
+    *const u64,
+    *const u64,
+    u32,
+    u32,
+    u32,
+    *mut u32,
+    *mut u64,
+    u32,
+);
+
+/// What a GPU holds of the vertices it owns, `first_vertex..end_vertex`,
+/// as its exchange kernels take them: their rows, levels and parents
+/// (indexed from `first_vertex`), the visited bitmap over every vertex,
+/// and the next frontier's queue (global ids), its size and its edges.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Owned {
+    /// The owned vertices' rows: `end_vertex - first_vertex + 1` offsets.
+    pub row_offsets: *const EdgeOffset,
+    /// The visited bitmap over every vertex, `ceil(n / 32)` words.
+    pub visited: *mut u32,
+    /// The owned vertices' levels.
+    pub levels: *mut u32,
+    /// The owned vertices' parents.
+    pub parents: *mut u32,
+    /// The next frontier's queue, room for every owned vertex.
+    pub next_queue: *mut u32,
+    /// The next queue's size, one `u32`.
+    pub next_size: *mut u32,
+    /// The next queue's vertices' degrees, summed: one `u64`.
+    pub next_edges: *mut u64,
+    /// The first vertex owned.
+    pub first_vertex: u32,
+    /// One past the last vertex owned.
+    pub end_vertex: u32,
+}
+
+const _: () = assert!(size_of::<Owned>() == 64);
+
+/// Where a GPU's claims for the other GPUs go: a region of `capacity`
+/// pairs for each other rank (in rank order, two words a pair: the vertex,
+/// then its parent), counted in `counts` (one `u64` for each rank); rank
+/// `r` owns the vertices below `rank_ends[r]` and from the rank before's
+/// end.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Outbox {
+    /// The regions, `ranks - 1` of `capacity` pairs.
+    pub regions: *mut u32,
+    /// Each destination rank's count of claims (its own unused).
+    pub counts: *mut u64,
+    /// Where each rank's vertices end, ascending, the last `n`.
+    pub rank_ends: *const u32,
+    /// Pairs in a region.
+    pub capacity: u32,
+    /// This GPU's rank.
+    pub rank: u32,
+}
+
+const _: () = assert!(size_of::<Outbox>() == 32);
+
+#[cfg(target_arch = "nvptx64")]
+impl Owned {
+    /// The block with each address marked as global memory, as
+    /// [`FrontierLevel::in_global`](super::frontier::FrontierLevel::in_global).
+    #[inline(always)]
+    pub fn in_global(self) -> Owned {
+        use crate::gpu::global;
+        Owned {
+            row_offsets: global(self.row_offsets.cast_mut()).cast_const(),
+            visited: global(self.visited),
+            levels: global(self.levels),
+            parents: global(self.parents),
+            next_queue: global(self.next_queue),
+            next_size: global(self.next_size),
+            next_edges: global(self.next_edges),
+            ..self
+        }
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl Outbox {
+    /// The block with each address marked as global memory, as
+    /// [`FrontierLevel::in_global`](super::frontier::FrontierLevel::in_global).
+    #[inline(always)]
+    pub fn in_global(self) -> Outbox {
+        use crate::gpu::global;
+        Outbox {
+            regions: global(self.regions),
+            counts: global(self.counts),
+            rank_ends: global(self.rank_ends.cast_mut()).cast_const(),
+            ..self
+        }
+    }
+}
 
 /// A GPU's figures of a level, as the GPUs all-gather them: the
 /// vertices it found (a `u32` word, its next queue's size), the level's

@@ -1,5 +1,8 @@
 //! Kernel entry point of the `hierarchical-queue` variant.
 
+use super::Kernel;
+use super::frontier::FrontierLevel;
+
 /// Default number of w-queues per block in `hierarchical_queue_expand`.
 pub const SUB_QUEUES: u32 = 8;
 
@@ -20,5 +23,6 @@ pub const fn shared_words(sub_queue_count: u32) -> u32 {
     2 * MAX_SUB_QUEUES + 3 + 2 * sub_queue_count * W_QUEUE_CAPACITY + B_QUEUE_DIRECT_CAPACITY
 }
 
-/// Expands the frontier through w-queues and the b-queue.
-pub const EXPAND: &str = "hierarchical_queue_expand";
+/// Expands the frontier through w-queues and the b-queue; its parameters:
+/// the level, and the w-queues a block (at most [`MAX_SUB_QUEUES`]).
+pub const EXPAND: Kernel<(FrontierLevel, u32)> = Kernel::new("hierarchical_queue_expand");

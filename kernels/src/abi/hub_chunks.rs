@@ -1,10 +1,13 @@
 //! Kernel entry points of the hubs' lists cut into chunks, a block each,
 //! for the searches that go level by level from the host.
 
+use super::Kernel;
+use super::frontier::FrontierLevel;
+
 /// Splits a frontier queue into hub chunks and the other vertices.
 pub const SPLIT: &str = "hub_chunks_split";
 /// Expands hub chunks, a block each.
-pub const EXPAND: &str = "hub_chunks_expand";
+pub const EXPAND: Kernel<(FrontierLevel, *mut u64)> = Kernel::new("hub_chunks_expand");
 
 /// Edges of a hub's chunk: one per thread of a block. A top-down level
 /// treats a frontier vertex of a chunk's edges or more as a hub: its list

@@ -1,5 +1,7 @@
-//! The kernel↔host contract: kernel names, launch shapes, queue capacities
-//! and data encodings.
+//! The kernel↔host contract: kernel names with their parameters' types
+//! ([`Kernel`]; the parameter blocks several kernels take, `#[repr(C)]` and
+//! passed by value, such as [`frontier::FrontierLevel`]), launch shapes,
+//! queue capacities and data encodings.
 //!
 //! Both the kernels (built for `nvptx64`) and the host driver (built for the
 //! CPU) compile this module, so a name or constant changes in one place.
@@ -8,12 +10,14 @@ pub mod block_queue;
 pub mod chain_contracted;
 pub mod direction_optimizing;
 pub mod distributed;
+pub mod frontier;
 pub mod ghost_zones;
 pub mod global_queue;
 pub mod hierarchical_queue;
 pub mod hierarchy_sweep;
 pub mod hub_chunks;
 pub mod hybrid_cpu;
+mod kernel;
 pub mod many_sources;
 pub mod on_chip;
 pub mod partitioned;
@@ -24,6 +28,8 @@ pub mod small_frontier;
 pub mod two_kernel;
 pub mod vertex_levels;
 pub mod warp_specialized;
+
+pub use kernel::{Kernel, Parameters};
 
 /// Distance (and parent) of a vertex the search has not reached (yet, or at all).
 pub const UNREACHED: u32 = u32::MAX;
@@ -56,38 +62,38 @@ pub const SM90_KERNEL_NAMES: &[&str] = &[on_chip::SEARCH];
 
 /// Every kernel entry point of the main module, so a build check can find each one in the PTX.
 pub const KERNEL_NAMES: &[&str] = &[
-    two_kernel::EXPAND,
-    two_kernel::UPDATE,
-    vertex_levels::STEP,
-    global_queue::EXPAND,
-    block_queue::EXPAND,
-    block_queue::EXPAND_PLAIN_LOADS,
-    hierarchical_queue::EXPAND,
-    small_frontier::LEVELS,
-    hybrid_cpu::MARK,
-    direction_optimizing::TOP_DOWN,
+    two_kernel::EXPAND.name(),
+    two_kernel::UPDATE.name(),
+    vertex_levels::STEP.name(),
+    global_queue::EXPAND.name(),
+    block_queue::EXPAND.name(),
+    block_queue::EXPAND_PLAIN_LOADS.name(),
+    hierarchical_queue::EXPAND.name(),
+    small_frontier::LEVELS.name(),
+    hybrid_cpu::MARK.name(),
+    direction_optimizing::TOP_DOWN.name(),
     direction_optimizing::BOTTOM_UP,
     direction_optimizing::BOTTOM_UP_NARROW,
     direction_optimizing::QUEUE_TO_BITMAP,
     direction_optimizing::BITMAP_TO_QUEUE,
-    distributed::TOP_DOWN,
-    distributed::EXPAND_HUB_CHUNKS,
-    distributed::APPLY_CLAIMS,
+    distributed::TOP_DOWN.name(),
+    distributed::EXPAND_HUB_CHUNKS.name(),
+    distributed::APPLY_CLAIMS.name(),
     distributed::BOTTOM_UP,
     distributed::BOTTOM_UP_NARROW,
     distributed::MEET_PEERS,
     distributed::READ_PEER_FRONTIERS,
     distributed::READ_PEER_QUEUES,
-    distributed::NOTE_DELEGATES,
+    distributed::NOTE_DELEGATES.name(),
     many_sources::START,
     many_sources::QUEUE,
     many_sources::TOP_DOWN,
     many_sources::SETTLE,
     many_sources::BOTTOM_UP,
     distributed::LIST_DELEGATES,
-    distributed::EXPAND_DELEGATES,
+    distributed::EXPAND_DELEGATES.name(),
     hub_chunks::SPLIT,
-    hub_chunks::EXPAND,
+    hub_chunks::EXPAND.name(),
     persistent::LEVELS,
     persistent_direction_optimizing::SEARCH,
     persistent_direction_optimizing::SEARCH_NARROW,

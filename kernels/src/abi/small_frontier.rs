@@ -1,5 +1,8 @@
 //! Kernel entry point of the `small-frontier` variant.
 
+use super::Kernel;
+use super::frontier::FrontierLevel;
+
 /// Threads of the single block of `small_frontier_levels`.
 pub const BLOCK_SIZE: u32 = 1024;
 
@@ -21,4 +24,5 @@ pub const fn shared_bytes(capacity: u32, visited_words: u32) -> u32 {
 }
 
 /// Runs levels in one block while the frontier fits in shared memory.
-pub const LEVELS: &str = "small_frontier_levels";
+pub const LEVELS: Kernel<(FrontierLevel, *mut u32, u32, u32, u32)> =
+    Kernel::new("small_frontier_levels");

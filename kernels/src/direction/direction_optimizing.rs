@@ -24,6 +24,7 @@
 
 use crate::abi::EdgeOffset;
 use crate::abi::direction_optimizing;
+use crate::abi::frontier::FrontierLevel;
 use crate::gpu::{self, FULL_WARP};
 use crate::visit::{RowOffset, claim, entry_points_by_row_offset, row, row_neighbours};
 
@@ -48,18 +49,10 @@ use crate::visit::{RowOffset, claim, entry_points_by_row_offset, row, row_neighb
 /// threads together, its warp the long ones, itself the short one.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
-    row_offsets: *const EdgeOffset,
-    column_indices: *const u32,
-    frontier: *const u32,
-    frontier_size: u32,
-    next_frontier: *mut u32,
-    next_frontier_size: *mut u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
-    level: u32,
+    level: FrontierLevel,
     next_frontier_edges: *mut u64,
 ) {
+    let level = level.in_global();
     let block_edges = gpu::dynamic_shared_memory::<u64>();
     // After the edge count: the elected owner and its list.
     let owner_slot = block_edges
@@ -75,16 +68,16 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
         }
         gpu::sync_threads();
         let index = gpu::global_thread_index();
-        let entry = if index < frontier_size {
-            let vertex = gpu::load_read_only(frontier.add(index as usize));
-            (vertex, row(row_offsets, vertex))
+        let entry = if index < level.frontier_size {
+            let vertex = gpu::load_read_only(level.frontier.add(index as usize));
+            (vertex, row(level.row_offsets, vertex))
         } else {
             (0, (0, 0))
         };
-        let labels = (visited, levels, parents);
-        let append = append_to_queue(next_frontier, next_frontier_size);
-        let graph = (row_offsets, column_indices);
-        let edges = expand_top_down(graph, owner_slot, labels, entry, level + 1, append);
+        let labels = (level.visited, level.levels, level.parents);
+        let append = append_to_queue(level.next_frontier, level.next_frontier_size);
+        let graph = (level.row_offsets, level.column_indices);
+        let edges = expand_top_down(graph, owner_slot, labels, entry, level.level + 1, append);
         add_block_sum(block_edges, edges, next_frontier_edges);
     }
 }

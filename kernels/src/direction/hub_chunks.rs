@@ -31,6 +31,7 @@
 //! [`gather_neighbour_lists`]: crate::direction::direction_optimizing::gather_neighbour_lists
 
 use crate::abi::EdgeOffset;
+use crate::abi::frontier::FrontierLevel;
 use crate::abi::hub_chunks;
 use crate::direction::direction_optimizing::{add_block_sum, claim_and_append};
 use crate::gpu;
@@ -123,12 +124,10 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_split(
 /// does for the other frontier vertices, into the same queue and count.
 ///
 /// # Safety
-/// `chunks` holds `chunk_count` pairs from [`hub_chunks_split`] (the
-/// parameters are the gather's, a chunk list for its queue); the graph
-/// as in `global_queue_expand`; `next_frontier` has room for every vertex,
-/// `next_frontier_size` is one `u32` and `next_frontier_edges` one `u64`;
-/// `visited`, `levels` and `parents` as for
-/// [`claim`](crate::visit::claim).
+/// `level`'s frontier is a chunk list, `frontier_size` pairs from
+/// [`hub_chunks_split`] (the parameters are the gather's, a chunk list for
+/// its queue); the rest of `level` as in `global_queue_expand`;
+/// `next_frontier_edges` is one `u64`.
 ///
 /// # Launch
 /// Grid `chunk_count` (or more: the blocks past it return), block
@@ -139,18 +138,12 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_split(
 /// Block `b` takes chunk `b`, thread `t` its edge `t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hub_chunks_expand(
-    row_offsets: *const EdgeOffset,
-    column_indices: *const u32,
-    chunks: *const u32,
-    chunk_count: u32,
-    next_frontier: *mut u32,
-    next_frontier_size: *mut u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
-    level: u32,
+    level: FrontierLevel,
     next_frontier_edges: *mut u64,
 ) {
+    let level = level.in_global();
+    // The level's "frontier" is the chunk list.
+    let (chunks, chunk_count) = (level.frontier, level.frontier_size);
     let block_edges = gpu::dynamic_shared_memory::<u64>();
     // SAFETY: the two words after the edge count, within the launch's bytes.
     let block_appends = unsafe { block_edges.add(1) }.cast::<u32>();
@@ -171,25 +164,25 @@ pub unsafe extern "ptx-kernel" fn hub_chunks_expand(
         gpu::sync_threads();
         let hub = gpu::load_read_only(chunks.add(2 * chunk));
         let index = gpu::load_read_only(chunks.add(2 * chunk + 1));
-        let (first_edge, end_edge) = row(row_offsets, hub);
+        let (first_edge, end_edge) = row(level.row_offsets, hub);
         let edge = chunk_edge(first_edge, index, gpu::thread_index());
         let (mut edges, mut won) = (0, None);
         if edge < end_edge {
-            let neighbour = gpu::load_read_only(column_indices.add(edge as usize));
+            let neighbour = gpu::load_read_only(level.column_indices.add(edge as usize));
             claim_and_append(
-                row_offsets,
-                (visited, levels, parents),
+                level.row_offsets,
+                (level.visited, level.levels, level.parents),
                 (neighbour, hub),
-                level + 1,
+                level.level + 1,
                 |neighbour, _| won = Some(neighbour),
                 &mut edges,
             );
         }
         let slot = gpu::block_reserve_one(won.is_some(), block_appends, |total| {
-            gpu::atomic_add(next_frontier_size, total)
+            gpu::atomic_add(level.next_frontier_size, total)
         });
         if let Some(neighbour) = won {
-            *next_frontier.add(slot as usize) = neighbour;
+            *level.next_frontier.add(slot as usize) = neighbour;
         }
         add_block_sum(block_edges, edges, next_frontier_edges);
     }

@@ -146,35 +146,17 @@ pub unsafe extern "ptx-kernel" fn distributed_list_delegates(
 /// Block `b` takes the chunks `b`, `b + grid`, …; thread `t` their edge
 /// `t`.
 #[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn distributed_expand_delegates(
+    owned: Owned,
     rows: *const EdgeOffset,
     columns: *const u32,
     delegates: *const u32,
     listed: *const u32,
     counter: *const u64,
-    row_offsets: *const EdgeOffset,
-    first_vertex: u32,
-    end_vertex: u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
     level: u32,
-    next_queue: *mut u32,
-    next_size: *mut u32,
-    next_edges: *mut u64,
 ) {
+    let owned = owned.in_global();
     let block_edges = gpu::dynamic_shared_memory::<u64>();
-    let owned = Owned {
-        row_offsets,
-        first_vertex,
-        end_vertex,
-        visited,
-        levels,
-        parents,
-        next_queue,
-        next_size,
-    };
     // SAFETY: the list holds `pairs` pairs in the order of their first
     // chunks, the first at chunk 0, so the search stays within it; an
     // edge is loaded only within its delegate's piece; every thread of
@@ -212,6 +194,6 @@ pub unsafe extern "ptx-kernel" fn distributed_expand_delegates(
             }
             chunk += gpu::grid_size();
         }
-        add_block_sum(block_edges, edges, next_edges);
+        add_block_sum(block_edges, edges, owned.next_edges);
     }
 }

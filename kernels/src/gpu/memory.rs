@@ -1,7 +1,54 @@
-//! Loads the compiler cannot spell: through the read-only data cache,
-//! 16 bytes at a time, and the block's dynamic shared memory.
+//! Memory the compiler cannot spell: loads through the read-only data
+//! cache, 16 bytes at a time, the block's dynamic shared memory, and
+//! addresses known to be global.
 
 use core::arch::asm;
+
+unsafe extern "C" {
+    /// `isspacep.global`: whether a generic address lies in global memory.
+    #[link_name = "llvm.nvvm.isspacep.global"]
+    safe fn is_global_address(address: *const u8) -> bool;
+}
+
+/// `address`, known to the compiler as an address in global memory, as a
+/// kernel's pointer parameters are: loads, stores and atomics through it,
+/// and through addresses computed from it, are `ld.global`, `st.global`
+/// and `atom.global`, not generic ones that must first find the space.
+/// For the addresses of a parameter block passed by value, which the
+/// compiler cannot see are global (docs/decisions.md, "The textbook's
+/// kernels"). A kernel given an address outside global memory traps here.
+///
+/// How: `isspacep.global`, and an assumption of its answer, which LLVM's
+/// address-space inference reads. The check that traps is the answer's
+/// one use besides the assumption, without which LLVM drops the
+/// assumption as unused before the inference runs; and the inference
+/// rewrites addresses computed from the assumed one, not that one itself,
+/// so the result is `address` plus a zero the compiler cannot see through
+/// (ptxas folds it).
+#[inline(always)]
+pub fn global<T>(address: *mut T) -> *mut T {
+    let in_global = is_global_address(address.cast_const().cast());
+    // SAFETY: traps unless `in_global`; reads and writes nothing.
+    unsafe {
+        asm!(
+            "{{ .reg .pred %outside; setp.eq.u32 %outside, {in_global}, 0; @%outside trap; }}",
+            in_global = in(reg32) in_global as u32,
+            options(nomem, nostack),
+        )
+    }
+    // SAFETY: past the check, the address is global.
+    unsafe { core::hint::assert_unchecked(in_global) };
+    let zero: usize;
+    // SAFETY: moves a constant into a register.
+    unsafe {
+        asm!(
+            "mov.u64 {zero}, 0;",
+            zero = out(reg64) zero,
+            options(pure, nomem, nostack),
+        )
+    }
+    address.wrapping_byte_add(zero)
+}
 
 /// `__ldg(address)`: a load through the read-only (non-coherent) data cache.
 ///

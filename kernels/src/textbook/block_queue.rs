@@ -12,10 +12,10 @@
 //! tail, the block's start in the global queue, then
 //! [`block_queue::CAPACITY`] entries.
 
-use crate::abi::EdgeOffset;
 use crate::abi::block_queue;
+use crate::abi::frontier::FrontierLevel;
 use crate::gpu;
-use crate::visit::{claim, load, neighbours_through};
+use crate::visit::{load, neighbours_through};
 
 /// Shared memory slots before the queue: its tail and its global start.
 const HEADER: usize = 2;
@@ -33,33 +33,9 @@ const HEADER: usize = 2;
 /// Thread `i` expands `frontier[i]`; then the block's threads copy the
 /// b-queue out, thread `t` taking entries `t`, `t + blockDim`, ….
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn block_queue_expand(
-    row_offsets: *const EdgeOffset,
-    column_indices: *const u32,
-    frontier: *const u32,
-    frontier_size: u32,
-    next_frontier: *mut u32,
-    next_frontier_size: *mut u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
-    level: u32,
-) {
+pub unsafe extern "ptx-kernel" fn block_queue_expand(level: FrontierLevel) {
     // SAFETY: forwarded from the caller.
-    unsafe {
-        expand::<true>(
-            row_offsets,
-            column_indices,
-            frontier,
-            frontier_size,
-            next_frontier,
-            next_frontier_size,
-            visited,
-            levels,
-            parents,
-            level,
-        )
-    }
+    unsafe { expand::<true>(level.in_global()) }
 }
 
 /// [`block_queue_expand`] with plain loads of the graph and frontier instead
@@ -71,33 +47,9 @@ pub unsafe extern "ptx-kernel" fn block_queue_expand(
 /// # Launch
 /// As [`block_queue_expand`].
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn block_queue_expand_plain_loads(
-    row_offsets: *const EdgeOffset,
-    column_indices: *const u32,
-    frontier: *const u32,
-    frontier_size: u32,
-    next_frontier: *mut u32,
-    next_frontier_size: *mut u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
-    level: u32,
-) {
+pub unsafe extern "ptx-kernel" fn block_queue_expand_plain_loads(level: FrontierLevel) {
     // SAFETY: forwarded from the caller.
-    unsafe {
-        expand::<false>(
-            row_offsets,
-            column_indices,
-            frontier,
-            frontier_size,
-            next_frontier,
-            next_frontier_size,
-            visited,
-            levels,
-            parents,
-            level,
-        )
-    }
+    unsafe { expand::<false>(level.in_global()) }
 }
 
 /// The kernel body, with the graph and frontier read through the read-only
@@ -106,19 +58,7 @@ pub unsafe extern "ptx-kernel" fn block_queue_expand_plain_loads(
 /// # Safety
 /// As [`block_queue_expand`].
 #[inline(always)]
-#[allow(clippy::too_many_arguments, reason = "the kernels' own parameter list")]
-unsafe fn expand<const READ_ONLY_CACHE: bool>(
-    row_offsets: *const EdgeOffset,
-    column_indices: *const u32,
-    frontier: *const u32,
-    frontier_size: u32,
-    next_frontier: *mut u32,
-    next_frontier_size: *mut u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
-    level: u32,
-) {
+unsafe fn expand<const READ_ONLY_CACHE: bool>(level: FrontierLevel) {
     let shared = gpu::dynamic_shared_memory::<u32>();
     // SAFETY: the launch provides `HEADER + block_queue::CAPACITY` words of
     // shared memory; global accesses follow `global_queue_expand`'s contract;
@@ -134,18 +74,20 @@ unsafe fn expand<const READ_ONLY_CACHE: bool>(
         gpu::sync_threads();
 
         let index = gpu::global_thread_index();
-        if index < frontier_size {
-            let vertex = load::<READ_ONLY_CACHE>(frontier.add(index as usize));
-            for neighbour in
-                neighbours_through::<_, READ_ONLY_CACHE>(row_offsets, column_indices, vertex)
-            {
-                if claim(visited, levels, parents, neighbour, vertex, level + 1) {
+        if index < level.frontier_size {
+            let vertex = load::<READ_ONLY_CACHE>(level.frontier.add(index as usize));
+            for neighbour in neighbours_through::<_, READ_ONLY_CACHE>(
+                level.row_offsets,
+                level.column_indices,
+                vertex,
+            ) {
+                if level.claim(neighbour, vertex) {
                     let slot = gpu::atomic_add(b_queue_size, 1);
                     if slot < block_queue::CAPACITY {
                         *b_queue.add(slot as usize) = neighbour;
                     } else {
-                        let tail = gpu::atomic_add(next_frontier_size, 1);
-                        *next_frontier.add(tail as usize) = neighbour;
+                        let tail = gpu::atomic_add(level.next_frontier_size, 1);
+                        *level.next_frontier.add(tail as usize) = neighbour;
                     }
                 }
             }
@@ -154,13 +96,13 @@ unsafe fn expand<const READ_ONLY_CACHE: bool>(
 
         let count = (*b_queue_size).min(block_queue::CAPACITY);
         if gpu::thread_index() == 0 {
-            *b_queue_start = gpu::atomic_add(next_frontier_size, count);
+            *b_queue_start = gpu::atomic_add(level.next_frontier_size, count);
         }
         gpu::sync_threads();
         let start = *b_queue_start as usize;
         let mut slot = gpu::thread_index();
         while slot < count {
-            *next_frontier.add(start + slot as usize) = *b_queue.add(slot as usize);
+            *level.next_frontier.add(start + slot as usize) = *b_queue.add(slot as usize);
             slot += gpu::block_size();
         }
     }

@@ -8,22 +8,20 @@
 //! atomic per discovered vertex, all on the same tail counter. The host swaps
 //! the queues and reads the tail after each level.
 //!
-//! Encodings: `visited` is a bitmap, bit `v % 32` of word `v / 32` set once
-//! `v` is claimed; `levels`/`parents` as in [`crate::visit`]; `*next_frontier_size` counts the
-//! entries of `next_frontier` and starts each level at 0.
+//! Encodings as [`FrontierLevel`] gives them.
 
-use crate::abi::EdgeOffset;
+use crate::abi::frontier::FrontierLevel;
 use crate::gpu;
-use crate::visit::{claim, neighbours};
+use crate::visit::neighbours;
 
 /// One level: expand the frontier queue into the next one.
 ///
 /// # Safety
-/// `row_offsets` has `n + 1` entries and `column_indices` has `m` entries,
-/// each `< n`; `frontier` holds `frontier_size` vertex ids; `next_frontier`
-/// has room for every vertex still undiscovered; `levels` and `parents`
-/// have `n` entries and `visited` `ceil(n / 32)`; `next_frontier_size`
-/// points to one `u32`.
+/// `level` is as [`FrontierLevel`] says: `row_offsets` has `n + 1` entries
+/// and `column_indices` has `m` entries, each `< n`; `frontier` holds
+/// `frontier_size` vertex ids; `next_frontier` has room for every vertex
+/// still undiscovered; `levels` and `parents` have `n` entries and
+/// `visited` `ceil(n / 32)`; `next_frontier_size` points to one `u32`.
 ///
 /// # Launch
 /// Grid `ceil(frontier_size / BLOCK_SIZE)`, block [`BLOCK_SIZE`](crate::abi::BLOCK_SIZE), no shared memory.
@@ -31,31 +29,21 @@ use crate::visit::{claim, neighbours};
 /// # Thread mapping
 /// Thread `i` expands `frontier[i]`, walking its whole adjacency list.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn global_queue_expand(
-    row_offsets: *const EdgeOffset,
-    column_indices: *const u32,
-    frontier: *const u32,
-    frontier_size: u32,
-    next_frontier: *mut u32,
-    next_frontier_size: *mut u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
-    level: u32,
-) {
+pub unsafe extern "ptx-kernel" fn global_queue_expand(level: FrontierLevel) {
+    let level = level.in_global();
     let index = gpu::global_thread_index();
-    if index >= frontier_size {
+    if index >= level.frontier_size {
         return;
     }
     // SAFETY: `index < frontier_size`, frontier entries and neighbours are
     // vertex ids `< n`, and each claimed vertex gets a distinct tail slot,
     // fewer than `n` in all (each vertex is claimed once).
     unsafe {
-        let vertex = gpu::load_read_only(frontier.add(index as usize));
-        for neighbour in neighbours(row_offsets, column_indices, vertex) {
-            if claim(visited, levels, parents, neighbour, vertex, level + 1) {
-                let tail = gpu::atomic_add(next_frontier_size, 1);
-                *next_frontier.add(tail as usize) = neighbour;
+        let vertex = gpu::load_read_only(level.frontier.add(index as usize));
+        for neighbour in neighbours(level.row_offsets, level.column_indices, vertex) {
+            if level.claim(neighbour, vertex) {
+                let tail = gpu::atomic_add(level.next_frontier_size, 1);
+                *level.next_frontier.add(tail as usize) = neighbour;
             }
         }
     }

@@ -19,10 +19,10 @@
 //! b-queue ([`hierarchical_queue::B_QUEUE_DIRECT_CAPACITY`] spilled entries plus room for every
 //! w-queue).
 
-use crate::abi::EdgeOffset;
+use crate::abi::frontier::FrontierLevel;
 use crate::abi::hierarchical_queue;
 use crate::gpu;
-use crate::visit::{claim, neighbours};
+use crate::visit::neighbours;
 
 /// One level: expand the frontier through w-queues and the b-queue.
 ///
@@ -40,18 +40,10 @@ use crate::visit::{claim, neighbours};
 /// `t + blockDim`, ….
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hierarchical_queue_expand(
-    row_offsets: *const EdgeOffset,
-    column_indices: *const u32,
-    frontier: *const u32,
-    frontier_size: u32,
-    next_frontier: *mut u32,
-    next_frontier_size: *mut u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
-    level: u32,
+    level: FrontierLevel,
     sub_queue_count: u32,
 ) {
+    let level = level.in_global();
     let shared = gpu::dynamic_shared_memory::<u32>();
     let max = hierarchical_queue::MAX_SUB_QUEUES as usize;
     let thread = gpu::thread_index();
@@ -82,10 +74,10 @@ pub unsafe extern "ptx-kernel" fn hierarchical_queue_expand(
 
         let my_w_queue = thread % sub_queue_count;
         let index = gpu::global_thread_index();
-        if index < frontier_size {
-            let vertex = gpu::load_read_only(frontier.add(index as usize));
-            for neighbour in neighbours(row_offsets, column_indices, vertex) {
-                if !claim(visited, levels, parents, neighbour, vertex, level + 1) {
+        if index < level.frontier_size {
+            let vertex = gpu::load_read_only(level.frontier.add(index as usize));
+            for neighbour in neighbours(level.row_offsets, level.column_indices, vertex) {
+                if !level.claim(neighbour, vertex) {
                     continue;
                 }
                 let w_slot = gpu::atomic_add(w_queue_size.add(my_w_queue as usize), 1);
@@ -99,8 +91,8 @@ pub unsafe extern "ptx-kernel" fn hierarchical_queue_expand(
                 if b_slot < hierarchical_queue::B_QUEUE_DIRECT_CAPACITY {
                     *b_queue.add(b_slot as usize) = neighbour;
                 } else {
-                    let tail = gpu::atomic_add(next_frontier_size, 1);
-                    *next_frontier.add(tail as usize) = neighbour;
+                    let tail = gpu::atomic_add(level.next_frontier_size, 1);
+                    *level.next_frontier.add(tail as usize) = neighbour;
                 }
             }
         }
@@ -115,7 +107,7 @@ pub unsafe extern "ptx-kernel" fn hierarchical_queue_expand(
                 offset += (*w_queue_size.add(w_queue)).min(hierarchical_queue::W_QUEUE_CAPACITY);
             }
             *b_queue_total = offset;
-            *b_queue_start = gpu::atomic_add(next_frontier_size, offset);
+            *b_queue_start = gpu::atomic_add(level.next_frontier_size, offset);
         }
         gpu::sync_threads();
 
@@ -136,7 +128,7 @@ pub unsafe extern "ptx-kernel" fn hierarchical_queue_expand(
         let total = *b_queue_total;
         let mut slot = thread;
         while slot < total {
-            *next_frontier.add(start + slot as usize) = *b_queue.add(slot as usize);
+            *level.next_frontier.add(start + slot as usize) = *b_queue.add(slot as usize);
             slot += gpu::block_size();
         }
     }

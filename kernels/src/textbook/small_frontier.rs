@@ -39,12 +39,13 @@
 //! the level of the vertices in `next_frontier` (none when its size is 0).
 
 use crate::abi::EdgeOffset;
+use crate::abi::frontier::FrontierLevel;
 use crate::abi::small_frontier;
 use crate::gpu::{self, FULL_WARP};
 use crate::visit::{expand_in_warp_step, row};
 
-/// Runs levels from `frontier` (at `level`) until the search ends or a
-/// frontier outgrows `handoff_size`.
+/// Runs levels from the `first` level's frontier until the search ends or
+/// a frontier outgrows `handoff_size`.
 ///
 /// # Safety
 /// As [`global_queue_expand`](crate::textbook::global_queue::global_queue_expand), and
@@ -61,21 +62,26 @@ use crate::visit::{expand_in_warp_step, row};
 /// Each level, thread `t` expands frontier entries `t`, `t + blockDim`, ….
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn small_frontier_levels(
-    row_offsets: *const EdgeOffset,
-    column_indices: *const u32,
-    frontier: *const u32,
-    frontier_size: u32,
-    next_frontier: *mut u32,
-    next_frontier_size: *mut u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
-    level: u32,
+    first: FrontierLevel,
     frontier_level: *mut u32,
     handoff_size: u32,
     capacity: u32,
     visited_words: u32,
 ) {
+    // The block's fields by name: the loop below takes `level` on from
+    // the first level's.
+    let FrontierLevel {
+        row_offsets,
+        column_indices,
+        frontier,
+        frontier_size,
+        next_frontier,
+        next_frontier_size,
+        visited,
+        levels,
+        parents,
+        level,
+    } = first.in_global();
     let shared = gpu::dynamic_shared_memory::<u32>();
     let handoff_size = handoff_size.min(capacity);
     let thread = gpu::thread_index();

@@ -12,7 +12,7 @@ use cust::launch;
 use cust::memory::DeviceBuffer;
 use cust::stream::Stream;
 
-use super::{ClaimSources, Claims, Owned, region_address};
+use super::{ClaimSources, Claims, OwnedLevel, region_address};
 use crate::Result;
 use crate::error::CudaContext;
 use crate::gpu::Gpu;
@@ -97,7 +97,7 @@ impl<'g> Claims<'g> {
         &mut self,
         communicator: &dyn Collectives,
         stream: &Stream,
-        owned: &Owned,
+        owned: &OwnedLevel,
         clock: &mut ExchangeClock,
     ) -> Result<()> {
         let (rank, ranks) = (communicator.rank(), communicator.ranks());

@@ -117,8 +117,8 @@ impl<'g> Rank<'g> {
         let mut searcher = Rank {
             gpu,
             kernels: Kernels {
-                top_down: gpu.kernel(distributed::TOP_DOWN)?,
-                expand_hub_chunks: gpu.kernel(distributed::EXPAND_HUB_CHUNKS)?,
+                top_down: gpu.entry(distributed::TOP_DOWN)?,
+                expand_hub_chunks: gpu.entry(distributed::EXPAND_HUB_CHUNKS)?,
                 bottom_up: gpu.kernel(match bottom_up_rows(graph, &owned) {
                     RowOffsets::Wide => distributed::BOTTOM_UP,
                     RowOffsets::Narrow => distributed::BOTTOM_UP_NARROW,

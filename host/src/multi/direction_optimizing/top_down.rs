@@ -5,16 +5,17 @@
 
 use bfs_kernels::abi::BLOCK_SIZE;
 use bfs_kernels::abi::direction_optimizing;
-use bfs_kernels::abi::distributed::{STATS_EDGES_WORD, STATS_RECEIVED_WORD, STATS_STATUS_WORD};
+use bfs_kernels::abi::distributed::{
+    Owned, STATS_EDGES_WORD, STATS_RECEIVED_WORD, STATS_STATUS_WORD,
+};
 use bfs_kernels::abi::hub_chunks;
-use cust::launch;
 use cust::memory::DevicePointer;
 
 use super::{Figures, Rank};
 use crate::Result;
 use crate::error::CudaContext;
 use crate::gpu::blocks_for;
-use crate::multi::claims::Owned;
+use crate::multi::claims::OwnedLevel;
 
 impl Rank<'_> {
     /// One top-down level from the owned frontier (`frontier`: every
@@ -121,8 +122,9 @@ impl Rank<'_> {
     ) -> Result<()> {
         let stream = self.gpu.stream();
         let context = || format!("expanding top-down level {level}");
-        let owned = self.owned_labels(level);
-        let (regions, counts, capacity, rank_ends) = self.claims.outbox();
+        let owned = self.owned_labels(level).owned;
+        let outbox = self.claims.outbox(self.rank());
+        let columns = self.columns.as_device_ptr().as_ptr();
         let launches = [
             (
                 &self.kernels.top_down,
@@ -141,57 +143,37 @@ impl Rank<'_> {
             if count == 0 {
                 continue;
             }
+            let parameters = (owned, outbox, columns, items.as_ptr(), count, level);
             // SAFETY: `items` holds `count` owned frontier vertices (or
-            // chunk pairs of owned hubs, from the split); the rows, labels
-            // and next queue are the owned vertices'; the bitmap covers
-            // every vertex; the outbox has a region of `capacity` pairs for
-            // each other rank, a count for each rank and every rank's end:
+            // chunk pairs of owned hubs, from the split); the owned block
+            // and the outbox are this rank's buffers, the columns its rows':
             // the kernels' contract.
-            unsafe {
-                launch!(kernel<<<grid, block, shared, stream>>>(
-                    owned.row_offsets,
-                    self.columns.as_device_ptr(),
-                    owned.first_vertex,
-                    owned.end_vertex,
-                    items,
-                    count,
-                    owned.visited,
-                    owned.levels,
-                    owned.parents,
-                    level,
-                    owned.next_queue,
-                    owned.next_size,
-                    owned.next_edges,
-                    regions,
-                    counts,
-                    capacity,
-                    rank_ends,
-                    self.rank()
-                ))
-                .context(context)?;
-            }
+            unsafe { kernel.launch(stream, (grid, block, shared), parameters) }.context(context)?;
         }
         Ok(())
     }
 
     /// The owned vertices' buffers as the claims' kernels take them, for
     /// a level whose frontier is `level`.
-    pub(super) fn owned_labels(&self, level: u32) -> Owned {
+    pub(super) fn owned_labels(&self, level: u32) -> OwnedLevel {
         let stats = self.stats.as_device_ptr();
         // SAFETY: the figures' words lie within them.
         let [edges, status, received] = [STATS_EDGES_WORD, STATS_STATUS_WORD, STATS_RECEIVED_WORD]
             .map(|word| unsafe { stats.add(word) });
-        Owned {
-            row_offsets: self.rows.as_device_ptr(),
+        let owned = Owned {
+            row_offsets: self.rows.as_device_ptr().as_ptr(),
+            visited: self.visited.as_device_ptr().as_mut_ptr(),
+            levels: self.levels.as_device_ptr().as_mut_ptr(),
+            parents: self.parents.as_device_ptr().as_mut_ptr(),
+            next_queue: self.queues[1].as_device_ptr().as_mut_ptr(),
+            next_size: stats.as_mut_ptr(),
+            next_edges: edges.as_mut_ptr().cast(),
             first_vertex: self.owned.start,
             end_vertex: self.owned.end,
-            visited: self.visited.as_device_ptr(),
-            levels: self.levels.as_device_ptr(),
-            parents: self.parents.as_device_ptr(),
+        };
+        OwnedLevel {
+            owned,
             level,
-            next_queue: self.queues[1].as_device_ptr(),
-            next_size: stats,
-            next_edges: DevicePointer::from_raw(edges.as_raw()),
             status,
             received_pairs: DevicePointer::from_raw(received.as_raw()),
         }

@@ -1,0 +1,75 @@
+//! A kernel's entry point together with the type of its parameters, so
+//! that the host's launch takes exactly what the kernel reads: a tuple of
+//! scalars, pointers and `#[repr(C)]` parameter blocks, passed by value.
+
+use core::ffi::c_void;
+use core::marker::PhantomData;
+
+/// Entry point `name`, whose parameters are `P`, a tuple in the kernel's
+/// order: `Kernel<(FrontierLevel, u32)>` takes a
+/// [`FrontierLevel`](super::frontier::FrontierLevel) block, then a `u32`.
+/// The host launches it with a `P` and nothing else, so an argument of
+/// another type does not compile; `tests/parameters.rs` checks each `P`
+/// against the entry's parameters in the PTX.
+pub struct Kernel<P> {
+    name: &'static str,
+    parameters: PhantomData<fn(P)>,
+}
+
+impl<P> Kernel<P> {
+    /// The entry point `name`, taking `P`.
+    pub const fn new(name: &'static str) -> Kernel<P> {
+        Kernel {
+            name,
+            parameters: PhantomData,
+        }
+    }
+
+    /// Its name in the PTX.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+impl<P> Clone for Kernel<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P> Copy for Kernel<P> {}
+
+/// A kernel's parameters: a tuple of values, each passed by value.
+pub trait Parameters {
+    /// Each parameter's size and alignment in bytes, in order.
+    const LAYOUT: &'static [(usize, usize)];
+
+    /// Calls `launch` with the address of each parameter, in order, as the
+    /// driver's launch takes them (it copies the values).
+    fn with_addresses<R>(&mut self, launch: impl FnOnce(&mut [*mut c_void]) -> R) -> R;
+}
+
+/// [`Parameters`] for the tuples of each length.
+macro_rules! tuple_parameters {
+    ($($value:ident: $type:ident),+) => {
+        impl<$($type: Copy),+> Parameters for ($($type,)+) {
+            const LAYOUT: &'static [(usize, usize)] =
+                &[$((size_of::<$type>(), align_of::<$type>())),+];
+
+            fn with_addresses<R>(&mut self, launch: impl FnOnce(&mut [*mut c_void]) -> R) -> R {
+                let ($($value,)+) = self;
+                launch(&mut [$(($value as *mut $type).cast::<c_void>()),+])
+            }
+        }
+    };
+}
+
+tuple_parameters!(a: A);
+tuple_parameters!(a: A, b: B);
+tuple_parameters!(a: A, b: B, c: C);
+tuple_parameters!(a: A, b: B, c: C, d: D);
+tuple_parameters!(a: A, b: B, c: C, d: D, e: E);
+tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F);
+tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G);
+tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H);
+tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I);

@@ -1,0 +1,195 @@
+//! Each kernel the host launches with its parameters' type
+//! (`abi::Kernel<P>`) takes, in the PTX, exactly `P`: one parameter for
+//! each of `P`'s values, of its size and alignment; and where a value is a
+//! parameter block, every read the kernel makes of it is of whole fields,
+//! at the offsets the host's compiler gives them (`offset_of!`). So the
+//! host's launch, which passes a `P`, passes what the kernel reads. No GPU
+//! is needed: the PTX is the one `bfs` embeds.
+
+use std::mem::{offset_of, size_of};
+
+use bfs::abi::distributed::{Outbox, Owned};
+use bfs::abi::frontier::FrontierLevel;
+use bfs::abi::{
+    Kernel, Parameters, block_queue, direction_optimizing, distributed, global_queue,
+    hierarchical_queue, hub_chunks, hybrid_cpu, small_frontier, two_kernel, vertex_levels,
+};
+use bfs::gpu::KERNELS_PTX;
+
+/// A field of a parameter block: its name, offset and size.
+type Field = (&'static str, usize, usize);
+
+/// The size of the field `field` picks.
+fn size_of_field<T, F>(_field: fn(&T) -> &F) -> usize {
+    size_of::<F>()
+}
+
+/// The fields of block type `$block`, as the host lays them out.
+macro_rules! fields {
+    ($block:ty { $($field:ident),+ $(,)? }) => {
+        vec![$((
+            stringify!($field),
+            offset_of!($block, $field),
+            size_of_field(|block: &$block| &block.$field),
+        )),+]
+    };
+}
+
+fn frontier_level() -> Vec<Field> {
+    fields!(FrontierLevel {
+        row_offsets,
+        column_indices,
+        frontier,
+        next_frontier,
+        next_frontier_size,
+        visited,
+        levels,
+        parents,
+        frontier_size,
+        level,
+    })
+}
+
+fn owned() -> Vec<Field> {
+    fields!(Owned {
+        row_offsets,
+        visited,
+        levels,
+        parents,
+        next_queue,
+        next_size,
+        next_edges,
+        first_vertex,
+        end_vertex,
+    })
+}
+
+fn outbox() -> Vec<Field> {
+    fields!(Outbox {
+        regions,
+        counts,
+        rank_ends,
+        capacity,
+        rank,
+    })
+}
+
+/// The entry's parameters in the PTX: (size, alignment) each.
+fn entry_parameters(name: &str) -> Vec<(usize, usize)> {
+    let start = KERNELS_PTX
+        .find(&format!(".entry {name}("))
+        .unwrap_or_else(|| panic!("no .entry {name} in the PTX"));
+    let list = &KERNELS_PTX[start..];
+    let list = &list[list.find('(').unwrap() + 1..list.find(')').unwrap()];
+    list.split(',')
+        .map(|parameter| {
+            let words: Vec<&str> = parameter.split_whitespace().collect();
+            // `.param .align A .b8 NAME[SIZE]`: a block.
+            if let Some(bytes) = words.last().and_then(|last| last.split_once('[')) {
+                let size = bytes.1.trim_end_matches(']').parse().unwrap();
+                let align = words[words.iter().position(|&w| w == ".align").unwrap() + 1];
+                return (size, align.parse().unwrap());
+            }
+            // `.param .u64 [.ptr .align A] NAME`: a scalar of its type's
+            // size (a pointer's `.align` is its pointee's).
+            let bits: usize = words[1][2..].parse().unwrap();
+            (bits / 8, bits / 8)
+        })
+        .collect()
+}
+
+/// The entry's reads of parameter `index`: (offset, bytes) each.
+fn reads_of(name: &str, index: usize) -> Vec<(usize, usize)> {
+    let start = KERNELS_PTX.find(&format!(".entry {name}(")).unwrap();
+    let body = &KERNELS_PTX[start..];
+    let body = &body[..body.find("\n}").unwrap()];
+    let parameter = format!("[{name}_param_{index}");
+    body.lines()
+        .filter(|line| line.contains(&parameter))
+        .map(|line| {
+            // `ld.param[.vN].bW dest, [NAME_param_I+OFFSET];`
+            let operation = line.split_whitespace().next().unwrap();
+            let lanes: usize = operation
+                .split('.')
+                .find_map(|part| part.strip_prefix('v')?.parse().ok())
+                .unwrap_or(1);
+            let bits: usize = operation.rsplit('.').next().unwrap()[1..].parse().unwrap();
+            let address = &line[line.find(&parameter).unwrap() + parameter.len()..];
+            let offset = address
+                .strip_prefix('+')
+                .map_or(0, |rest| rest[..rest.find(']').unwrap()].parse().unwrap());
+            assert!(operation.starts_with("ld.param"), "{name}: {line}");
+            (offset, lanes * bits / 8)
+        })
+        .collect()
+}
+
+/// Checks `kernel`'s entry against `P`, and each block (its index in `P`
+/// and its fields) against the entry's reads of it.
+fn check<P: Parameters>(kernel: Kernel<P>, blocks: &[(usize, Vec<Field>)]) {
+    let name = kernel.name();
+    assert_eq!(entry_parameters(name), P::LAYOUT, "{name}'s parameters");
+    for (index, fields) in blocks {
+        let (size, _) = P::LAYOUT[*index];
+        // The fields fill the block: no padding goes to the driver unset.
+        assert_eq!(
+            fields.iter().map(|&(_, _, bytes)| bytes).sum::<usize>(),
+            size,
+            "{name}: block {index}'s fields and its size"
+        );
+        let reads = reads_of(name, *index);
+        assert!(!reads.is_empty(), "{name} reads nothing of block {index}");
+        for (offset, bytes) in reads {
+            // A read covers whole fields, from one field's start.
+            let first = fields
+                .iter()
+                .position(|&(_, at, _)| at == offset)
+                .unwrap_or_else(|| {
+                    panic!("{name} reads block {index} at {offset}, no field's start")
+                });
+            let mut covered = 0;
+            for &(_, _, size) in &fields[first..] {
+                if covered == bytes {
+                    break;
+                }
+                covered += size;
+            }
+            assert_eq!(
+                covered, bytes,
+                "{name} reads {bytes} bytes of block {index} at {offset} ({}), not whole fields",
+                fields[first].0
+            );
+        }
+    }
+}
+
+#[test]
+fn the_frontier_kernels_take_a_level_block_as_the_host_lays_it_out() {
+    check(global_queue::EXPAND, &[(0, frontier_level())]);
+    check(block_queue::EXPAND, &[(0, frontier_level())]);
+    check(block_queue::EXPAND_PLAIN_LOADS, &[(0, frontier_level())]);
+    check(hierarchical_queue::EXPAND, &[(0, frontier_level())]);
+    check(small_frontier::LEVELS, &[(0, frontier_level())]);
+    check(direction_optimizing::TOP_DOWN, &[(0, frontier_level())]);
+    check(hub_chunks::EXPAND, &[(0, frontier_level())]);
+}
+
+#[test]
+fn the_exchange_kernels_take_the_owned_block_and_the_outbox_as_the_host_lays_them_out() {
+    check(distributed::TOP_DOWN, &[(0, owned()), (1, outbox())]);
+    check(
+        distributed::EXPAND_HUB_CHUNKS,
+        &[(0, owned()), (1, outbox())],
+    );
+    check(distributed::APPLY_CLAIMS, &[(0, owned())]);
+    check(distributed::EXPAND_DELEGATES, &[(0, owned())]);
+    check(distributed::NOTE_DELEGATES, &[]);
+}
+
+#[test]
+fn the_textbooks_first_kernels_take_their_scalars_in_order() {
+    check(two_kernel::EXPAND, &[]);
+    check(two_kernel::UPDATE, &[]);
+    check(vertex_levels::STEP, &[]);
+    check(hybrid_cpu::MARK, &[]);
+}
