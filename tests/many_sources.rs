@@ -152,6 +152,24 @@ fn every_source_of_every_batch_gets_the_reference_distances() {
     let looped = Csr::from_edges(6, &[(0, 0), (0, 1), (1, 1), (1, 2), (3, 4), (4, 4)], true)
         .expect("a small graph");
     graphs.push(("self loops".into(), looped));
+    // A hub whose in-list is cut into chunks (heavy at every batch width),
+    // leaves chained in pairs, and a small component apart, whose sources
+    // end early while the hub's other sources go on.
+    let hub_edges: Vec<(u32, u32)> = (1..3000)
+        .map(|leaf| (0, leaf))
+        .chain((1..2999).step_by(2).map(|leaf| (leaf, leaf + 1)))
+        .chain([(3000, 3001), (3001, 3002)])
+        .collect();
+    let hub = Csr::from_edges(3003, &hub_edges, true).expect("a hub graph");
+    graphs.push(("hub and a small component".into(), hub));
+    // Directed: every leaf points at the hub, the hub at every third leaf,
+    // so the hub's in-list (the reverse graph's row) is the heavy one.
+    let arcs: Vec<(u32, u32)> = (1..3000)
+        .map(|leaf| (leaf, 0))
+        .chain((1..3000).step_by(3).map(|leaf| (0, leaf)))
+        .collect();
+    let directed_hub = Csr::from_edges(3000, &arcs, false).expect("a directed hub");
+    graphs.push(("directed hub".into(), directed_hub));
     for (name, graph) in &graphs {
         for (words, counts) in [
             (1, &[1usize, 5, 32][..]),

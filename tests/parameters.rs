@@ -10,6 +10,7 @@ use std::mem::{offset_of, size_of};
 
 use bfs::abi::distributed::{Outbox, Owned};
 use bfs::abi::frontier::FrontierLevel;
+use bfs::abi::many_sources::{self, Step};
 use bfs::abi::{
     Kernel, Parameters, block_queue, direction_optimizing, distributed, global_queue,
     hierarchical_queue, hub_chunks, hybrid_cpu, small_frontier, two_kernel, vertex_levels,
@@ -26,11 +27,11 @@ fn size_of_field<T, F>(_field: fn(&T) -> &F) -> usize {
 
 /// The fields of block type `$block`, as the host lays them out.
 macro_rules! fields {
-    ($block:ty { $($field:ident),+ $(,)? }) => {
+    ($block:ty { $($($field:ident).+),+ $(,)? }) => {
         vec![$((
-            stringify!($field),
-            offset_of!($block, $field),
-            size_of_field(|block: &$block| &block.$field),
+            stringify!($($field).+),
+            offset_of!($block, $($field).+),
+            size_of_field(|block: &$block| &block.$($field).+),
         )),+]
     };
 }
@@ -72,6 +73,51 @@ fn outbox() -> Vec<Field> {
         capacity,
         rank,
     })
+}
+
+/// The batch kernels' one block, field by field through its parts, and
+/// its tail padding (which the kernels never read).
+fn step() -> Vec<Field> {
+    let mut fields = fields!(Step {
+        rows.out_offsets,
+        rows.out_columns,
+        rows.in_offsets,
+        rows.in_columns,
+        rows.vertex_count,
+        rows.words,
+        batch.visited,
+        batch.frontier,
+        batch.next,
+        batch.frontier_masks,
+        batch.touched,
+        batch.touched_queue,
+        batch.level_counts,
+        batch.valid_bits,
+        batch.live,
+        kept.reached_by,
+        kept.distance_sums,
+        kept.reciprocal_sums,
+        kept.farthest,
+        kept.distances,
+        heavy.chunks,
+        heavy.ordinals,
+        heavy.gathered,
+        heavy.chunk_count,
+        heavy.chunk_edges,
+        current.vertices,
+        current.chunks,
+        current.figures,
+        next.vertices,
+        next.chunks,
+        next.figures,
+        sources,
+        source_count,
+        level,
+        seeds,
+    });
+    let end = offset_of!(Step, seeds) + size_of::<u32>();
+    fields.push(("tail padding", end, size_of::<Step>() - end));
+    fields
 }
 
 /// The entry's parameters in the PTX: (size, alignment) each.
@@ -192,4 +238,18 @@ fn the_textbooks_first_kernels_take_their_scalars_in_order() {
     check(two_kernel::UPDATE, &[]);
     check(vertex_levels::STEP, &[]);
     check(hybrid_cpu::MARK, &[]);
+}
+
+#[test]
+fn the_batch_kernels_take_one_step_block_as_the_host_lays_it_out() {
+    for kernel in [
+        many_sources::START,
+        many_sources::QUEUE,
+        many_sources::TOP_DOWN,
+        many_sources::SETTLE,
+        many_sources::BOTTOM_UP_HEAVY,
+        many_sources::BOTTOM_UP,
+    ] {
+        check(kernel, &[(0, step())]);
+    }
 }

@@ -13,7 +13,12 @@
 //! - **Bottom-up** ([`many_sources_bottom_up`]): a *group* of lanes, a word
 //!   each, holds one unfinished vertex and ORs its in-neighbours' frontier
 //!   words, each neighbour's words one coalesced load; it stops once every
-//!   source's bit is set (Beamer's early exit, for the whole batch).
+//!   live source's bit is set (Beamer's early exit, for the whole batch; a
+//!   source is live while its frontier is not empty, so one that ended in
+//!   a small component does not keep every other vertex scanning). A
+//!   heavy in-list, a hub's, is cut into chunks that groups all over the
+//!   grid gather first ([`many_sources_bottom_up_heavy`]), as top-down
+//!   cuts a frontier's lists, so no group walks a hub's list alone.
 //! - **Top-down** ([`many_sources_top_down`]): the frontier's lists are
 //!   cut into chunks of [`CHUNK_EDGES`], a warp a chunk and a lane an edge,
 //!   so a hub's list is spread over the grid; each lane ORs its tail's
@@ -479,15 +484,132 @@ pub unsafe extern "ptx-kernel" fn many_sources_settle(step: Step) {
     }
 }
 
-/// One bottom-up level: each vertex that some source of the batch has not
-/// reached ORs its in-neighbours' frontier words until every missing bit
-/// is set or its list ends; the bits it lacked are the level's, written to
-/// `next` (every vertex's `next` words are written: they become the
-/// frontier).
+/// The frontier bits that in-neighbours `in_columns[first..end]` bring a
+/// group's vertex: it ORs their frontier words, [`GATHER_AHEAD`] a lane in
+/// flight, until every bit of `want` is in `have` or gathered (on every
+/// lane of the group) or the range ends.
+///
+/// # Safety
+/// The range lies within the in-columns; `frontier` holds every vertex's
+/// words; every lane of the group calls it with the same range.
+#[inline(always)]
+unsafe fn gather(
+    rows: &Rows,
+    frontier: *const u32,
+    lane: Lane,
+    (first, end): (EdgeOffset, EdgeOffset),
+    (have, want): (u32, u32),
+) -> u32 {
+    let words = rows.words as usize;
+    let mut gathered = 0;
+    let mut edge = first;
+    // SAFETY: the caller's contract; the neighbours are vertices.
+    unsafe {
+        'list: while edge < end {
+            let mine = edge + lane.word as EdgeOffset;
+            let neighbour = if mine < end {
+                gpu::load_read_only(rows.in_columns.add(mine as usize))
+            } else {
+                0
+            };
+            let taken = (end - edge).min(rows.words as EdgeOffset) as u32;
+            let mut k = 0;
+            while k < taken {
+                // Several neighbours' words in flight, then one vote.
+                for ahead in 0..GATHER_AHEAD.min(taken - k) {
+                    let neighbour = gpu::shuffle(lane.group, neighbour, lane.first + k + ahead);
+                    let at = neighbour as usize * words + lane.word as usize;
+                    gathered |= gpu::load_read_only(frontier.add(at));
+                }
+                if lane.vote((have | gathered) & want != want) == 0 {
+                    break 'list;
+                }
+                k += GATHER_AHEAD;
+            }
+            edge += rows.words as EdgeOffset;
+        }
+    }
+    gathered
+}
+
+/// The bits of this lane's word that a vertex still waits for at this
+/// level: the batch's live sources'.
+///
+/// # Safety
+/// `valid_bits` and `live` hold a word for each of the batch's words.
+#[inline(always)]
+unsafe fn wanted(batch: &Batch, lane: Lane) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { *batch.valid_bits.add(lane.word as usize) & *batch.live.add(lane.word as usize) }
+}
+
+/// The first part of a bottom-up level: every chunk of a heavy in-list
+/// (longer than `step.heavy.chunk_edges`), a group each, gathers its
+/// neighbours' frontier words for the live bits its vertex lacks, and ORs
+/// what it found into the vertex's gathered words, which
+/// [`many_sources_bottom_up`] then takes. A chunk whose vertex already has
+/// every wanted bit, visited or gathered by another chunk, is skipped.
+///
+/// # Safety
+/// As [`many_sources_bottom_up`], before it, with the same `step`: the
+/// heavy chunks, ordinals and gathered words are the engine's for these
+/// rows and words, the gathered words zero.
+///
+/// # Launch
+/// Any grid of whole groups, block [`BLOCK_SIZE`](crate::abi::many_sources::BLOCK_SIZE).
+///
+/// # Thread mapping
+/// A group of `words` lanes a chunk, a lane a word, striding over the
+/// chunks.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn many_sources_bottom_up_heavy(step: Step) {
+    let (rows, batch, heavy) = (&step.rows, &step.batch, &step.heavy);
+    let words = rows.words as usize;
+    let lane = Lane::of(rows.words);
+    let (mut index, stride) = groups(rows.words);
+    // SAFETY: the contract.
+    let want = unsafe { wanted(batch, lane) };
+    while index < heavy.chunk_count {
+        // SAFETY: the contract: a chunk names a heavy vertex, its ordinal
+        // and a chunk of its in-list; its gathered words are written by
+        // atomics alone, read here only to skip work.
+        unsafe {
+            let at = 3 * index as usize;
+            let vertex = gpu::load_read_only(heavy.chunks.add(at));
+            let ordinal = gpu::load_read_only(heavy.chunks.add(at + 1));
+            let chunk = gpu::load_read_only(heavy.chunks.add(at + 2));
+            let visited = *batch
+                .visited
+                .add(vertex as usize * words + lane.word as usize);
+            let held = heavy
+                .gathered
+                .add(ordinal as usize * words + lane.word as usize);
+            let have = visited | core::ptr::read_volatile(held);
+            if lane.vote(have & want != want) != 0 {
+                let (first, end) = row(rows.in_offsets, vertex);
+                let from = first + chunk as EdgeOffset * heavy.chunk_edges as EdgeOffset;
+                let to = end.min(from + heavy.chunk_edges as EdgeOffset);
+                let found = gather(rows, batch.frontier, lane, (from, to), (have, want)) & !have;
+                if found != 0 {
+                    gpu::atomic_or(held, found);
+                }
+            }
+        }
+        index += stride;
+    }
+}
+
+/// One bottom-up level: each vertex that a live source of the batch has
+/// not reached ORs its in-neighbours' frontier words until every missing
+/// bit is set or its list ends (a heavy vertex takes what its chunks
+/// gathered, [`many_sources_bottom_up_heavy`]); the bits it lacked are the
+/// level's, written to `next` (every vertex's `next` words are written:
+/// they become the frontier).
 ///
 /// # Safety
 /// The buffers are sized for the graph and batch; `frontier` holds the
-/// level's whole frontier.
+/// level's whole frontier; [`many_sources_bottom_up_heavy`] ran before,
+/// with the same `step`.
 ///
 /// # Launch
 /// Any grid of whole groups, block [`BLOCK_SIZE`](crate::abi::many_sources::BLOCK_SIZE),
@@ -500,49 +622,41 @@ pub unsafe extern "ptx-kernel" fn many_sources_settle(step: Step) {
 /// their frontier words before each vote.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn many_sources_bottom_up(step: Step) {
-    let (rows, batch, kept) = (&step.rows, &step.batch, &step.kept);
+    let (rows, batch, kept, heavy) = (&step.rows, &step.batch, &step.kept, &step.heavy);
     let words = rows.words as usize;
     let lane = Lane::of(rows.words);
     let (mut vertex, stride) = groups(rows.words);
     let mut counter = LevelCounter::new();
     // SAFETY: the launch's shared memory; every thread comes here.
     let (block, counts) = unsafe { block_counts(batch, rows.words, lane) };
-    // SAFETY: `valid_bits` holds a word for each of the batch's words.
-    let valid = unsafe { *batch.valid_bits.add(lane.word as usize) };
+    // SAFETY: `valid_bits` and `live` hold a word for each of the batch's
+    // words.
+    let (valid, want) = unsafe {
+        (
+            *batch.valid_bits.add(lane.word as usize),
+            wanted(batch, lane),
+        )
+    };
     let (mut found, mut found_edges, mut found_word_edges) = (0u64, 0u64, 0u64);
     let mut finished_edges = 0u64;
     while vertex < rows.vertex_count {
-        // SAFETY: the contract; a vertex's words are written by its group.
+        // SAFETY: the contract; a vertex's words are written by its group,
+        // and a heavy vertex's gathered words read and cleared by it alone.
         unsafe {
             let at = vertex as usize * words + lane.word as usize;
             let visited = *batch.visited.add(at);
             let mut gathered = 0;
-            if lane.vote(visited != valid) != 0 {
+            if lane.vote(visited & want != want) != 0 {
                 let (first, end) = row(rows.in_offsets, vertex);
-                let mut edge = first;
-                'list: while edge < end {
-                    let mine = edge + lane.word as EdgeOffset;
-                    let neighbour = if mine < end {
-                        gpu::load_read_only(rows.in_columns.add(mine as usize))
-                    } else {
-                        0
-                    };
-                    let taken = (end - edge).min(rows.words as EdgeOffset) as u32;
-                    let mut k = 0;
-                    while k < taken {
-                        // Several neighbours' words in flight, then one vote.
-                        for ahead in 0..GATHER_AHEAD.min(taken - k) {
-                            let neighbour =
-                                gpu::shuffle(lane.group, neighbour, lane.first + k + ahead);
-                            let at = neighbour as usize * words + lane.word as usize;
-                            gathered |= gpu::load_read_only(batch.frontier.add(at));
-                        }
-                        if lane.vote((visited | gathered) != valid) == 0 {
-                            break 'list;
-                        }
-                        k += GATHER_AHEAD;
-                    }
-                    edge += rows.words as EdgeOffset;
+                if end - first > heavy.chunk_edges as EdgeOffset {
+                    let ordinal = gpu::load_read_only(heavy.ordinals.add(vertex as usize));
+                    let held = heavy
+                        .gathered
+                        .add(ordinal as usize * words + lane.word as usize);
+                    gathered = *held;
+                    *held = 0;
+                } else {
+                    gathered = gather(rows, batch.frontier, lane, (first, end), (visited, want));
                 }
             }
             let new = gathered & !visited;

@@ -7,23 +7,23 @@
 //! the bottom-up levels) and a batch's bitmaps for up to
 //! [`MOST_WORDS`]` * 32` sources, reused batch after batch.
 
-use std::ffi::c_void;
-
 use bfs_kernels::abi::direction_optimizing::Switch;
 use bfs_kernels::abi::many_sources::{
     self, BLOCK_SIZE, Batch, CHUNK_EDGES, Kept, LevelFigures, MOST_WORDS, Queue, Rows, Step,
 };
-use cust::function::{BlockSize, Function};
+use cust::function::BlockSize;
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::{BatchCounts, Keep, Limits, ManySources, VertexTotals};
-use crate::error::{CudaContext, driver_result};
+use crate::error::CudaContext;
 
+mod heavy;
 mod kept;
 mod levels;
 
-use crate::gpu::{Gpu, upload};
+use crate::gpu::{Entry, Gpu, upload};
 use crate::{Csr, Error, Result};
+use heavy::HeavyLists;
 use kept::DeviceTotals;
 
 /// The direction rule of a batch: Beamer's switch (`abi`'s, as every
@@ -48,13 +48,14 @@ enum Placement {
     Seeds,
 }
 
-/// The kernels of a batch.
+/// The kernels of a batch, each taking one [`Step`].
 struct Kernels<'g> {
-    start: Function<'g>,
-    queue: Function<'g>,
-    top_down: Function<'g>,
-    settle: Function<'g>,
-    bottom_up: Function<'g>,
+    start: Entry<'g, (Step,)>,
+    queue: Entry<'g, (Step,)>,
+    top_down: Entry<'g, (Step,)>,
+    settle: Entry<'g, (Step,)>,
+    bottom_up_heavy: Entry<'g, (Step,)>,
+    bottom_up: Entry<'g, (Step,)>,
 }
 
 /// A frontier as a queue, on the device.
@@ -77,6 +78,8 @@ pub struct GpuBatches<'g> {
     in_rows: Option<(DeviceBuffer<u64>, DeviceBuffer<u32>)>,
     /// The in-rows' edges in all.
     in_edges: u64,
+    /// The in-lists that bottom-up levels gather in chunks.
+    heavy: HeavyLists,
     visited: DeviceBuffer<u32>,
     frontier: DeviceBuffer<u32>,
     next: DeviceBuffer<u32>,
@@ -86,6 +89,10 @@ pub struct GpuBatches<'g> {
     queues: [DeviceQueue; 2],
     level_counts: DeviceBuffer<u32>,
     valid_bits: DeviceBuffer<u32>,
+    /// The live sources' bits (`Batch::live`), and the host's copy, which
+    /// it sets from each level's counts.
+    live: DeviceBuffer<u32>,
+    live_on_host: LockedBuffer<u32>,
     sources: DeviceBuffer<u32>,
     figures_on_host: LockedBuffer<u64>,
     level_counts_on_host: LockedBuffer<u32>,
@@ -104,7 +111,8 @@ impl<'g> GpuBatches<'g> {
         let reverse = if graph.is_symmetric() { 0 } else { graph_bytes };
         let bitmaps = 3 * 4 * n * words as u64;
         let queues = 2 * (4 * n + 8 * (n + m / CHUNK_EDGES as u64));
-        graph_bytes + reverse + bitmaps + queues + 4 * n + 4 * n + n / 8
+        let heavy = HeavyLists::device_bytes(n, m, words);
+        graph_bytes + reverse + bitmaps + queues + heavy + 4 * n + 4 * n + n / 8
     }
 
     /// An engine for batches of up to `32 * words` sources over `graph`
@@ -134,7 +142,9 @@ impl<'g> GpuBatches<'g> {
                 figures: DeviceBuffer::zeroed(FIGURE_WORDS).context(allocation)?,
             })
         };
-        let in_rows = match graph.reversed() {
+        let reverse = graph.reversed();
+        let heavy = HeavyLists::new(reverse.as_ref().unwrap_or(graph).row_offsets(), words)?;
+        let in_rows = match reverse {
             Some(reverse) => Some((
                 upload(reverse.row_offsets())?,
                 upload(reverse.column_indices())?,
@@ -142,20 +152,23 @@ impl<'g> GpuBatches<'g> {
             None => None,
         };
         let kernels = Kernels {
-            start: gpu.kernel(many_sources::START)?,
-            queue: gpu.kernel(many_sources::QUEUE)?,
-            top_down: gpu.kernel(many_sources::TOP_DOWN)?,
-            settle: gpu.kernel(many_sources::SETTLE)?,
-            bottom_up: gpu.kernel(many_sources::BOTTOM_UP)?,
+            start: gpu.entry(many_sources::START)?,
+            queue: gpu.entry(many_sources::QUEUE)?,
+            top_down: gpu.entry(many_sources::TOP_DOWN)?,
+            settle: gpu.entry(many_sources::SETTLE)?,
+            bottom_up_heavy: gpu.entry(many_sources::BOTTOM_UP_HEAVY)?,
+            bottom_up: gpu.entry(many_sources::BOTTOM_UP)?,
         };
         let mut resident = u32::MAX;
         for kernel in [
             &kernels.queue,
             &kernels.top_down,
             &kernels.settle,
+            &kernels.bottom_up_heavy,
             &kernels.bottom_up,
         ] {
             let blocks = kernel
+                .function()
                 .max_active_blocks_per_multiprocessor(BlockSize::x(BLOCK_SIZE), 0)
                 .context(|| "reading a batch kernel's occupancy".into())?;
             resident = resident.min(blocks.max(1));
@@ -170,6 +183,7 @@ impl<'g> GpuBatches<'g> {
             out_columns: upload(graph.column_indices())?,
             in_rows,
             in_edges: graph.edge_count(),
+            heavy,
             visited: zeroed(words_count)?,
             frontier: zeroed(words_count)?,
             next: zeroed(words_count)?,
@@ -179,6 +193,8 @@ impl<'g> GpuBatches<'g> {
             queues: [queue()?, queue()?],
             level_counts: zeroed(32 * words as usize)?,
             valid_bits: zeroed(words as usize)?,
+            live: zeroed(words as usize)?,
+            live_on_host: LockedBuffer::new(&0, words as usize).context(allocation)?,
             sources: zeroed(32 * words as usize)?,
             figures_on_host: LockedBuffer::new(&0, FIGURE_WORDS).context(allocation)?,
             level_counts_on_host: LockedBuffer::new(&0, 32 * words as usize).context(allocation)?,
@@ -220,8 +236,10 @@ impl<'g> GpuBatches<'g> {
                 touched_queue: raw(&self.touched_queue),
                 level_counts: raw(&self.level_counts),
                 valid_bits: raw(&self.valid_bits),
+                live: raw(&self.live),
             },
             kept,
+            heavy: self.heavy.block(),
             current: queue(current),
             next: queue(1 - current),
             sources: raw(&self.sources),
@@ -238,31 +256,15 @@ impl<'g> GpuBatches<'g> {
     /// `step` meets the kernel's contract (`kernels/src/many_sources.rs`).
     unsafe fn launch(
         &self,
-        kernel: &Function<'_>,
+        kernel: &Entry<'_, (Step,)>,
         (blocks, shared_bytes): (u32, u32),
         step: Step,
         name: &str,
     ) -> Result<()> {
-        let mut step = step;
-        let mut parameters = [(&mut step as *mut Step).cast::<c_void>()];
-        // SAFETY: every batch kernel takes one `Step` by value, which the
-        // driver copies at the launch; the caller's contract.
-        let result = unsafe {
-            cust::sys::cuLaunchKernel(
-                kernel.to_raw(),
-                blocks.max(1),
-                1,
-                1,
-                BLOCK_SIZE,
-                1,
-                1,
-                shared_bytes,
-                self.gpu.stream().as_inner(),
-                parameters.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        };
-        driver_result(result, || format!("launching {name}"))
+        let shape = (blocks.max(1), BLOCK_SIZE, shared_bytes);
+        // SAFETY: the caller's contract.
+        unsafe { kernel.launch(self.gpu.stream(), shape, (step,)) }
+            .context(|| format!("launching {name}"))
     }
 
     /// Readies a batch of `slots` sources placed from `sources`: uploads
@@ -281,6 +283,9 @@ impl<'g> GpuBatches<'g> {
             .map(|word| many_sources::valid_bits(slots, word))
             .collect();
         self.valid_bits.copy_from(&valid[..]).context(context)?;
+        // Every source is live at the start.
+        self.live.copy_from(&valid[..]).context(context)?;
+        self.live_on_host.copy_from_slice(&valid);
         let kept = self.kept_for(keep, slots as usize)?;
         for buffer in [&mut self.visited, &mut self.frontier, &mut self.next] {
             clear(self.gpu, buffer, "a batch's bitmaps")?;

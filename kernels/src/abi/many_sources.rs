@@ -8,19 +8,22 @@
 //! A *group* of `words` lanes (a power of two, at most a warp) holds one
 //! vertex, a lane a word.
 
-use crate::abi::EdgeOffset;
+use crate::abi::{EdgeOffset, Kernel};
 
 /// `many_sources_start`: places the batch's sources.
-pub const START: &str = "many_sources_start";
+pub const START: Kernel<(Step,)> = Kernel::new("many_sources_start");
 /// `many_sources_queue`: queues the frontier from its bitmap.
-pub const QUEUE: &str = "many_sources_queue";
+pub const QUEUE: Kernel<(Step,)> = Kernel::new("many_sources_queue");
 /// `many_sources_top_down`: expands the frontier's chunks of edges.
-pub const TOP_DOWN: &str = "many_sources_top_down";
+pub const TOP_DOWN: Kernel<(Step,)> = Kernel::new("many_sources_top_down");
 /// `many_sources_settle`: takes what a top-down level found.
-pub const SETTLE: &str = "many_sources_settle";
+pub const SETTLE: Kernel<(Step,)> = Kernel::new("many_sources_settle");
 /// `many_sources_bottom_up`: every unfinished vertex gathers its
 /// neighbours' frontier words.
-pub const BOTTOM_UP: &str = "many_sources_bottom_up";
+pub const BOTTOM_UP: Kernel<(Step,)> = Kernel::new("many_sources_bottom_up");
+/// `many_sources_bottom_up_heavy`: the chunks of the long in-lists,
+/// gathered before [`BOTTOM_UP`] takes their vertices' bits.
+pub const BOTTOM_UP_HEAVY: Kernel<(Step,)> = Kernel::new("many_sources_bottom_up_heavy");
 
 /// Threads a block.
 pub const BLOCK_SIZE: u32 = 256;
@@ -46,6 +49,26 @@ pub const fn counting_shared_bytes(words: u32) -> u32 {
 /// In-neighbours a bottom-up group loads before it looks whether every
 /// bit is set: loads in flight, against edges read past the last bit.
 pub const GATHER_AHEAD: u32 = 4;
+
+/// Waits for loads a bottom-up group may spend on one list or chunk of a
+/// list, each wait [`GATHER_AHEAD`] loads of its lanes at most: a longer
+/// in-list is *heavy*, cut into chunks that groups all over the grid
+/// gather at once, so that no group walks a hub's list alone while the
+/// grid waits for it.
+pub const HEAVY_WAITS: u32 = 32;
+
+/// Edges of a heavy chunk, and the longest light in-list, for a batch of
+/// `words` words a vertex: [`HEAVY_WAITS`] waits of as many loads as a
+/// group has in flight (`words` lanes, [`GATHER_AHEAD`] neighbours each
+/// at most).
+pub const fn heavy_chunk_edges(words: u32) -> u32 {
+    let lanes_in_flight = if words < GATHER_AHEAD {
+        words
+    } else {
+        GATHER_AHEAD
+    };
+    HEAVY_WAITS * lanes_in_flight
+}
 
 /// What a level's kernels count as they go, read by the host after it:
 /// the next frontier (its vertices, their edges, its top-down chunks), the
@@ -113,9 +136,39 @@ pub struct Batch {
     /// The valid bits of each word ([`valid_bits`]): the last word's past
     /// the batch's sources are clear (`words` words).
     pub valid_bits: *const u32,
+    /// The bits of the sources whose frontier is not empty (`words`
+    /// words), which the host sets from the level's counts: only they can
+    /// reach a vertex at the next level, so a vertex that has every one
+    /// of them is done for the level, though a source that has ended (in
+    /// a small component, or with no edges) never reaches it.
+    pub live: *const u32,
 }
 
-const _: () = assert!(core::mem::size_of::<Batch>() == 64);
+const _: () = assert!(core::mem::size_of::<Batch>() == 72);
+
+/// The heavy in-lists, longer than [`heavy_chunk_edges`] (for the batch's
+/// words): their chunks, which [`BOTTOM_UP_HEAVY`] gathers, and the bits
+/// each heavy vertex gathered, which [`BOTTOM_UP`] takes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Heavy {
+    /// Chunks, triples of a vertex, its heavy ordinal and the chunk's
+    /// index in its list (`3 * chunk_count`).
+    pub chunks: *const u32,
+    /// Each vertex's heavy ordinal, `u32::MAX` where its list is light
+    /// (`n`).
+    pub ordinals: *const u32,
+    /// The bits the chunks of each heavy vertex gathered at this level,
+    /// `words` words an ordinal, zero between levels (`BOTTOM_UP` clears
+    /// what it takes).
+    pub gathered: *mut u32,
+    /// Chunks in all.
+    pub chunk_count: u32,
+    /// Edges of a chunk ([`heavy_chunk_edges`]).
+    pub chunk_edges: u32,
+}
+
+const _: () = assert!(core::mem::size_of::<Heavy>() == 32);
 
 /// What a batch keeps of its levels beside the counts, where asked: null
 /// pointers where not.
@@ -157,6 +210,7 @@ pub struct Step {
     pub rows: Rows,
     pub batch: Batch,
     pub kept: Kept,
+    pub heavy: Heavy,
     /// The frontier's queue (read) and the next frontier's (written).
     pub current: Queue,
     pub next: Queue,
@@ -170,7 +224,7 @@ pub struct Step {
     pub seeds: u32,
 }
 
-const _: () = assert!(core::mem::size_of::<Step>() == 40 + 64 + 40 + 24 + 24 + 24);
+const _: () = assert!(core::mem::size_of::<Step>() == 40 + 72 + 40 + 32 + 24 + 24 + 24);
 
 /// The valid bits of word `word` of a batch of `sources` sources.
 pub const fn valid_bits(sources: u32, word: u32) -> u32 {

@@ -6,7 +6,9 @@ use bfs_kernels::abi::many_sources::{BLOCK_SIZE, Kept, Step, counting_shared_byt
 
 use super::{GpuBatches, Placement, SWITCH, clear};
 use crate::Result;
+use crate::error::CudaContext;
 use crate::many::{BatchCounts, Limits};
+use cust::memory::AsyncCopyDestination;
 
 impl GpuBatches<'_> {
     /// Runs a batch's levels from its `placed` sources (uploaded, placed
@@ -85,9 +87,22 @@ impl GpuBatches<'_> {
                 }
             } else {
                 // SAFETY: `frontier` holds the whole frontier; the next
-                // queue's figures are zero.
+                // queue's figures are zero; the heavy lists' gathered words
+                // are zero (the last bottom-up level took them), and the
+                // light kernel runs after the heavy one, with the same step.
                 unsafe {
                     let step = self.step(current, kept, placed, level);
+                    let chunks = self.heavy.chunk_count();
+                    if chunks > 0 {
+                        let groups_a_block = BLOCK_SIZE / self.words;
+                        let blocks = chunks.div_ceil(groups_a_block).min(self.blocks);
+                        self.launch(
+                            &self.kernels.bottom_up_heavy,
+                            (blocks, 0),
+                            step,
+                            "many_sources_bottom_up_heavy",
+                        )?;
+                    }
                     self.launch(
                         &self.kernels.bottom_up,
                         (self.blocks, counting),
@@ -106,6 +121,7 @@ impl GpuBatches<'_> {
             for (source, found) in counts.iter_mut().zip(self.level_counts_on_host.iter()) {
                 source.push(*found as u64);
             }
+            self.note_live()?;
             previous = figures.frontier_vertices;
             figures = next_figures;
             level += 1;
@@ -134,6 +150,32 @@ impl GpuBatches<'_> {
             )?
         };
         Ok(1 - current)
+    }
+
+    /// Marks the sources whose searches found nothing at the level just
+    /// read as ended (`Batch::live`): their frontier is empty, so no vertex
+    /// waits for their bits any more. Uploads the bits where they changed,
+    /// before the next level's kernels on the stream (the host's copy is
+    /// next written after the stream has passed them).
+    fn note_live(&mut self) -> Result<()> {
+        let mut changed = false;
+        let counts = self.level_counts_on_host.chunks(32);
+        for (live, counts) in self.live_on_host.iter_mut().zip(counts) {
+            let found = counts.iter().enumerate().fold(0u32, |bits, (bit, &count)| {
+                bits | (u32::from(count > 0) << bit)
+            });
+            changed |= *live & found != *live;
+            *live &= found;
+        }
+        if changed {
+            // SAFETY: see above; the buffers are `words` long each.
+            unsafe {
+                self.live
+                    .async_copy_from(&self.live_on_host, self.gpu.stream())
+            }
+            .context(|| "uploading the live sources".into())?;
+        }
+        Ok(())
     }
 
     /// Clears the figures of queue `index`.
