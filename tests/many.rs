@@ -5,8 +5,8 @@
 
 use bfs::many::centrality;
 use bfs::many::{
-    self, BatchCounts, CpuBatches, Keep, Limits, ManySources, OneByOne, SourceParallel,
-    VertexTotals,
+    self, BatchCounts, ChainSources, CpuBatches, Keep, Limits, ManySources, OneByOne,
+    SourceParallel, VertexTotals,
 };
 use bfs::{Csr, UNREACHED, cpu, validate};
 
@@ -176,6 +176,10 @@ fn every_source_of_every_batch_has_its_own_searchs_distances() {
         for sources in [&all[..], &mixed[..]] {
             check_batches(&name, &graph, &mut engine, sources, Limits::default());
         }
+        let mut engine = ChainSources::new(&graph);
+        for sources in [&all[..], &mixed[..]] {
+            check_batches(&name, &graph, &mut engine, sources, Limits::default());
+        }
     }
 }
 
@@ -191,6 +195,7 @@ fn batches_of_every_size_and_depth_limits_match_the_reference() {
         check_batches("grid", &graph, &mut engine, &sources, Limits::default());
     }
     let mut whole = SourceParallel::new(&graph);
+    let mut chains = ChainSources::new(&graph);
     for depth_limit in [0, 1, 5, 30] {
         let limits = Limits {
             depth_limit: Some(depth_limit),
@@ -198,6 +203,7 @@ fn batches_of_every_size_and_depth_limits_match_the_reference() {
         let sources = [0, 5, 700, 1199, 5];
         check_batches("grid, limited", &graph, &mut engine, &sources, limits);
         check_batches("grid, limited", &graph, &mut whole, &sources, limits);
+        check_batches("grid, limited", &graph, &mut chains, &sources, limits);
     }
 }
 
@@ -470,9 +476,16 @@ fn sources_in_batches_are_verified_written_as_a_matrix_and_traced() {
 fn auto_takes_batches_for_few_levels_and_a_source_a_thread_for_many() {
     let (method, why) = many::cpu_method(&bfs_tests::generated("kron:10:8", 1));
     assert_eq!(method, many::CpuMethod::BitParallel, "{why}");
-    let (method, why) = many::cpu_method(&bfs_tests::generated("path:500", 1));
+    // Deep, and nearly every vertex kept: whole searches.
+    let (method, why) = many::cpu_method(&bfs_tests::generated("grid:80x80:0.05", 1));
     assert_eq!(method, many::CpuMethod::SourceParallel, "{why}");
-    assert!(why.contains("499 levels, more than"), "{why}");
+    assert!(why.contains("levels, more than"), "{why}");
+    // Deep, and mostly chains: over the chains contracted.
+    for spec in ["path:500", "road:2000"] {
+        let (method, why) = many::cpu_method(&bfs_tests::generated(spec, 1));
+        assert_eq!(method, many::CpuMethod::Chains, "{spec}: {why}");
+        assert!(why.contains("outside degree-2 chains"), "{spec}: {why}");
+    }
 }
 
 /// Parents taken from distances alone (`Bfs::from_levels`, what a GPU

@@ -17,9 +17,7 @@ use bfs::graph::generate::sample_vertices;
 use bfs::graph::prepared::Preparations;
 use bfs::many::centrality::{self, Sources};
 use bfs::many::gpu::GpuBatches;
-use bfs::many::{
-    self, CpuBatches, CpuMethod, Keep, Limits, ManySources, Reduced, SourceParallel, VertexTotals,
-};
+use bfs::many::{self, CpuMethod, Keep, Limits, ManySources, Reduced, VertexTotals};
 use bfs::{Bfs, Csr, Error, Result, cpu};
 
 use crate::device::{Device, Placement, place};
@@ -226,13 +224,7 @@ impl<'g> Resident<'g> {
                     let method = *self
                         .cpu_method
                         .get_or_insert_with(|| many::cpu_method(graph).0);
-                    match method {
-                        CpuMethod::BitParallel => {
-                            let threads = many::batch_threads(graph, words);
-                            Box::new(CpuBatches::new(graph, threads, words)?)
-                        }
-                        CpuMethod::SourceParallel => Box::new(SourceParallel::new(graph)),
-                    }
+                    method.engine(graph, words, None)?
                 }
             };
             self.batches = Some(HeldBatches {

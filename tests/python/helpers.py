@@ -50,4 +50,15 @@ def named_graphs(nx):
     sink = nx.DiGraph([(0, 1), (1, 2), (2, 0), (2, 3), (4, 3), (3, 5), (5, 5)])
     sink.add_node(6)
     made["directed, sink, unreachable"] = sink
+    # Junctions joined by chains of 1 to 11 edges, a tail, and a ring
+    # apart: what the contracted-chains engine counts in closed form.
+    chains = nx.Graph()
+    following = 5
+    for index, (a, b) in enumerate([(0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (1, 4)]):
+        previous = a
+        for _ in range(2 * index):
+            chains.add_edge(previous, following)
+            previous, following = following, following + 1
+        chains.add_edge(previous, b)
+    made["chains and a ring"] = nx.disjoint_union(chains, nx.cycle_graph(9))
     return made

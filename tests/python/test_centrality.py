@@ -81,6 +81,7 @@ def graph_files(nx, tmp_path_factory):
         ("--batch-width", "64"),
         ("--threads", "3"),
         ("--method", "source-parallel"),
+        ("--method", "chains"),
         ("--method", "one-by-one"),
     ],
 )
@@ -96,7 +97,7 @@ def test_closeness_is_networkxs_wasserman_faust_form(nx, graph_files, options):
 def test_harmonic_centrality_is_networkxs(nx, graph_files):
     for name, (graph, path) in graph_files.items():
         want = nx.harmonic_centrality(graph)
-        for method in ("bit-parallel", "source-parallel"):
+        for method in ("bit-parallel", "source-parallel", "chains"):
             got, _ = centrality(path, "harmonic", "--batch-width", "64", "--method", method)
             for vertex, value in enumerate(got):
                 assert close(float(value), want[vertex]), (name, vertex, value, want[vertex])

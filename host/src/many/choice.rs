@@ -1,14 +1,25 @@
 //! Which CPU method searches a graph's many sources: bit-parallel
 //! batches where a search has few levels, a source a thread where it has
-//! many (docs/many-sources.md, "What `auto` takes").
+//! many, over the contracted chains where most vertices lie in them (road
+//! networks; docs/many-sources.md, "What `auto` takes").
 
-use crate::{Csr, UNREACHED, cpu};
+use super::{ChainSources, CpuBatches, ManySources, SourceParallel, batch_threads};
+use crate::graph::chains::ChainContraction;
+use crate::{Csr, Result, UNREACHED, cpu};
 
 /// Levels of a search past which a graph's sources go a source a thread:
 /// a batch passes over a vertex's edges at every level at which some of
 /// its sources reach it, and on a graph this deep they reach it over too
 /// many (docs/decisions.md, "Many sources on the CPU").
 pub const BATCH_MOST_LEVELS: u32 = 100;
+
+/// The largest share of a deep graph's vertices kept outside degree-2
+/// chains at which its sources search the contracted chains: a source's
+/// work is then the kept vertices' and the chains', against every
+/// vertex's and edge's; past it the bucket queue and the chains' count
+/// cost more than they save (docs/decisions.md, "Many sources on the
+/// CPU").
+pub const CHAINS_MOST_KEPT: f64 = 0.25;
 
 /// A way of searching many sources on the CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,6 +30,31 @@ pub enum CpuMethod {
     /// [`SourceParallel`](super::SourceParallel): whole searches, a
     /// source a thread.
     SourceParallel,
+    /// [`ChainSources`](super::ChainSources): a source a thread over the
+    /// graph's chains contracted, each chain's inner vertices counted in
+    /// closed form.
+    Chains,
+}
+
+impl CpuMethod {
+    /// This method's engine for `graph`: bit-parallel batches of `words`
+    /// words a vertex on `threads` threads (where `None`, as many as
+    /// the graph's batches keep busy); the others on rayon's pool.
+    pub fn engine<'g>(
+        self,
+        graph: &'g Csr,
+        words: usize,
+        threads: Option<usize>,
+    ) -> Result<Box<dyn ManySources + 'g>> {
+        Ok(match self {
+            CpuMethod::BitParallel => {
+                let threads = threads.unwrap_or_else(|| batch_threads(graph, words));
+                Box::new(CpuBatches::new(graph, threads, words)?)
+            }
+            CpuMethod::SourceParallel => Box::new(SourceParallel::new(graph)),
+            CpuMethod::Chains => Box::new(ChainSources::new(graph)),
+        })
+    }
 }
 
 /// The method for `graph`, and why in words: by the levels of a search
@@ -38,7 +74,14 @@ pub fn cpu_method(graph: &Csr) -> (CpuMethod, String) {
         .map_or(0, |depth| depth + 1);
     if levels > BATCH_MOST_LEVELS {
         let why = format!("a search has {levels} levels, more than {BATCH_MOST_LEVELS}");
-        (CpuMethod::SourceParallel, why)
+        let kept = ChainContraction::kept_at_least(graph) as f64 / graph.vertex_count() as f64;
+        if graph.is_symmetric() && kept <= CHAINS_MOST_KEPT {
+            let share = 100.0 * kept;
+            let why = format!("{why}; {share:.0}% of the vertices outside degree-2 chains");
+            (CpuMethod::Chains, why)
+        } else {
+            (CpuMethod::SourceParallel, why)
+        }
     } else {
         let why = format!("a search has {levels} levels, at most {BATCH_MOST_LEVELS}");
         (CpuMethod::BitParallel, why)

@@ -14,12 +14,14 @@
 //! harmonic centrality, eccentricity and the distance histogram need.
 
 pub mod centrality;
+mod chain_sources;
 mod choice;
 mod cpu;
 mod driver;
 mod one_by_one;
 mod source_parallel;
 
+pub use chain_sources::ChainSources;
 pub use choice::{BATCH_MOST_LEVELS, CpuMethod, cpu_method};
 pub use cpu::{CpuBatches, MOST_WORDS, batch_threads, words_for};
 pub use driver::{Reduced, Searched, all_sources, run, with_distances};

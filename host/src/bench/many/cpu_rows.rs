@@ -5,9 +5,7 @@
 
 use super::{Kind, Reference, Row, Setup, Timed, error_validation, time_batches, validation};
 use crate::Result;
-use crate::many::{
-    self, BatchCounts, CpuBatches, CpuMethod, ManySources, OneByOne, SourceParallel,
-};
+use crate::many::{self, BatchCounts, CpuMethod, OneByOne};
 
 /// Sources a thread takes in each timed chunk of a source-a-thread run,
 /// and in all in each chunk of a run one at a time: small enough that a
@@ -28,25 +26,17 @@ pub(super) fn rows(
     let (name, sources, graph) = (&reference.name, &reference.sources, reference.graph);
     let threads = setup.threads;
     let (method, reason) = many::cpu_method(graph);
-    let (engine, label, chunk): (Result<Box<dyn ManySources + '_>>, _, _) = match method {
+    let engine = method.engine(graph, many::words_for(sources.len()), Some(threads));
+    let (label, chunk) = match method {
         CpuMethod::BitParallel => {
-            let engine = CpuBatches::new(graph, threads, many::words_for(sources.len()));
-            let engine = engine.map(|engine| Box::new(engine) as Box<dyn ManySources>);
             let width = engine.as_ref().map_or(0, |engine| engine.batch_width());
-            (
-                engine,
-                format!("bit-parallel, {width} sources a batch"),
-                width,
-            )
+            (format!("bit-parallel, {width} sources a batch"), width)
         }
-        CpuMethod::SourceParallel => {
-            let engine: Box<dyn ManySources> = Box::new(SourceParallel::new(graph));
-            (
-                Ok(engine),
-                "a source a thread".to_string(),
-                CHUNK_PER_THREAD * threads,
-            )
-        }
+        CpuMethod::SourceParallel => ("a source a thread".to_string(), CHUNK_PER_THREAD * threads),
+        CpuMethod::Chains => (
+            "a source a thread over the contracted chains".to_string(),
+            CHUNK_PER_THREAD * threads,
+        ),
     };
     let batched = format!("CPU engine, {threads} threads, {label} (auto: {reason})");
     eprintln!("bench: many: {name}: {batched}");

@@ -6,7 +6,7 @@
 use bfs::abi::many_sources;
 use bfs::gpu::Gpu;
 use bfs::many::gpu::GpuBatches;
-use bfs::many::{CpuBatches, CpuMethod, ManySources, OneByOne, SourceParallel};
+use bfs::many::{CpuMethod, ManySources, OneByOne};
 use bfs::{Csr, Error, cpu, many};
 use clap::ValueEnum;
 
@@ -22,6 +22,9 @@ pub(crate) enum Method {
     BitParallel,
     /// Whole searches, a source a thread.
     SourceParallel,
+    /// A source a thread over the graph's degree-2 chains contracted, each
+    /// chain's inner vertices counted in closed form (undirected graphs).
+    Chains,
     /// One source at a time by the direction-optimizing engine, on every
     /// core (to compare).
     OneByOne,
@@ -98,20 +101,20 @@ fn cpu_engine<'g>(
         }
         Method::Auto | Method::BitParallel => (Some(CpuMethod::BitParallel), why),
         Method::SourceParallel => (Some(CpuMethod::SourceParallel), why),
+        Method::Chains => (Some(CpuMethod::Chains), why),
         Method::OneByOne => (None, why),
     };
     let engine: Box<dyn ManySources + 'g> = match method {
-        Some(CpuMethod::BitParallel) => {
+        Some(method) => {
             let words = options
                 .width
                 .map_or_else(|| many::words_for(sources), |width| width / 64);
-            let threads = options.threads.map_or_else(
-                || many::batch_threads(graph, words),
-                |threads| threads as usize,
-            );
-            Box::new(CpuBatches::new(graph, threads, words)?)
+            method.engine(
+                graph,
+                words,
+                options.threads.map(|threads| threads as usize),
+            )?
         }
-        Some(CpuMethod::SourceParallel) => Box::new(SourceParallel::new(graph)),
         None => {
             let threads = options
                 .threads

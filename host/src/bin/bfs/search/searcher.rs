@@ -114,6 +114,7 @@ pub(super) fn choose<'g>(
                 method: match method {
                     CpuMethod::BitParallel => Method::BitParallel,
                     CpuMethod::SourceParallel => Method::SourceParallel,
+                    CpuMethod::Chains => Method::Chains,
                 },
             };
             let (engine, _) = batch_engine(options, graph, (None, None), searches.sources.len())?;
