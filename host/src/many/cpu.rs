@@ -274,13 +274,16 @@ impl<'g> CpuBatches<'g> {
         // what a bottom-up level may scan.
         let mut unexplored = self.graph.edge_count();
         let mut level = 0;
+        // The sources whose frontier is not empty: only they can still
+        // reach a vertex, so a bottom-up scan waits for their bits alone.
+        let mut live = mask;
         self.steps.clear();
         while self.list.len() > 0 && limits.allows(level + 1) {
             level += 1;
             let step =
                 if bottom_up_allowed && Switch::GAPBS.goes_bottom_up(frontier_edges, unexplored) {
                     let members = self.members_for(unexplored.max(1) * words);
-                    self.bottom_up(sink, &mask, level, members);
+                    self.bottom_up(sink, (&mask, &live), level, members);
                     Step::BottomUp
                 } else {
                     let members = self.members_for(frontier_edges * words);
@@ -293,6 +296,7 @@ impl<'g> CpuBatches<'g> {
                 };
             self.steps.push(step);
             let (found_edges, settled_edges) = self.gather(counts);
+            live = live_sources(counts);
             frontier_edges = found_edges;
             unexplored = unexplored.saturating_sub(settled_edges);
             // Settling the vertices found went through their chunks.
@@ -348,9 +352,15 @@ impl<'g> CpuBatches<'g> {
         });
     }
 
-    /// One bottom-up level on `members` members, then the last frontier's
-    /// words cleared.
-    fn bottom_up(&mut self, sink: &Sink<'_>, mask: &[u64; MOST_WORDS], level: u32, members: usize) {
+    /// One bottom-up level on `members` members (`masks`: the batch's
+    /// sources and its live ones), then the last frontier's words cleared.
+    fn bottom_up(
+        &mut self,
+        sink: &Sink<'_>,
+        masks: (&[u64; MOST_WORDS], &[u64; MOST_WORDS]),
+        level: u32,
+        members: usize,
+    ) {
         let step = self.step();
         let cursor = AtomicUsize::new(0);
         let vertex_count = self.graph.vertex_count() as usize;
@@ -360,7 +370,7 @@ impl<'g> CpuBatches<'g> {
                 .unwrap_or_else(|p| p.into_inner());
             with_own_queue(&step.claimed[member], |claimed| {
                 for_each_chunk(&cursor, vertex_count, VERTEX_CHUNK, |vertices| {
-                    step.bottom_up(sink, mask, level, vertices, claimed, &mut tally);
+                    step.bottom_up(sink, masks, level, vertices, claimed, &mut tally);
                 });
             });
         });
@@ -401,6 +411,18 @@ impl<'g> CpuBatches<'g> {
             tallies: &self.tallies,
         }
     }
+}
+
+/// The batch's sources that found a vertex at the level just counted (the
+/// last of each source's counts), a bit each.
+fn live_sources(counts: &BatchCounts) -> [u64; MOST_WORDS] {
+    let mut live = [0; MOST_WORDS];
+    for (source, counts) in counts.iter().enumerate() {
+        if counts.last().is_some_and(|&found| found > 0) {
+            live[source / 64] |= 1 << (source % 64);
+        }
+    }
+    live
 }
 
 impl ManySources for CpuBatches<'_> {

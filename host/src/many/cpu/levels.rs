@@ -228,14 +228,15 @@ impl Step<'_> {
         }
     }
 
-    /// The bottom-up scan of some vertices at `level`: each that some
-    /// source has not reached ORs its neighbours' frontier words until
-    /// every bit of the batch is set; what it gains is its `next` words,
-    /// seen and recorded, and it is queued in `claimed`.
+    /// The bottom-up scan of some vertices at `level`: each that some live
+    /// source (`masks`: the batch's sources, and those whose frontier is
+    /// not empty) has not reached ORs its neighbours' frontier words until
+    /// every live bit is set; what it gains is its `next` words, seen and
+    /// recorded, and it is queued in `claimed`.
     pub(super) fn bottom_up(
         &self,
         sink: &Sink<'_>,
-        mask: &[u64; MOST_WORDS],
+        (mask, live): (&[u64; MOST_WORDS], &[u64; MOST_WORDS]),
         level: u32,
         vertices: Range<usize>,
         claimed: &mut Vec<u32>,
@@ -245,7 +246,7 @@ impl Step<'_> {
         for vertex in vertices {
             let vertex = vertex as u32;
             let seen = self.load(self.seen, vertex);
-            if (0..words).all(|word| seen[word] == mask[word]) {
+            if (0..words).all(|word| seen[word] & live[word] == live[word]) {
                 continue;
             }
             let mut gained = [0; MOST_WORDS];
@@ -260,7 +261,7 @@ impl Step<'_> {
                 for (gained, bits) in gained.iter_mut().zip(self.of(self.frontier, neighbour)) {
                     *gained |= bits.load(Relaxed);
                 }
-                if (0..words).all(|word| seen[word] | gained[word] == mask[word]) {
+                if (0..words).all(|word| (seen[word] | gained[word]) & live[word] == live[word]) {
                     break;
                 }
             }
