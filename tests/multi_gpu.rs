@@ -35,6 +35,19 @@ fn device_count(test: &str) -> Option<u32> {
     }
 }
 
+/// Whether this host has two GPUs for `test`, whose two ranks need one
+/// each; it skips (or, where the GPU is required, fails) where not.
+fn two_gpus(test: &str) -> bool {
+    match device_count(test) {
+        Some(devices) if devices >= 2 => true,
+        Some(_) => {
+            skip(test, "one GPU: two ranks need two");
+            false
+        }
+        None => false,
+    }
+}
+
 /// The ranks to test on `devices` GPUs: one, two, three (an uneven
 /// split) and all, as many as there are; and 2, 3 and 5 ranks sharing
 /// one GPU, the logic over several ranks on any machine, each with the
@@ -403,11 +416,7 @@ fn a_ranks_memory_shrinks_as_ranks_are_added() {
 #[test]
 fn two_processes_on_two_gpus_search_together() {
     let test = "two_processes_on_two_gpus_search_together";
-    let Some(devices) = device_count(test) else {
-        return;
-    };
-    if devices < 2 {
-        skip(test, "one GPU: two ranks need two");
+    if !two_gpus(test) {
         return;
     }
     let folder = bfs_tests::temporary_folder(test);
@@ -461,11 +470,7 @@ fn two_ranks(early: &str, rank: impl Fn(&str) -> std::process::Output + Sync) ->
 #[test]
 fn two_processes_placed_by_slurm_pass_the_id_over_tcp() {
     let test = "two_processes_placed_by_slurm_pass_the_id_over_tcp";
-    let Some(devices) = device_count(test) else {
-        return;
-    };
-    if devices < 2 {
-        skip(test, "one GPU: two ranks need two");
+    if !two_gpus(test) {
         return;
     }
     // The ranks run in a folder of their own, where an id file would land.
@@ -536,11 +541,7 @@ enum Stop {
 /// naming the rank that stopped. What the script did, with a
 /// smaller graph.
 fn the_survivor_leaves_with_one_line(test: &str, stop: Stop) {
-    let Some(devices) = device_count(test) else {
-        return;
-    };
-    if devices < 2 {
-        skip(test, "one GPU: two ranks need two");
+    if !two_gpus(test) {
         return;
     }
     let folder = bfs_tests::temporary_folder(test);
@@ -684,11 +685,7 @@ fn a_process_rank_that_fails_mid_search_makes_the_other_exit_with_one_error_line
 #[test]
 fn a_thread_rank_that_fails_mid_search_ends_the_search_with_its_own_line() {
     let test = "a_thread_rank_that_fails_mid_search_ends_the_search_with_its_own_line";
-    let Some(devices) = device_count(test) else {
-        return;
-    };
-    if devices < 2 {
-        skip(test, "one GPU: two ranks need two");
+    if !two_gpus(test) {
         return;
     }
     let folder = bfs_tests::temporary_folder(test);
