@@ -1,4 +1,5 @@
-//! Batches of many sources on the GPU (MS-BFS, `host/src/many/gpu.rs`)
+//! Batches of many sources on the GPU (MS-BFS, `host/src/many/gpu.rs`;
+//! a contraction hierarchy's trees, `host/src/many/gpu/hierarchy_trees.rs`)
 //! against the CPU reference: for every source of every batch, the
 //! vertices at each distance, the distances themselves, and the
 //! per-vertex totals, on the test graphs (directed, several components,
@@ -7,7 +8,7 @@
 //! limit. Without a GPU each test prints `skip: no CUDA device` (and fails
 //! instead when `BFS_REQUIRE_GPU` is set).
 
-use bfs::many::gpu::GpuBatches;
+use bfs::many::gpu::{GpuBatches, HierarchyTrees};
 use bfs::many::{Keep, Limits, ManySources, VertexTotals};
 use bfs::{Csr, UNREACHED, cpu};
 use bfs_tests::{generated, gpu, test_graphs};
@@ -56,7 +57,7 @@ fn batch_sources(graph: &Csr, count: usize, seed: u64) -> Vec<u32> {
 fn check_batch(
     name: &str,
     graph: &Csr,
-    engine: &mut GpuBatches<'_>,
+    engine: &mut dyn ManySources,
     sources: &[u32],
     limit: Option<u32>,
 ) {
@@ -228,6 +229,102 @@ fn a_large_batch_matches_on_a_graph_of_many_levels() {
     }
 }
 
+/// Undirected graphs for the hierarchy's trees: mostly chains (road
+/// networks), a core left uncontracted (a grid, a star's hub), two
+/// junctions joined by chains of several lengths with a tail, a lone
+/// vertex and a separate ring, a ring alone, self loops.
+fn hierarchy_graphs() -> Vec<(String, Csr)> {
+    let mut graphs: Vec<(String, Csr)> = test_graphs()
+        .into_iter()
+        .filter(|(_, graph)| graph.is_symmetric())
+        .collect();
+    for (spec, seed) in [("road:3000", 3), ("road:20000", 4), ("grid:30x30:0.3", 5)] {
+        graphs.push((format!("gen:{spec} seed {seed}"), generated(spec, seed)));
+    }
+    let mut edges = vec![(0, 2), (2, 3), (3, 1), (0, 4), (4, 1), (0, 5), (5, 6)];
+    edges.extend([
+        (6, 7),
+        (7, 8),
+        (8, 1),
+        (1, 9),
+        (9, 10),
+        (11, 12),
+        (12, 13),
+        (13, 11),
+    ]);
+    let junctions = Csr::from_edges(15, &edges, true).expect("junctions");
+    graphs.push(("junctions, chains, a ring".into(), junctions));
+    let ring: Vec<(u32, u32)> = (0..7).map(|vertex| (vertex, (vertex + 1) % 7)).collect();
+    graphs.push((
+        "a ring".into(),
+        Csr::from_edges(7, &ring, true).expect("a ring"),
+    ));
+    let looped = Csr::from_edges(6, &[(0, 0), (0, 1), (1, 1), (1, 2), (3, 4), (4, 4)], true)
+        .expect("a small graph");
+    graphs.push(("self loops".into(), looped));
+    graphs
+}
+
+#[test]
+fn hierarchy_trees_give_every_source_the_reference_distances() {
+    let test = "hierarchy_trees_give_every_source_the_reference_distances";
+    let Some(gpu) = gpu(test) else {
+        return;
+    };
+    for (name, graph) in &hierarchy_graphs() {
+        for (width, counts) in [
+            (32, &[1usize, 5, 32][..]),
+            (128, &[33, 100]),
+            (1024, &[1000]),
+        ] {
+            let mut engine = HierarchyTrees::new(&gpu, graph, width)
+                .unwrap_or_else(|error| panic!("{name}: {error}"));
+            for (seed, &count) in counts.iter().enumerate() {
+                let sources = batch_sources(graph, count, seed as u64 + 11);
+                check_batch(
+                    &format!("{name}, {count} sources (hierarchy)"),
+                    graph,
+                    &mut engine,
+                    &sources,
+                    None,
+                );
+            }
+        }
+        let mut engine = HierarchyTrees::new(&gpu, graph, 64).expect("an engine");
+        let sources = batch_sources(graph, 50, 2);
+        for limit in [0, 1, 4, 25] {
+            check_batch(
+                &format!("{name}, depth {limit} (hierarchy)"),
+                graph,
+                &mut engine,
+                &sources,
+                Some(limit),
+            );
+        }
+    }
+    // Distances past what one block's shared memory counts: the
+    // differences go to global memory.
+    let long = generated("path:100000", 1);
+    let mut engine = HierarchyTrees::new(&gpu, &long, 32).expect("an engine");
+    check_batch(
+        "a long path",
+        &long,
+        &mut engine,
+        &[0, 50_000, 99_999, 7],
+        None,
+    );
+    let directed = bfs_tests::directed_random(300, 900, 5);
+    let refused = HierarchyTrees::new(&gpu, &directed, 32)
+        .err()
+        .map(|error| error.to_string());
+    assert!(
+        refused
+            .as_deref()
+            .is_some_and(|why| why.contains("directed")),
+        "a directed graph: {refused:?}"
+    );
+}
+
 /// A few small batches, every kernel and every kept result: sized for
 /// compute-sanitizer's tools, which run the kernels hundreds of times
 /// slower.
@@ -256,6 +353,13 @@ fn small_batches_for_the_sanitizers() {
         &batch_sources(&directed, 100, 6),
         Some(4),
     );
+    // The hierarchy's trees: chains, a core (the grid's), a depth limit.
+    for (spec, count, limit) in [("road:400", 40, None), ("grid:12x12:0.1", 33, Some(5))] {
+        let graph = generated(spec, 2);
+        let mut engine = HierarchyTrees::new(&gpu, &graph, count).expect("an engine");
+        let sources = batch_sources(&graph, count as usize, 4);
+        check_batch(spec, &graph, &mut engine, &sources, limit);
+    }
 }
 
 /// One search from several seeds on the GPU (`--seeds`): each vertex's

@@ -10,7 +10,8 @@ use std::mem::{offset_of, size_of};
 
 use bfs::abi::distributed::{Outbox, Owned};
 use bfs::abi::frontier::FrontierLevel;
-use bfs::abi::many_sources::{self, Step};
+use bfs::abi::hierarchy_trees::{self, Arcs, Chains, Labels, Tally};
+use bfs::abi::many_sources::{self, Kept, Step};
 use bfs::abi::{
     Kernel, Parameters, block_queue, direction_optimizing, distributed, global_queue,
     hierarchical_queue, hub_chunks, hybrid_cpu, small_frontier, two_kernel, vertex_levels,
@@ -118,6 +119,54 @@ fn step() -> Vec<Field> {
     let end = offset_of!(Step, seeds) + size_of::<u32>();
     fields.push(("tail padding", end, size_of::<Step>() - end));
     fields
+}
+
+fn labels() -> Vec<Field> {
+    fields!(Labels {
+        labels,
+        width,
+        count
+    })
+}
+
+fn arcs() -> Vec<Field> {
+    fields!(Arcs {
+        rows,
+        arcs,
+        first,
+        end
+    })
+}
+
+fn chains() -> Vec<Field> {
+    fields!(Chains {
+        places,
+        chains,
+        own,
+        vertex_count,
+        kept_count,
+        chain_count,
+        limit,
+    })
+}
+
+fn tally() -> Vec<Field> {
+    fields!(Tally {
+        counts,
+        scratch,
+        bins,
+        group
+    })
+}
+
+fn kept() -> Vec<Field> {
+    fields!(Kept {
+        reached_by,
+        distance_sums,
+        reciprocal_sums,
+        farthest,
+        distances,
+    })
 }
 
 /// The entry's parameters in the PTX: (size, alignment) each.
@@ -252,4 +301,24 @@ fn the_batch_kernels_take_one_step_block_as_the_host_lays_it_out() {
     ] {
         check(kernel, &[(0, step())]);
     }
+}
+
+#[test]
+fn the_hierarchy_tree_kernels_take_their_blocks_as_the_host_lays_them_out() {
+    check(hierarchy_trees::SEED, &[(0, labels())]);
+    check(hierarchy_trees::SWEEP, &[(0, labels()), (1, arcs())]);
+    check(hierarchy_trees::CORE_ROUND, &[(0, labels()), (1, arcs())]);
+    check(hierarchy_trees::FARTHEST, &[(0, labels())]);
+    check(
+        hierarchy_trees::COUNT,
+        &[(0, labels()), (1, chains()), (2, tally())],
+    );
+    check(
+        hierarchy_trees::TOTALS,
+        &[(0, labels()), (1, chains()), (2, kept())],
+    );
+    check(
+        hierarchy_trees::DISTANCES,
+        &[(0, labels()), (1, chains()), (2, kept())],
+    );
 }

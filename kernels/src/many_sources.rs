@@ -40,6 +40,8 @@
 //! Encodings: `abi::many_sources`. A level's distance is `level`; the
 //! batch's source `i` is bit `i % 32` of word `i / 32`.
 
+pub mod hierarchy_trees;
+
 use crate::abi::EdgeOffset;
 use crate::abi::many_sources::{
     Batch, CHUNK_EDGES, COUNTER_PLANES, GATHER_AHEAD, Kept, LevelFigures, Queue, Rows, Step,

@@ -155,7 +155,7 @@ impl<'g> ChainLevels<'g> {
 /// vertices (kept indices and their distances; the second `chain_contracted::NO_ENTRY` when
 /// the source is kept), and the source's chain and position (`chain_contracted::NO_ENTRY`
 /// and 0 when it is kept).
-pub(super) fn seeds(contraction: &ChainContraction, source: u32) -> ([(u32, u32); 2], (u32, u32)) {
+pub(crate) fn seeds(contraction: &ChainContraction, source: u32) -> ([(u32, u32); 2], (u32, u32)) {
     match contraction.place(source) {
         Place::Kept(kept) => (
             [(kept, 0), (chain_contracted::NO_ENTRY, 0)],
@@ -320,7 +320,7 @@ impl GpuBfs for ChainContracted<'_> {
 /// the 32 bits its kernels take: a contracted graph has fewer arcs than its
 /// graph has CSR entries, or a few more with shortcuts, so only graphs of
 /// billions of edges are refused.
-pub(super) fn upload_row_offsets(rows: &WeightedRows, variant: &str) -> Result<DeviceBuffer<u32>> {
+pub(crate) fn upload_row_offsets(rows: &WeightedRows, variant: &str) -> Result<DeviceBuffer<u32>> {
     let narrow = rows.narrow_row_offsets().ok_or_else(|| {
         Error::Unsupported(format!(
             "{variant} keeps 32-bit arc offsets; its contracted graph has {} arcs",

@@ -1,9 +1,14 @@
-//! Which CPU method searches a graph's many sources: bit-parallel
+//! Which method searches a graph's many sources. On the CPU: bit-parallel
 //! batches where a search has few levels, a source a thread where it has
 //! many, over the contracted chains where most vertices lie in them (road
-//! networks; docs/many-sources.md, "What `auto` takes").
+//! networks). On a GPU: a tree a source in the sweeps of a contraction
+//! hierarchy where `auto`'s single searches take one (road networks),
+//! else bit-parallel batches (docs/many-sources.md, "What `auto` takes").
 
+use super::gpu::{GpuBatches, HierarchyTrees};
 use super::{ChainSources, CpuBatches, ManySources, SourceParallel, batch_threads};
+use crate::abi::many_sources::words_for;
+use crate::gpu::{Gpu, Strategy, Workload, plan};
 use crate::graph::chains::ChainContraction;
 use crate::{Csr, Result, UNREACHED, cpu};
 
@@ -85,5 +90,53 @@ pub fn cpu_method(graph: &Csr) -> (CpuMethod, String) {
     } else {
         let why = format!("a search has {levels} levels, at most {BATCH_MOST_LEVELS}");
         (CpuMethod::BitParallel, why)
+    }
+}
+
+/// A way of searching many sources on a GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpuMethod {
+    /// [`GpuBatches`]: bit-parallel batches, a level a round trip.
+    BitParallel,
+    /// [`HierarchyTrees`]: a tree a source in the two sweeps of a
+    /// contraction hierarchy (undirected graphs).
+    HierarchyTrees,
+}
+
+impl GpuMethod {
+    /// This method's engine on `gpu` for batches of `sources` sources of
+    /// `graph` (at most its widest).
+    pub fn engine<'g>(
+        self,
+        gpu: &'g Gpu,
+        graph: &'g Csr,
+        sources: usize,
+    ) -> Result<Box<dyn ManySources + 'g>> {
+        let sources = u32::try_from(sources).unwrap_or(u32::MAX);
+        Ok(match self {
+            GpuMethod::BitParallel => Box::new(GpuBatches::new(gpu, graph, words_for(sources))?),
+            GpuMethod::HierarchyTrees => Box::new(HierarchyTrees::new(gpu, graph, sources)?),
+        })
+    }
+}
+
+/// The GPU method for `graph`, and why in words: a contraction
+/// hierarchy's trees where `auto`'s plan for many single searches builds
+/// one (an undirected road-like graph, mostly chains: its levels are
+/// few where its searches have thousands), else bit-parallel batches.
+pub fn gpu_method(graph: &Csr) -> (GpuMethod, String) {
+    let plan = plan(graph, true, Workload::many());
+    if plan.strategy == Strategy::HierarchySweep && graph.is_symmetric() {
+        let why = format!(
+            "a contraction hierarchy, as for single searches: {}",
+            plan.reason
+        );
+        (GpuMethod::HierarchyTrees, why)
+    } else {
+        let why = format!(
+            "bit-parallel batches, as single searches take no hierarchy: {}",
+            plan.reason
+        );
+        (GpuMethod::BitParallel, why)
     }
 }

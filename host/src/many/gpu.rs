@@ -18,6 +18,7 @@ use super::{BatchCounts, Keep, Limits, ManySources, VertexTotals};
 use crate::error::CudaContext;
 
 mod heavy;
+mod hierarchy_trees;
 mod kept;
 mod levels;
 
@@ -25,6 +26,8 @@ use crate::gpu::{Entry, Gpu, upload};
 use crate::{Csr, Error, Result};
 use heavy::HeavyLists;
 use kept::DeviceTotals;
+
+pub use hierarchy_trees::{HierarchyTrees, MOST_WIDTH};
 
 /// The direction rule of a batch: Beamer's switch (`abi`'s, as every
 /// search takes it) with the frontier's edges counted in words, as a
@@ -339,6 +342,23 @@ impl<'g> GpuBatches<'g> {
     }
 }
 
+/// Checks a batch of `sources` for an engine of `width` sources a batch
+/// over `vertex_count` vertices, and what `keep` asks for: `false` for an
+/// empty batch, which has nothing to search.
+fn checked(sources: &[u32], width: usize, keep: &Keep<'_>, vertex_count: u32) -> Result<bool> {
+    if sources.is_empty() {
+        return Ok(false);
+    }
+    if sources.len() > width {
+        return Err(Error::Invalid(format!(
+            "a batch of {} sources; this engine takes {width}",
+            sources.len()
+        )));
+    }
+    keep.check(sources, vertex_count)?;
+    Ok(true)
+}
+
 /// Queues a memset of `buffer` to zero on `gpu`'s stream.
 fn clear<T: cust::memory::DeviceCopy + bytemuck::Zeroable>(
     gpu: &Gpu,
@@ -362,16 +382,14 @@ impl ManySources for GpuBatches<'_> {
         mut keep: Keep<'_>,
     ) -> Result<BatchCounts> {
         let count = sources.len();
-        if count == 0 {
+        if !checked(
+            sources,
+            self.batch_width(),
+            &keep,
+            self.graph.vertex_count(),
+        )? {
             return Ok(Vec::new());
         }
-        if count > self.batch_width() {
-            return Err(Error::Invalid(format!(
-                "a batch of {count} sources; this engine takes {}",
-                self.batch_width()
-            )));
-        }
-        keep.check(sources, self.graph.vertex_count())?;
         let kept = self.start(sources, count as u32, &keep)?;
         let counts = self.levels((count as u32, Placement::EachItsOwn), limits, kept)?;
         self.keep_results(&mut keep, count)?;

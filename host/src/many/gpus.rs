@@ -1,5 +1,6 @@
 //! Several GPUs share a run's batches: each holds the whole graph and its
-//! own batch engine ([`GpuBatches`]), and takes the next batch whenever it
+//! own batch engine (by [`gpu_method`]: a contraction hierarchy's trees,
+//! the hierarchy built once for all, or [`GpuBatches`]), and takes the next batch whenever it
 //! finishes one, so a faster GPU takes more. Nothing passes between them
 //! while they search; their counts are put back in the batches' order and
 //! their per-vertex totals added at the end.
@@ -9,20 +10,24 @@ use std::time::{Duration, Instant};
 
 use bfs_kernels::abi::many_sources::words_for;
 
-use super::gpu::GpuBatches;
-use super::{BatchCounts, Keep, Limits, ManySources, Reduced, VertexTotals};
-use crate::gpu::Gpu;
+use super::gpu::{GpuBatches, HierarchyTrees, MOST_WIDTH};
+use super::{BatchCounts, GpuMethod, Keep, Limits, ManySources, Reduced, VertexTotals, gpu_method};
+use crate::gpu::{Gpu, HierarchySweep};
 use crate::{Csr, Result};
 
 /// What one GPU searched: its batches' counts by batch index, its totals,
 /// and its search time.
 type Share = (Vec<(usize, BatchCounts)>, Option<VertexTotals>, Duration);
 
-/// The sources a GPU's batches take when `sources` are shared by `gpus`:
-/// a batch's most (1,024), or fewer, so that every GPU has batches.
-pub fn batch_width(sources: usize, gpus: u32) -> usize {
+/// The sources a GPU's batches take by `method` when `sources` are
+/// shared by `gpus`: a batch's most (1,024 bit-parallel, [`MOST_WIDTH`]
+/// for the trees), or fewer, so that every GPU has batches.
+pub fn batch_width(method: GpuMethod, sources: usize, gpus: u32) -> usize {
     let each = sources.div_ceil(gpus.max(1) as usize);
-    32 * words_for(u32::try_from(each).unwrap_or(u32::MAX)) as usize
+    match method {
+        GpuMethod::BitParallel => 32 * words_for(u32::try_from(each).unwrap_or(u32::MAX)) as usize,
+        GpuMethod::HierarchyTrees => each.clamp(1, MOST_WIDTH as usize).next_multiple_of(32),
+    }
 }
 
 /// Searches from every one of `sources` over GPUs `0..gpus`, as
@@ -38,13 +43,26 @@ pub fn run_on_gpus(
     totals: bool,
 ) -> Result<Reduced> {
     let vertex_count = graph.vertex_count();
-    let width = batch_width(sources.len(), gpus);
+    let (method, _) = gpu_method(graph);
+    let width = batch_width(method, sources.len(), gpus);
     let batches: Vec<&[u32]> = sources.chunks(width).collect();
     let next_batch = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
+    let hierarchy = match method {
+        GpuMethod::HierarchyTrees => Some(HierarchySweep::build(graph)?),
+        GpuMethod::BitParallel => None,
+    };
     let search_share = |ordinal: u32| -> Result<Share> {
         let gpu = Gpu::open_device(ordinal)?;
-        let mut engine = GpuBatches::new(&gpu, graph, (width / 32) as u32)?;
+        let mut engine: Box<dyn ManySources> = match &hierarchy {
+            Some(hierarchy) => Box::new(HierarchyTrees::from_hierarchy(
+                &gpu,
+                graph,
+                hierarchy.clone(),
+                width as u32,
+            )?),
+            None => Box::new(GpuBatches::new(&gpu, graph, (width / 32) as u32)?),
+        };
         let mut held = totals.then(|| VertexTotals::new(vertex_count));
         let (mut searched, mut elapsed) = (Vec::new(), Duration::ZERO);
         while !failed.load(Ordering::Relaxed) {
@@ -105,11 +123,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_gpu_gets_batches_and_a_batch_holds_at_most_1024() {
-        assert_eq!(batch_width(100_000, 1), 1024);
-        assert_eq!(batch_width(100_000, 2), 1024);
-        assert_eq!(batch_width(1000, 2), 512);
-        assert_eq!(batch_width(64, 2), 32);
-        assert_eq!(batch_width(1, 4), 32);
+    fn every_gpu_gets_batches_and_a_batch_holds_at_most_its_methods_most() {
+        let bits = GpuMethod::BitParallel;
+        assert_eq!(batch_width(bits, 100_000, 1), 1024);
+        assert_eq!(batch_width(bits, 100_000, 2), 1024);
+        assert_eq!(batch_width(bits, 1000, 2), 512);
+        assert_eq!(batch_width(bits, 64, 2), 32);
+        assert_eq!(batch_width(bits, 1, 4), 32);
+        let trees = GpuMethod::HierarchyTrees;
+        assert_eq!(batch_width(trees, 114_599, 2), MOST_WIDTH as usize);
+        assert_eq!(batch_width(trees, 1000, 2), 512);
+        assert_eq!(batch_width(trees, 100, 2), 64);
+        assert_eq!(batch_width(trees, 1, 4), 32);
     }
 }

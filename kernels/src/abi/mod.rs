@@ -15,6 +15,7 @@ pub mod ghost_zones;
 pub mod global_queue;
 pub mod hierarchical_queue;
 pub mod hierarchy_sweep;
+pub mod hierarchy_trees;
 pub mod hub_chunks;
 pub mod hybrid_cpu;
 mod kernel;

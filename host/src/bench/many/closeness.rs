@@ -11,12 +11,10 @@ use super::{
     CHECKED, CLOSENESS_BUDGETS, Kind, Reference, Row, Setup, Validation, error_validation,
     validation,
 };
-use crate::abi::many_sources::words_for;
 use crate::gpu::Gpu;
 use crate::graph::generate::sample_vertices;
 use crate::many::centrality::{self, Sources};
-use crate::many::gpu::GpuBatches;
-use crate::many::{self, Limits, ManySources, Reduced, VertexTotals};
+use crate::many::{self, Limits, Reduced, VertexTotals};
 use crate::{Csr, Result, UNREACHED, cpu};
 
 /// Relative difference within which closeness equals the reference's.
@@ -45,12 +43,14 @@ pub(super) fn one_gpu(
     let method = "GPU, exact closeness from every vertex (bfs centrality)";
     eprintln!("bench: many: {name}: {method}");
     let outcome = (|| -> Result<Searched> {
-        let mut engine = GpuBatches::new(gpu, graph, words_for(n))?;
+        let (method, _) = many::gpu_method(graph);
+        let mut engine = method.engine(gpu, graph, n as usize)?;
+        let engine = engine.as_mut();
         let width = engine.batch_width();
         let all = many::all_sources(graph, width);
         let totals = !graph.is_symmetric();
         let first = many::run(
-            &mut engine,
+            engine,
             n,
             &all[..width.min(all.len())],
             Limits::default(),
@@ -60,7 +60,7 @@ pub(super) fn one_gpu(
         let batches = all.len().div_ceil(width);
         let fitting = (budget / first.elapsed.as_secs_f64().max(1e-9)) as usize;
         let take = (fitting.clamp(1, batches) * width).min(all.len());
-        let reduced = many::run(&mut engine, n, &all[..take], Limits::default(), totals)?;
+        let reduced = many::run(engine, n, &all[..take], Limits::default(), totals)?;
         Ok((reduced, all[..take].to_vec()))
     })();
     let (reduced, searched) = match outcome {

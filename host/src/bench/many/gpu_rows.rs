@@ -10,11 +10,9 @@ use super::{
     time_batches, validation,
 };
 use crate::Result;
-use crate::abi::many_sources::words_for;
 use crate::gpu::{Gpu, Search, Variant, Workload};
 use crate::graph::prepared::Preparations;
-use crate::many::gpu::GpuBatches;
-use crate::many::{self, Limits, ManySources};
+use crate::many::{self, GpuMethod, Limits, ManySources};
 
 /// The GPU's rows, each handed to `emit`; returns the batch's counts of
 /// every source (for the CPU rows to be checked against), where it ran.
@@ -24,51 +22,15 @@ pub(super) fn rows(
     reference: &Reference<'_>,
     emit: &mut dyn FnMut(Row) -> Result<()>,
 ) -> Result<Option<many::BatchCounts>> {
-    let (name, sources) = (&reference.name, &reference.sources);
-    let words = words_for(u32::try_from(sources.len()).unwrap_or(u32::MAX));
-    let method = format!("GPU, batches of {} sources (MS-BFS)", 32 * words);
-    eprintln!("bench: many: {name}: {method}");
-    let mut counts = None;
-    match GpuBatches::new(gpu, reference.graph, words) {
-        Ok(mut engine) => {
-            let width = engine.batch_width();
-            let batched = time_batches(&mut engine, sources, width, Duration::MAX);
-            emit(match batched {
-                Ok(timed) => {
-                    let row = Row {
-                        validated: validation(reference.check_counts(&timed.counts).map(
-                            |checked| {
-                                format!("{checked} sources' vertices by distance = the reference's")
-                            },
-                        )),
-                        ..counted_row(name, Kind::Batched, &method, sources.len(), timed.seconds)
-                    };
-                    counts = Some(timed.counts);
-                    row
-                }
-                Err(error) => Row::not_run(
-                    name,
-                    Kind::Batched,
-                    &method,
-                    sources.len(),
-                    error_validation(&error),
-                ),
-            })?;
-            emit(distances_row(gpu, &mut engine, reference, &method))?;
-        }
-        Err(error) => {
-            let why = error_validation(&error);
-            emit(Row::not_run(
-                name,
-                Kind::Batched,
-                &method,
-                sources.len(),
-                why,
-            ))?;
-        }
+    let (chosen, _) = many::gpu_method(reference.graph);
+    // `auto`'s method first, then bit-parallel batches beside it.
+    let mut counts = batched_rows(gpu, reference, chosen, emit)?;
+    if chosen != GpuMethod::BitParallel {
+        let beside = batched_rows(gpu, reference, GpuMethod::BitParallel, emit)?;
+        counts = counts.or(beside);
     }
-    if sources.len() > SMALL_BATCH {
-        emit(small_batch_row(gpu, reference))?;
+    if reference.sources.len() > SMALL_BATCH {
+        emit(small_batch_row(gpu, reference, chosen))?;
     }
     emit(one_by_one_row(setup, gpu, reference))?;
     let (row, searched) = closeness::one_gpu(setup, gpu, reference);
@@ -78,6 +40,76 @@ pub(super) fn rows(
         searched.as_ref(),
         setup.seed,
     ))?;
+    Ok(counts)
+}
+
+/// What a GPU method's rows call it, for batches of `width` sources.
+fn method_name(method: GpuMethod, width: usize) -> String {
+    match method {
+        GpuMethod::BitParallel => format!("GPU, batches of {width} sources (MS-BFS)"),
+        GpuMethod::HierarchyTrees => format!(
+            "GPU, batches of {width} sources, a tree each in a contraction hierarchy's sweeps \
+             (PHAST)"
+        ),
+    }
+}
+
+/// `method`'s batches, counts only and then with every distance; returns
+/// the counts of every source, where they ran.
+fn batched_rows(
+    gpu: &Gpu,
+    reference: &Reference<'_>,
+    method: GpuMethod,
+    emit: &mut dyn FnMut(Row) -> Result<()>,
+) -> Result<Option<many::BatchCounts>> {
+    let (name, sources) = (&reference.name, &reference.sources);
+    let built = Instant::now();
+    let engine = method.engine(gpu, reference.graph, sources.len());
+    let built = built.elapsed().as_secs_f64();
+    let width = engine
+        .as_ref()
+        .map_or(sources.len(), |engine| engine.batch_width());
+    let mut label = method_name(method, width);
+    if method == GpuMethod::HierarchyTrees {
+        label = format!("{label} (built in {built:.2} s, not counted)");
+    }
+    eprintln!("bench: many: {name}: {label}");
+    let mut engine = match engine {
+        Ok(engine) => engine,
+        Err(error) => {
+            let why = error_validation(&error);
+            emit(Row::not_run(
+                name,
+                Kind::Batched,
+                &label,
+                sources.len(),
+                why,
+            ))?;
+            return Ok(None);
+        }
+    };
+    let mut counts = None;
+    let batched = time_batches(engine.as_mut(), sources, width, Duration::MAX);
+    emit(match batched {
+        Ok(timed) => {
+            let row = Row {
+                validated: validation(reference.check_counts(&timed.counts).map(|checked| {
+                    format!("{checked} sources' vertices by distance = the reference's")
+                })),
+                ..counted_row(name, Kind::Batched, &label, sources.len(), timed.seconds)
+            };
+            counts = Some(timed.counts);
+            row
+        }
+        Err(error) => Row::not_run(
+            name,
+            Kind::Batched,
+            &label,
+            sources.len(),
+            error_validation(&error),
+        ),
+    })?;
+    emit(distances_row(gpu, engine.as_mut(), reference, &label))?;
     Ok(counts)
 }
 
@@ -107,7 +139,7 @@ pub(super) fn counted_row(
 /// them; every vertex's distance from the checked sources compared.
 fn distances_row(
     gpu: &Gpu,
-    engine: &mut GpuBatches<'_>,
+    engine: &mut dyn ManySources,
     reference: &Reference<'_>,
     method: &str,
 ) -> Row {
@@ -175,12 +207,18 @@ fn distances_row(
 }
 
 /// A batch of the first [`SMALL_BATCH`] sources, on an engine of their width.
-fn small_batch_row(gpu: &Gpu, reference: &Reference<'_>) -> Row {
+fn small_batch_row(gpu: &Gpu, reference: &Reference<'_>, chosen: GpuMethod) -> Row {
     let name = &reference.name;
-    let method = format!("GPU, one batch of {SMALL_BATCH} sources");
+    let method = match chosen {
+        GpuMethod::BitParallel => format!("GPU, one batch of {SMALL_BATCH} sources"),
+        GpuMethod::HierarchyTrees => {
+            format!("GPU, one batch of {SMALL_BATCH} sources, a contraction hierarchy's trees")
+        }
+    };
     let sources = &reference.sources[..SMALL_BATCH];
-    let timed = GpuBatches::new(gpu, reference.graph, words_for(SMALL_BATCH as u32))
-        .and_then(|mut engine| time_batches(&mut engine, sources, SMALL_BATCH, Duration::MAX));
+    let timed = chosen
+        .engine(gpu, reference.graph, SMALL_BATCH)
+        .and_then(|mut engine| time_batches(engine.as_mut(), sources, SMALL_BATCH, Duration::MAX));
     match timed {
         Ok(timed) => Row {
             validated: validation(reference.check_counts(&timed.counts).map(|checked| {

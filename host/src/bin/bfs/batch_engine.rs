@@ -1,30 +1,37 @@
-//! The engine that searches a run's many sources: the GPU's batches where
-//! there is a GPU, else the CPU's, by the method `auto` takes for the graph
-//! (bit-parallel batches, or a source a thread), or one source at a time
-//! to compare.
+//! The engine that searches a run's many sources: the GPU's where there
+//! is a GPU, else the CPU's, by the method `auto` takes for the graph
+//! (GPU: a contraction hierarchy's trees, or bit-parallel batches; CPU:
+//! bit-parallel batches, a source a thread, or over the contracted
+//! chains), or one source at a time to compare.
 
-use bfs::abi::many_sources;
+use anyhow::bail;
 use bfs::gpu::Gpu;
-use bfs::many::gpu::GpuBatches;
-use bfs::many::{CpuMethod, ManySources, OneByOne};
+use bfs::many::{CpuMethod, GpuMethod, ManySources, OneByOne};
 use bfs::{Csr, Error, cpu, many};
 use clap::ValueEnum;
 
 use crate::DeviceChoice;
 
-/// `--method`: how the CPU searches many sources.
+/// `--method`: how many sources are searched.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Method {
-    /// By the graph: bit-parallel batches where a search has few levels,
-    /// else a source a thread.
+    /// By the graph. On a GPU: a contraction hierarchy's trees on road
+    /// networks, else bit-parallel batches. On the CPU: bit-parallel
+    /// batches where a search has few levels, else a source a thread
+    /// (over the contracted chains where most vertices lie in them).
     Auto,
-    /// Bit-parallel batches (MS-BFS), each level on every core.
+    /// Bit-parallel batches (MS-BFS), each level on every core (GPU or
+    /// CPU).
     BitParallel,
     /// Whole searches, a source a thread.
     SourceParallel,
     /// A source a thread over the graph's degree-2 chains contracted, each
     /// chain's inner vertices counted in closed form (undirected graphs).
     Chains,
+    /// On a GPU: a tree a source in the two sweeps of a contraction
+    /// hierarchy (PHAST), each level a launch for the whole batch
+    /// (undirected graphs).
+    Hierarchy,
     /// One source at a time by the direction-optimizing engine, on every
     /// core (to compare).
     OneByOne,
@@ -71,9 +78,19 @@ pub(crate) fn batch_engine<'g>(
     sources: usize,
 ) -> anyhow::Result<(Box<dyn ManySources + 'g>, String)> {
     if let Some(gpu) = gpu {
-        let words = many_sources::words_for(u32::try_from(sources).unwrap_or(u32::MAX));
         let why = format!("--device {}", options.device.name());
-        return Ok((Box::new(GpuBatches::new(gpu, graph, words)?), why));
+        let (method, why) = match options.method {
+            Method::Auto => {
+                let (method, reason) = many::gpu_method(graph);
+                (method, format!("{why}; auto: {reason}"))
+            }
+            Method::Hierarchy => (GpuMethod::HierarchyTrees, why),
+            _ => (GpuMethod::BitParallel, why),
+        };
+        return Ok((method.engine(gpu, graph, sources)?, why));
+    }
+    if options.method == Method::Hierarchy {
+        bail!("--method hierarchy searches on a GPU; this run is on the CPU");
     }
     let why = match (no_gpu, options.device) {
         (Some(why), _) => why,
@@ -102,7 +119,7 @@ fn cpu_engine<'g>(
         Method::Auto | Method::BitParallel => (Some(CpuMethod::BitParallel), why),
         Method::SourceParallel => (Some(CpuMethod::SourceParallel), why),
         Method::Chains => (Some(CpuMethod::Chains), why),
-        Method::OneByOne => (None, why),
+        Method::OneByOne | Method::Hierarchy => (None, why),
     };
     let engine: Box<dyn ManySources + 'g> = match method {
         Some(method) => {

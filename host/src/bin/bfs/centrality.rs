@@ -49,8 +49,10 @@ pub struct CentralityArgs {
     /// by the number of sources).
     #[arg(long, value_parser = parse_width)]
     batch_width: Option<usize>,
-    /// How the CPU searches: by the graph (auto), bit-parallel batches,
-    /// a source a thread, or one source at a time on every core.
+    /// How the sources are searched: by the graph (auto), bit-parallel
+    /// batches (GPU or CPU), a contraction hierarchy's trees (GPU), a
+    /// source a thread or over the contracted chains (CPU), or one source
+    /// at a time on every core (CPU).
     #[arg(long, value_enum, default_value_t = Method::Auto)]
     method: Method,
     /// Share the batches among this many GPUs of this host (each holds the
@@ -167,7 +169,9 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
     };
     let width = match (&engine, gpus) {
         (Some((engine, _)), _) => engine.batch_width(),
-        (None, gpus) => many::gpus::batch_width(count, gpus.unwrap_or(1)),
+        (None, gpus) => {
+            many::gpus::batch_width(many::gpu_method(&graph).0, count, gpus.unwrap_or(1))
+        }
     };
     let sources = match sample {
         None => Sources::All(many::all_sources(&graph, width)),

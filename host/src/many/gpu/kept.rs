@@ -9,14 +9,76 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 use super::{GpuBatches, clear};
 use crate::Result;
 use crate::error::CudaContext;
+use crate::gpu::Gpu;
 use crate::many::{Keep, VertexTotals};
 
-/// Per-vertex totals on the device.
-pub(super) struct DeviceTotals {
+/// Per-vertex totals on the device, which the kernels add each batch's
+/// into: zero from their allocation, and again once added into the
+/// caller's.
+pub(in crate::many) struct DeviceTotals {
     reached_by: DeviceBuffer<u32>,
     distance_sums: DeviceBuffer<u64>,
     reciprocal_sums: DeviceBuffer<f64>,
     farthest: DeviceBuffer<u32>,
+}
+
+/// A [`Kept`] that keeps nothing: every pointer null.
+pub(in crate::many) fn nothing_kept() -> Kept {
+    Kept {
+        reached_by: std::ptr::null_mut(),
+        distance_sums: std::ptr::null_mut(),
+        reciprocal_sums: std::ptr::null_mut(),
+        farthest: std::ptr::null_mut(),
+        distances: std::ptr::null_mut(),
+    }
+}
+
+impl DeviceTotals {
+    /// Zero totals for `vertex_count` vertices.
+    pub(in crate::many) fn new(vertex_count: usize) -> Result<DeviceTotals> {
+        let allocation = || "allocating the per-vertex totals".to_string();
+        let n = vertex_count.max(1);
+        Ok(DeviceTotals {
+            reached_by: DeviceBuffer::zeroed(n).context(allocation)?,
+            distance_sums: DeviceBuffer::zeroed(n).context(allocation)?,
+            reciprocal_sums: DeviceBuffer::zeroed(n).context(allocation)?,
+            farthest: DeviceBuffer::zeroed(n).context(allocation)?,
+        })
+    }
+
+    /// Points `kept`'s totals at these.
+    pub(in crate::many) fn point(&mut self, kept: &mut Kept) {
+        kept.reached_by = self.reached_by.as_device_ptr().as_raw() as *mut u32;
+        kept.distance_sums = self.distance_sums.as_device_ptr().as_raw() as *mut u64;
+        kept.reciprocal_sums = self.reciprocal_sums.as_device_ptr().as_raw() as *mut f64;
+        kept.farthest = self.farthest.as_device_ptr().as_raw() as *mut u32;
+    }
+
+    /// Adds these into `totals`, and clears them on `gpu`'s stream.
+    pub(in crate::many) fn add_into(&mut self, gpu: &Gpu, totals: &mut VertexTotals) -> Result<()> {
+        let n = totals.reached_by.len();
+        let context = || "reading the batches' totals".to_string();
+        let mut held = VertexTotals::new(n as u32);
+        if n > 0 {
+            self.reached_by
+                .copy_to(&mut held.reached_by[..])
+                .context(context)?;
+            self.distance_sums
+                .copy_to(&mut held.distance_sums[..])
+                .context(context)?;
+            self.reciprocal_sums
+                .copy_to(&mut held.reciprocal_sums[..])
+                .context(context)?;
+            self.farthest
+                .copy_to(&mut held.farthest[..])
+                .context(context)?;
+        }
+        totals.add(&held);
+        clear(gpu, &mut self.reached_by, "the totals")?;
+        clear(gpu, &mut self.distance_sums, "the totals")?;
+        clear(gpu, &mut self.reciprocal_sums, "the totals")?;
+        clear(gpu, &mut self.farthest, "the totals")
+    }
 }
 
 impl GpuBatches<'_> {
@@ -26,31 +88,15 @@ impl GpuBatches<'_> {
     pub(super) fn kept_for(&mut self, keep: &Keep<'_>, count: usize) -> Result<Kept> {
         let n = self.graph.vertex_count() as usize;
         let allocation = || "allocating a batch's kept results".to_string();
-        let mut kept = Kept {
-            reached_by: std::ptr::null_mut(),
-            distance_sums: std::ptr::null_mut(),
-            reciprocal_sums: std::ptr::null_mut(),
-            farthest: std::ptr::null_mut(),
-            distances: std::ptr::null_mut(),
-        };
+        let mut kept = nothing_kept();
         match keep {
             Keep::Counts => {}
             Keep::Totals(_) => {
                 if self.totals.is_none() {
-                    self.totals = Some(DeviceTotals {
-                        reached_by: DeviceBuffer::zeroed(n.max(1)).context(allocation)?,
-                        distance_sums: DeviceBuffer::zeroed(n.max(1)).context(allocation)?,
-                        reciprocal_sums: DeviceBuffer::zeroed(n.max(1)).context(allocation)?,
-                        farthest: DeviceBuffer::zeroed(n.max(1)).context(allocation)?,
-                    });
+                    self.totals = Some(DeviceTotals::new(n)?);
                 }
-                // Zero from their allocation, and again once added into the
-                // caller's: the kernels add each batch's into them.
                 let totals = self.totals.as_mut().expect("allocated above");
-                kept.reached_by = totals.reached_by.as_device_ptr().as_raw() as *mut u32;
-                kept.distance_sums = totals.distance_sums.as_device_ptr().as_raw() as *mut u64;
-                kept.reciprocal_sums = totals.reciprocal_sums.as_device_ptr().as_raw() as *mut f64;
-                kept.farthest = totals.farthest.as_device_ptr().as_raw() as *mut u32;
+                totals.point(&mut kept);
             }
             Keep::Distances(_) => {
                 let length = (count * n).max(1);
@@ -102,35 +148,9 @@ impl GpuBatches<'_> {
 
     /// Adds the totals held on the device into `totals`, and clears them.
     pub(super) fn add_totals(&mut self, totals: &mut VertexTotals) -> Result<()> {
-        let Some(device) = self.totals.as_mut() else {
-            return Ok(());
-        };
-        let n = self.graph.vertex_count();
-        let context = || "reading the batches' totals".to_string();
-        let mut held = VertexTotals::new(n);
-        if n > 0 {
-            device
-                .reached_by
-                .copy_to(&mut held.reached_by[..])
-                .context(context)?;
-            device
-                .distance_sums
-                .copy_to(&mut held.distance_sums[..])
-                .context(context)?;
-            device
-                .reciprocal_sums
-                .copy_to(&mut held.reciprocal_sums[..])
-                .context(context)?;
-            device
-                .farthest
-                .copy_to(&mut held.farthest[..])
-                .context(context)?;
+        match self.totals.as_mut() {
+            Some(device) => device.add_into(self.gpu, totals),
+            None => Ok(()),
         }
-        totals.add(&held);
-        let gpu = self.gpu;
-        clear(gpu, &mut device.reached_by, "the totals")?;
-        clear(gpu, &mut device.distance_sums, "the totals")?;
-        clear(gpu, &mut device.reciprocal_sums, "the totals")?;
-        clear(gpu, &mut device.farthest, "the totals")
     }
 }
