@@ -11,13 +11,11 @@
 
 use std::time::{Duration, Instant};
 
-use bfs::abi::many_sources;
 use bfs::gpu::{Gpu, Search, Variant};
 use bfs::graph::generate::sample_vertices;
 use bfs::graph::prepared::Preparations;
 use bfs::many::centrality::{self, Sources};
-use bfs::many::gpu::GpuBatches;
-use bfs::many::{self, CpuMethod, Keep, Limits, ManySources, Reduced, VertexTotals};
+use bfs::many::{self, CpuMethod, GpuMethod, Keep, Limits, ManySources, Reduced, VertexTotals};
 use bfs::{Bfs, Csr, Error, Result, cpu};
 
 use crate::device::{Device, Placement, place};
@@ -69,10 +67,11 @@ struct HeldSearch<'g> {
     plan: String,
 }
 
-/// A batch engine held between calls, for batches of up to `words` words.
+/// A batch engine held between calls, for batches of up to `width`
+/// sources.
 struct HeldBatches<'g> {
     on_gpu: bool,
-    words: usize,
+    width: usize,
     engine: Box<dyn ManySources + 'g>,
 }
 
@@ -84,6 +83,7 @@ pub struct Resident<'g> {
     batches: Option<HeldBatches<'g>>,
     cpu: Option<cpu::ParallelBfs>,
     cpu_method: Option<CpuMethod>,
+    gpu_method: Option<GpuMethod>,
     /// What the last call ran on.
     pub last: LastRun,
 }
@@ -98,6 +98,7 @@ impl<'g> Resident<'g> {
             batches: None,
             cpu: None,
             cpu_method: None,
+            gpu_method: None,
             last: LastRun::default(),
         }
     }
@@ -204,32 +205,35 @@ impl<'g> Resident<'g> {
     }
 
     /// The batch engine for `count` sources where `placement` says: the
-    /// GPU's batches, else the CPU's by the method `auto` takes for the
-    /// graph (as `bfs centrality` does).
+    /// GPU's by the method `auto` takes for the graph (a contraction
+    /// hierarchy's trees on road networks, else bit-parallel batches),
+    /// else the CPU's by its method (as `bfs centrality` does).
     fn batch_engine(&mut self, placement: Placement, count: usize) -> Result<&mut dyn ManySources> {
         let graph = self.graph;
-        let (on_gpu, words) = match placement {
+        let (on_gpu, width) = match placement {
             Placement::Gpu(_) => {
-                let sources = u32::try_from(count).unwrap_or(u32::MAX);
-                (true, many_sources::words_for(sources) as usize)
+                let method = *self
+                    .gpu_method
+                    .get_or_insert_with(|| many::gpu_method(graph).0);
+                (true, many::gpus::batch_width(method, count, 1))
             }
-            Placement::Cpu => (false, many::words_for(count)),
+            Placement::Cpu => (false, 64 * many::words_for(count)),
         };
-        let fits = |held: &HeldBatches<'_>| held.on_gpu == on_gpu && held.words == words;
+        let fits = |held: &HeldBatches<'_>| held.on_gpu == on_gpu && held.width == width;
         if !self.batches.as_ref().is_some_and(fits) {
             self.batches = None;
             let engine: Box<dyn ManySources + 'g> = match placement {
-                Placement::Gpu(gpu) => Box::new(self.gpu_batches(gpu, words as u32)?),
+                Placement::Gpu(gpu) => self.gpu_batches(gpu, count)?,
                 Placement::Cpu => {
                     let method = *self
                         .cpu_method
                         .get_or_insert_with(|| many::cpu_method(graph).0);
-                    method.engine(graph, words, None)?
+                    method.engine(graph, width / 64, None)?
                 }
             };
             self.batches = Some(HeldBatches {
                 on_gpu,
-                words,
+                width,
                 engine,
             });
         }
@@ -237,12 +241,20 @@ impl<'g> Resident<'g> {
         Ok(held.engine.as_mut())
     }
 
-    /// The GPU's batches of `words` words, freeing the single-source
-    /// search first where the device lacks room for both.
-    fn gpu_batches(&mut self, gpu: &'static Gpu, words: u32) -> Result<GpuBatches<'g>> {
-        match GpuBatches::new(gpu, self.graph, words) {
+    /// The GPU's engine by `auto`'s method for `count` sources, freeing
+    /// the single-source search first where the device lacks room for
+    /// both.
+    fn gpu_batches(
+        &mut self,
+        gpu: &'static Gpu,
+        count: usize,
+    ) -> Result<Box<dyn ManySources + 'g>> {
+        let method = *self
+            .gpu_method
+            .get_or_insert_with(|| many::gpu_method(self.graph).0);
+        match method.engine(gpu, self.graph, count) {
             Err(Error::DeviceMemory { .. }) if self.search.take().is_some() => {
-                GpuBatches::new(gpu, self.graph, words)
+                method.engine(gpu, self.graph, count)
             }
             made => made,
         }
