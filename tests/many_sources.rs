@@ -325,6 +325,48 @@ fn hierarchy_trees_give_every_source_the_reference_distances() {
     );
 }
 
+/// The GPUs of the host sharing a run's batches (`bfs centrality --gpus`):
+/// every source's counts and every vertex's totals equal one engine's, by
+/// each GPU method, on as many GPUs as there are (up to two).
+#[test]
+fn gpus_sharing_the_batches_give_one_engines_results() {
+    let test = "gpus_sharing_the_batches_give_one_engines_results";
+    let Some(gpu) = gpu(test) else {
+        return;
+    };
+    let gpus = bfs::gpu::Gpu::device_count()
+        .expect("a device count")
+        .min(2);
+    for spec in ["road:3000", "kron:12:8"] {
+        let graph = generated(spec, 6);
+        let n = graph.vertex_count();
+        let (method, _) = bfs::many::gpu_method(&graph);
+        let width = bfs::many::gpus::batch_width(method, n as usize / 3, gpus);
+        let sources = bfs::many::all_sources(&graph, width);
+        let sources = &sources[..n as usize / 3];
+        let limits = Limits::default();
+        let shared = bfs::many::gpus::run_on_gpus(&graph, gpus, sources, limits, true)
+            .unwrap_or_else(|error| panic!("{spec}: {error}"));
+        let mut engine = method
+            .engine(&gpu, &graph, width)
+            .unwrap_or_else(|error| panic!("{spec}: {error}"));
+        let alone = bfs::many::run(engine.as_mut(), n, sources, limits, true)
+            .unwrap_or_else(|error| panic!("{spec}: {error}"));
+        assert_eq!(shared.eccentricities, alone.eccentricities, "{spec}");
+        assert_eq!(shared.reached, alone.reached, "{spec}");
+        assert_eq!(shared.distance_sums, alone.distance_sums, "{spec}");
+        assert_eq!(shared.histogram, alone.histogram, "{spec}");
+        assert_eq!(shared.batches, alone.batches, "{spec}");
+        let (shared, alone) = (
+            shared.totals.expect("totals"),
+            alone.totals.expect("totals"),
+        );
+        assert_eq!(shared.reached_by, alone.reached_by, "{spec}");
+        assert_eq!(shared.distance_sums, alone.distance_sums, "{spec}");
+        assert_eq!(shared.farthest, alone.farthest, "{spec}");
+    }
+}
+
 /// A few small batches, every kernel and every kept result: sized for
 /// compute-sanitizer's tools, which run the kernels hundreds of times
 /// slower.

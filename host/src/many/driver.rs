@@ -123,6 +123,25 @@ impl Reduced {
     }
 }
 
+impl Reduced {
+    /// Appends `later`'s sources after these, and adds its histogram,
+    /// batches and time into these; per-vertex totals are added apart.
+    pub fn append(&mut self, later: Reduced) {
+        self.eccentricities.extend(later.eccentricities);
+        self.reached.extend(later.reached);
+        self.distance_sums.extend(later.distance_sums);
+        self.reciprocal_sums.extend(later.reciprocal_sums);
+        if self.histogram.len() < later.histogram.len() {
+            self.histogram.resize(later.histogram.len(), 0);
+        }
+        for (pairs, more) in self.histogram.iter_mut().zip(later.histogram) {
+            *pairs += more;
+        }
+        self.batches += later.batches;
+        self.elapsed += later.elapsed;
+    }
+}
+
 /// A batch searched with its distances kept.
 pub struct Searched<'a> {
     /// Its sources.

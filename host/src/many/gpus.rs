@@ -1,9 +1,10 @@
 //! Several GPUs share a run's batches: each holds the whole graph and its
 //! own batch engine (by [`gpu_method`]: a contraction hierarchy's trees,
-//! the hierarchy built once for all, or [`GpuBatches`]), and takes the next batch whenever it
-//! finishes one, so a faster GPU takes more. Nothing passes between them
-//! while they search; their counts are put back in the batches' order and
-//! their per-vertex totals added at the end.
+//! the hierarchy built once for all, or [`GpuBatches`]), and takes the
+//! next batch whenever it finishes one, so a faster GPU takes more.
+//! Nothing passes between them while they search; each batch's counts are
+//! reduced as they come, put back in the batches' order, and the GPUs'
+//! per-vertex totals added at the end.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -11,13 +12,14 @@ use std::time::{Duration, Instant};
 use bfs_kernels::abi::many_sources::words_for;
 
 use super::gpu::{GpuBatches, HierarchyTrees, MOST_WIDTH};
-use super::{BatchCounts, GpuMethod, Keep, Limits, ManySources, Reduced, VertexTotals, gpu_method};
+use super::{GpuMethod, Keep, Limits, ManySources, Reduced, VertexTotals, gpu_method};
 use crate::gpu::{Gpu, HierarchySweep};
 use crate::{Csr, Result};
 
-/// What one GPU searched: its batches' counts by batch index, its totals,
-/// and its search time.
-type Share = (Vec<(usize, BatchCounts)>, Option<VertexTotals>, Duration);
+/// What one GPU searched: its batches reduced, by batch index (each
+/// batch's counts reduced as it comes, so that a run holds no more than a
+/// batch's), its totals, and its search time.
+type Share = (Vec<(usize, Reduced)>, Option<VertexTotals>, Duration);
 
 /// The sources a GPU's batches take by `method` when `sources` are
 /// shared by `gpus`: a batch's most (1,024 bit-parallel, [`MOST_WIDTH`]
@@ -75,8 +77,12 @@ pub fn run_on_gpus(
                 None => Keep::Counts,
             };
             let started = Instant::now();
-            searched.push((index, engine.search_batch(batch, limits, keep)?));
+            let counts = engine.search_batch(batch, limits, keep)?;
             elapsed += started.elapsed();
+            let mut reduced = Reduced::new(vertex_count, batch.len(), false);
+            reduced.add_batch(&counts);
+            reduced.batches = 1;
+            searched.push((index, reduced));
         }
         if let Some(totals) = &mut held {
             let started = Instant::now();
@@ -111,10 +117,11 @@ pub fn run_on_gpus(
         reduced.elapsed = reduced.elapsed.max(elapsed);
     }
     searched.sort_unstable_by_key(|&(index, _)| index);
-    for (_, counts) in &searched {
-        reduced.add_batch(counts);
+    let elapsed = reduced.elapsed;
+    for (_, batch) in searched {
+        reduced.append(batch);
     }
-    reduced.batches = searched.len();
+    reduced.elapsed = elapsed;
     Ok(reduced)
 }
 
