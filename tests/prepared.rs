@@ -706,3 +706,65 @@ fn a_graph_source_lists_the_preparations_of_its_file() {
         .unwrap();
     assert!(none.kinds().is_empty());
 }
+
+/// `bfs centrality` on a GPU takes a prepared file's hierarchy for its
+/// trees (and says so), notes a damaged one and builds it anew, with the
+/// same closeness as from the plain graph either way, on one GPU and
+/// shared by `--gpus 1`.
+#[test]
+fn centrality_takes_the_files_hierarchy_or_notes_a_damaged_one() {
+    let test = "centrality_takes_the_files_hierarchy_or_notes_a_damaged_one";
+    let graph = generated("road:400", 9);
+    let hierarchy = Preparation::Hierarchy(HierarchySweep::build(&graph).unwrap());
+    let folder = temporary_folder(test);
+    let plain = folder.join("road.mtx");
+    bfs::graph::save(&graph, &plain).unwrap();
+    let path = write_prepared(test, "road.bcsr", &graph, &[hierarchy]);
+    let closeness = |file: &std::path::Path, gpus: &[&str], output: &str| {
+        let output = folder.join(output);
+        let mut arguments = vec![
+            "centrality",
+            "--graph",
+            file.to_str().unwrap(),
+            "--measure",
+            "closeness",
+            "--output",
+            output.to_str().unwrap(),
+        ];
+        arguments.extend(gpus);
+        let run = run_bfs(&arguments);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        (run, std::fs::read_to_string(&output).unwrap())
+    };
+    let (plain_run, expected) = closeness(&plain, &[], "plain.txt");
+    if plain_run.stderr.contains("no CUDA device") {
+        skip(test, "no CUDA device: the CPU ran, and takes no hierarchy");
+        return;
+    }
+    for gpus in [&[][..], &["--gpus", "1"]] {
+        let (run, values) = closeness(&path, gpus, "prepared.txt");
+        assert_eq!(values, expected, "{gpus:?}");
+        let device = run.stdout.lines().find(|line| line.starts_with("device:"));
+        assert!(
+            device.is_some_and(|line| line.contains("its hierarchy from the prepared file")),
+            "{gpus:?}: {}",
+            run.stdout
+        );
+    }
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 5;
+    bytes[last] ^= 0x10;
+    std::fs::write(&path, &bytes).unwrap();
+    let (run, values) = closeness(&path, &[], "damaged.txt");
+    assert_eq!(values, expected);
+    let notes: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("note:"))
+        .collect();
+    assert!(
+        notes.len() == 1 && notes[0].contains("unusable") && notes[0].contains("building it anew"),
+        "{}",
+        run.stderr
+    );
+}

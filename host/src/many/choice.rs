@@ -10,6 +10,8 @@ use super::{ChainSources, CpuBatches, ManySources, SourceParallel, batch_threads
 use crate::abi::many_sources::words_for;
 use crate::gpu::{Gpu, Strategy, Workload, plan};
 use crate::graph::chains::ChainContraction;
+use crate::graph::hierarchy::ContractionHierarchy;
+use crate::graph::prepared::{Preparation, PreparationKind, Preparations};
 use crate::{Csr, Result, UNREACHED, cpu};
 
 /// Levels of a search past which a graph's sources go a source a thread:
@@ -112,11 +114,50 @@ impl GpuMethod {
         graph: &'g Csr,
         sources: usize,
     ) -> Result<Box<dyn ManySources + 'g>> {
+        self.engine_from(gpu, graph, sources, None)
+    }
+
+    /// [`engine`](Self::engine), the trees over `hierarchy` where given
+    /// (built from `graph`, or loaded from its prepared file) rather than
+    /// one built now.
+    pub fn engine_from<'g>(
+        self,
+        gpu: &'g Gpu,
+        graph: &'g Csr,
+        sources: usize,
+        hierarchy: Option<ContractionHierarchy>,
+    ) -> Result<Box<dyn ManySources + 'g>> {
         let sources = u32::try_from(sources).unwrap_or(u32::MAX);
-        Ok(match self {
-            GpuMethod::BitParallel => Box::new(GpuBatches::new(gpu, graph, words_for(sources))?),
-            GpuMethod::HierarchyTrees => Box::new(HierarchyTrees::new(gpu, graph, sources)?),
+        Ok(match (self, hierarchy) {
+            (GpuMethod::BitParallel, _) => {
+                Box::new(GpuBatches::new(gpu, graph, words_for(sources))?)
+            }
+            (GpuMethod::HierarchyTrees, Some(hierarchy)) => Box::new(
+                HierarchyTrees::from_hierarchy(gpu, graph, hierarchy, sources)?,
+            ),
+            (GpuMethod::HierarchyTrees, None) => {
+                Box::new(HierarchyTrees::new(gpu, graph, sources)?)
+            }
         })
+    }
+}
+
+/// The contraction hierarchy that `graph`'s prepared file holds
+/// (`prepared`, its sections), for the trees: `Ok(None)` without one,
+/// `Err(why)` where it cannot be trusted (a corrupt or stale section),
+/// which the caller says before building one anew.
+pub fn prepared_hierarchy(
+    prepared: &Preparations,
+    graph: &Csr,
+) -> std::result::Result<Option<ContractionHierarchy>, String> {
+    match prepared.load(PreparationKind::Hierarchy, graph.vertex_count()) {
+        Some(Ok(Preparation::Hierarchy(hierarchy))) => Ok(Some(hierarchy)),
+        Some(Ok(_)) => Err("its hierarchy section holds something else".into()),
+        Some(Err(why)) => Err(why),
+        None => match prepared.problem() {
+            Some(problem) => Err(problem.to_string()),
+            None => Ok(None),
+        },
     }
 }
 

@@ -14,6 +14,7 @@ use bfs_kernels::abi::many_sources::words_for;
 use super::gpu::{GpuBatches, HierarchyTrees, MOST_WIDTH};
 use super::{GpuMethod, Keep, Limits, ManySources, Reduced, VertexTotals, gpu_method};
 use crate::gpu::{Gpu, HierarchySweep};
+use crate::graph::hierarchy::ContractionHierarchy;
 use crate::{Csr, Result};
 
 /// What one GPU searched: its batches reduced, by batch index (each
@@ -34,15 +35,16 @@ pub fn batch_width(method: GpuMethod, sources: usize, gpus: u32) -> usize {
 
 /// Searches from every one of `sources` over GPUs `0..gpus`, as
 /// [`run`](super::run) does on one engine: batches of
-/// [`batch_width`] sources, dealt out as the GPUs finish them. The time
+/// [`batch_width`] sources, dealt out as the GPUs finish them; the trees
+/// over `hierarchy` where given (else one built here, once). The time
 /// reduced is the longest of the GPUs' search times. The first GPU's
 /// error, if any, stops the others after their batch.
 pub fn run_on_gpus(
     graph: &Csr,
     gpus: u32,
     sources: &[u32],
-    limits: Limits,
-    totals: bool,
+    (limits, totals): (Limits, bool),
+    hierarchy: Option<ContractionHierarchy>,
 ) -> Result<Reduced> {
     let vertex_count = graph.vertex_count();
     let (method, _) = gpu_method(graph);
@@ -50,9 +52,10 @@ pub fn run_on_gpus(
     let batches: Vec<&[u32]> = sources.chunks(width).collect();
     let next_batch = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
-    let hierarchy = match method {
-        GpuMethod::HierarchyTrees => Some(HierarchySweep::build(graph)?),
-        GpuMethod::BitParallel => None,
+    let hierarchy = match (method, hierarchy) {
+        (GpuMethod::HierarchyTrees, Some(hierarchy)) => Some(hierarchy),
+        (GpuMethod::HierarchyTrees, None) => Some(HierarchySweep::build(graph)?),
+        (GpuMethod::BitParallel, _) => None,
     };
     let search_share = |ordinal: u32| -> Result<Share> {
         let gpu = Gpu::open_device(ordinal)?;

@@ -22,7 +22,9 @@ mod one_by_one;
 mod source_parallel;
 
 pub use chain_sources::ChainSources;
-pub use choice::{BATCH_MOST_LEVELS, CpuMethod, GpuMethod, cpu_method, gpu_method};
+pub use choice::{
+    BATCH_MOST_LEVELS, CpuMethod, GpuMethod, cpu_method, gpu_method, prepared_hierarchy,
+};
 pub use cpu::{CpuBatches, MOST_WORDS, batch_threads, words_for};
 pub use driver::{Reduced, Searched, all_sources, run, with_distances};
 pub use one_by_one::OneByOne;

@@ -113,13 +113,18 @@ pub(super) fn two_gpus(reference: &Reference<'_>, one_gpu: Option<&Searched>, se
     }
     eprintln!("bench: many: {name}: {method}");
     let totals = !graph.is_symmetric();
-    let reduced =
-        match many::gpus::run_on_gpus(graph, SHARING_GPUS, searched, Limits::default(), totals) {
-            Ok(reduced) => reduced,
-            Err(error) => {
-                return Row::not_run(name, Kind::TwoGpus, &method, n, error_validation(&error));
-            }
-        };
+    let reduced = match many::gpus::run_on_gpus(
+        graph,
+        SHARING_GPUS,
+        searched,
+        (Limits::default(), totals),
+        None,
+    ) {
+        Ok(reduced) => reduced,
+        Err(error) => {
+            return Row::not_run(name, Kind::TwoGpus, &method, n, error_validation(&error));
+        }
+    };
     let same = reduced.reached == one.reached
         && reduced.distance_sums == one.distance_sums
         && reduced.eccentricities == one.eccentricities

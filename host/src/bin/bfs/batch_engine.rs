@@ -6,6 +6,8 @@
 
 use anyhow::bail;
 use bfs::gpu::Gpu;
+use bfs::graph::hierarchy::ContractionHierarchy;
+use bfs::graph::prepared::Preparations;
 use bfs::many::{CpuMethod, GpuMethod, ManySources, OneByOne};
 use bfs::{Csr, Error, cpu, many};
 use clap::ValueEnum;
@@ -67,19 +69,44 @@ pub(crate) fn open_gpu(device: DeviceChoice) -> anyhow::Result<(Option<Gpu>, Opt
     }
 }
 
+/// What a run's graph file held beside the graph, by the file's name.
+pub(crate) struct Prepared<'a> {
+    /// The graph's name, for notes.
+    pub(crate) name: &'a str,
+    /// The file's sections (none for a generated graph or a plain file).
+    pub(crate) sections: &'a Preparations,
+}
+
+impl Prepared<'_> {
+    /// The contraction hierarchy the file holds for `graph`, where it has
+    /// a usable one; an unusable one is named in a note and built anew.
+    pub(crate) fn hierarchy(&self, graph: &Csr) -> Option<ContractionHierarchy> {
+        match many::prepared_hierarchy(self.sections, graph) {
+            Ok(hierarchy) => hierarchy,
+            Err(why) => {
+                eprintln!(
+                    "note: {}'s prepared hierarchy is unusable ({why}); building it anew",
+                    self.name
+                );
+                None
+            }
+        }
+    }
+}
+
 /// The engine for `sources` sources of `graph` that `options` ask for,
 /// and why it runs where it does: on `gpu` where one was opened (its
 /// bit-parallel batches), else on the CPU by `options`' method (`no_gpu`
 /// says why, where `--device` did not ask for the CPU).
 pub(crate) fn batch_engine<'g>(
     options: BatchOptions,
-    graph: &'g Csr,
+    (graph, prepared): (&'g Csr, &Prepared<'_>),
     (gpu, no_gpu): (Option<&'g Gpu>, Option<String>),
     sources: usize,
 ) -> anyhow::Result<(Box<dyn ManySources + 'g>, String)> {
     if let Some(gpu) = gpu {
         let why = format!("--device {}", options.device.name());
-        let (method, why) = match options.method {
+        let (method, mut why) = match options.method {
             Method::Auto => {
                 let (method, reason) = many::gpu_method(graph);
                 (method, format!("{why}; auto: {reason}"))
@@ -87,7 +114,14 @@ pub(crate) fn batch_engine<'g>(
             Method::Hierarchy => (GpuMethod::HierarchyTrees, why),
             _ => (GpuMethod::BitParallel, why),
         };
-        return Ok((method.engine(gpu, graph, sources)?, why));
+        let hierarchy = match method {
+            GpuMethod::HierarchyTrees => prepared.hierarchy(graph),
+            GpuMethod::BitParallel => None,
+        };
+        if hierarchy.is_some() {
+            why = format!("{why}; its hierarchy from the prepared file");
+        }
+        return Ok((method.engine_from(gpu, graph, sources, hierarchy)?, why));
     }
     if options.method == Method::Hierarchy {
         bail!("--method hierarchy searches on a GPU; this run is on the CPU");

@@ -11,10 +11,10 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use bfs::graph::generate::sample_vertices;
 use bfs::many::centrality::Sources;
-use bfs::many::{self, Limits};
+use bfs::many::{self, GpuMethod, Limits};
 use clap::{Args, ValueEnum};
 
-use crate::batch_engine::{BatchOptions, Method, batch_engine, open_gpu};
+use crate::batch_engine::{BatchOptions, Method, Prepared, batch_engine, open_gpu};
 use crate::{DeviceChoice, GraphArgs};
 
 /// The options of `bfs centrality`.
@@ -103,7 +103,12 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
     }
     let graph_source = arguments.graph.source()?;
     let load_started = Instant::now();
-    let graph = graph_source.load_with(arguments.graph.reader.into())?;
+    let (graph, sections) = graph_source.load_prepared(arguments.graph.reader.into())?;
+    let name = graph_source.name();
+    let prepared = Prepared {
+        name: &name,
+        sections: &sections,
+    };
     let load_seconds = load_started.elapsed().as_secs_f64();
     let vertex_count = graph.vertex_count();
     let sample = match arguments.sources.as_str() {
@@ -162,7 +167,7 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
         Some(_) => None,
         None => Some(batch_engine(
             options,
-            &graph,
+            (&graph, &prepared),
             (gpu.as_ref(), no_gpu),
             count,
         )?),
@@ -203,9 +208,19 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
         }
         (None, gpus) => {
             let gpus = gpus.unwrap_or(1);
-            let reduced = many::gpus::run_on_gpus(&graph, gpus, sources.list(), limits, totals)?;
-            let device =
-                format!("{gpus} GPUs sharing the batches, {width} sources a batch (--gpus)");
+            let hierarchy = match many::gpu_method(&graph).0 {
+                GpuMethod::HierarchyTrees => prepared.hierarchy(&graph),
+                GpuMethod::BitParallel => None,
+            };
+            let from_file = match hierarchy {
+                Some(_) => "; its hierarchy from the prepared file",
+                None => "",
+            };
+            let reduced =
+                many::gpus::run_on_gpus(&graph, gpus, sources.list(), (limits, totals), hierarchy)?;
+            let device = format!(
+                "{gpus} GPUs sharing the batches, {width} sources a batch (--gpus{from_file})"
+            );
             (reduced, device)
         }
     };

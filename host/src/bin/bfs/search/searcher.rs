@@ -17,7 +17,7 @@ use super::load::LoadedGraph;
 use super::multi_gpu;
 use super::plan::{self, SearchContext};
 use super::sources::Searches;
-use crate::batch_engine::{BatchOptions, Method, batch_engine};
+use crate::batch_engine::{BatchOptions, Method, Prepared, batch_engine};
 use crate::{DeviceChoice, SearchArgs};
 
 /// Where the searches run.
@@ -117,7 +117,17 @@ pub(super) fn choose<'g>(
                     CpuMethod::Chains => Method::Chains,
                 },
             };
-            let (engine, _) = batch_engine(options, graph, (None, None), searches.sources.len())?;
+            let name = loaded.source.name();
+            let prepared = Prepared {
+                name: &name,
+                sections: &loaded.prepared,
+            };
+            let (engine, _) = batch_engine(
+                options,
+                (graph, &prepared),
+                (None, None),
+                searches.sources.len(),
+            )?;
             let why = no_gpu.unwrap_or_else(|| "--device cpu".into());
             Searcher::Batches {
                 engine,
