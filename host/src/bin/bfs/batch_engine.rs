@@ -95,9 +95,10 @@ impl Prepared<'_> {
 }
 
 /// The engine for `sources` sources of `graph` that `options` ask for,
-/// and why it runs where it does: on `gpu` where one was opened (its
-/// bit-parallel batches), else on the CPU by `options`' method (`no_gpu`
-/// says why, where `--device` did not ask for the CPU).
+/// and why it runs where it does: on `gpu` where one was opened (by
+/// `auto`'s GPU method or the one asked for; the trees over `prepared`'s
+/// hierarchy where the file has one), else on the CPU by `options`'
+/// method (`no_gpu` says why, where `--device` did not ask for the CPU).
 pub(crate) fn batch_engine<'g>(
     options: BatchOptions,
     (graph, prepared): (&'g Csr, &Prepared<'_>),

@@ -98,6 +98,7 @@ impl<'g> HierarchyTrees<'g> {
     /// (rounded up to 32, at most [`MOST_WIDTH`]); builds the graph's
     /// contraction hierarchy, or refuses a graph `hierarchy-sweep` refuses.
     pub fn new(gpu: &'g Gpu, graph: &'g Csr, width: u32) -> Result<HierarchyTrees<'g>> {
+        refuse_directed(graph)?;
         Self::from_hierarchy(gpu, graph, HierarchySweep::build(graph)?, width)
     }
 
@@ -109,13 +110,7 @@ impl<'g> HierarchyTrees<'g> {
         hierarchy: ContractionHierarchy,
         width: u32,
     ) -> Result<HierarchyTrees<'g>> {
-        if !graph.is_symmetric() {
-            return Err(Error::Unsupported(
-                "a contraction hierarchy's batches search undirected graphs; \
-                 this one is directed"
-                    .into(),
-            ));
-        }
+        refuse_directed(graph)?;
         let kept_count = hierarchy.chains.kept_count();
         let free = gpu.free_memory()?;
         // As wide as asked, within the share of the free memory, by 32s.
@@ -363,6 +358,18 @@ impl<'g> HierarchyTrees<'g> {
             self.hierarchy.level_count(),
             core.end - core.start
         )
+    }
+}
+
+/// Refuses a directed graph, before its hierarchy (all core) is built:
+/// the trees' counts take each chain's inner vertices from both ends.
+fn refuse_directed(graph: &Csr) -> Result<()> {
+    match graph.is_symmetric() {
+        true => Ok(()),
+        false => Err(Error::Unsupported(
+            "a contraction hierarchy's batches search undirected graphs; this one is directed"
+                .into(),
+        )),
     }
 }
 
