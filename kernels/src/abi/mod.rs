@@ -108,4 +108,11 @@ pub const KERNEL_NAMES: &[&str] = &[
     chain_contracted::PARENTS,
     hierarchy_sweep::SEARCH,
     hierarchy_sweep::GRID_SEARCH,
+    hierarchy_trees::SEED.name(),
+    hierarchy_trees::SWEEP.name(),
+    hierarchy_trees::CORE_ROUND.name(),
+    hierarchy_trees::FARTHEST.name(),
+    hierarchy_trees::COUNT.name(),
+    hierarchy_trees::TOTALS.name(),
+    hierarchy_trees::DISTANCES.name(),
 ];

@@ -1,10 +1,10 @@
 //! A warp's lanes together: who is here (`__activemask`), votes
 //! (`__ballot_sync`, `__match_any_sync`), shuffles, and the sums and
-//! minima built from them.
+//! minima, maxima and prefix sums built from them.
 
 use core::arch::asm;
 
-use super::WARP_SIZE;
+use super::{WARP_SIZE, lane_index};
 
 /// Every lane of a warp, for warp-wide votes and shuffles.
 pub const FULL_WARP: u32 = u32::MAX;
@@ -160,6 +160,49 @@ pub fn warp_sum_u64(value: u64) -> u64 {
         let high = shuffle_xor((sum >> 32) as u32, lane_mask);
         sum += (high as u64) << 32 | low as u64;
         lane_mask /= 2;
+    }
+    sum
+}
+
+/// The largest of `value` over the warp, in every lane.
+///
+/// Every lane of the warp must execute it.
+#[inline(always)]
+pub fn warp_max(value: u32) -> u32 {
+    !warp_min(!value)
+}
+
+/// [`warp_sum`] of an `f64`, a butterfly of shuffles of its bits.
+///
+/// Every lane of the warp must execute it.
+#[inline(always)]
+pub fn warp_sum_f64(value: f64) -> f64 {
+    let mut sum = value;
+    let mut lane_mask = WARP_SIZE / 2;
+    while lane_mask > 0 {
+        let other = shuffle_u64(FULL_WARP, sum.to_bits(), lane_index() ^ lane_mask);
+        sum += f64::from_bits(other);
+        lane_mask /= 2;
+    }
+    sum
+}
+
+/// The inclusive prefix sum of `value` over the warp's lanes, wrapping
+/// (so that two's-complement differences add up): Hillis & Steele's
+/// five steps.
+///
+/// Every lane of the warp must execute it.
+#[inline(always)]
+pub fn warp_prefix_sum(value: u32) -> u32 {
+    let lane = lane_index();
+    let mut sum = value;
+    let mut offset = 1;
+    while offset < WARP_SIZE {
+        let below = shuffle(FULL_WARP, sum, lane.saturating_sub(offset));
+        if lane >= offset {
+            sum = sum.wrapping_add(below);
+        }
+        offset *= 2;
     }
     sum
 }

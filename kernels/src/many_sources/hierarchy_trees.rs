@@ -37,9 +37,7 @@ use crate::abi::chain_contracted::{CHAIN_WORDS, IN_CHAIN, NO_ENTRY};
 use crate::abi::hierarchy_trees::{Arcs, Chains, Labels, Tally, difference_stride};
 use crate::abi::many_sources::Kept;
 use crate::gpu::{self, FULL_WARP, WARP_SIZE};
-
-/// Arcs a lane reads at once: their heads' loads in flight together.
-const PULL_BATCH: usize = 4;
+use crate::roads::hierarchy_sweep::least_along;
 
 /// Places each source's seeds: its kept vertex at 0, or its chain's two
 /// ends at their distances along it.
@@ -183,46 +181,29 @@ fn for_each_pair(labels: Labels, arcs: Arcs, mut body: impl FnMut(u32, u32)) {
 }
 
 /// The least of `least` and `vertex`'s arcs' heads' labels in `column`
-/// plus the arcs' weights, each label read by `read`.
+/// plus the arcs' weights, each label read by `read`: `hierarchy_sweep`'s
+/// pull, a column of the labels for its distances.
 ///
 /// # Safety
 /// `vertex`'s row and arcs are in bounds (the kernels' contracts).
 #[inline(always)]
-// Indexed loops over a constant range unroll and keep the arrays in registers.
-#[allow(clippy::needless_range_loop)]
 unsafe fn pull(
     labels: Labels,
     arcs: Arcs,
     vertex: u32,
     column: u32,
-    mut least: u32,
+    least: u32,
     read: impl Fn(*mut u32) -> u32,
 ) -> u32 {
     // SAFETY: the arcs of `vertex`, heads kept vertices (the contract).
     unsafe {
-        let (mut arc, end) = (
-            gpu::load_read_only(arcs.rows.add(vertex as usize)),
-            gpu::load_read_only(arcs.rows.add(vertex as usize + 1)),
-        );
-        while arc < end {
-            let count = ((end - arc) as usize).min(PULL_BATCH);
-            let mut heads = [0u32; PULL_BATCH];
-            let mut weights = [0u32; PULL_BATCH];
-            for k in 0..PULL_BATCH {
-                if k < count {
-                    let pair = arcs.arcs.add(2 * (arc as usize + k));
-                    heads[k] = gpu::load_read_only(pair);
-                    weights[k] = gpu::load_read_only(pair.add(1));
-                }
-            }
-            for k in 0..PULL_BATCH {
-                if k < count {
-                    least = least.min(read(labels.at(heads[k], column)).saturating_add(weights[k]));
-                }
-            }
-            arc += count as u32;
-        }
-        least
+        least_along(
+            (arcs.rows, arcs.arcs),
+            vertex,
+            || least,
+            |head| read(labels.at(head, column)),
+        )
+        .0
     }
 }
 
@@ -261,19 +242,11 @@ pub unsafe extern "ptx-kernel" fn hierarchy_trees_farthest(
         }
         index += step;
     }
-    let largest = warp_max(largest);
+    let largest = gpu::warp_max(largest);
     if gpu::lane_index() == 0 {
         // SAFETY: the launch's own word (the contract).
         unsafe { gpu::atomic_max(farthest, largest) };
     }
-}
-
-/// The largest of `value` over the warp, in every lane.
-///
-/// Every lane of the warp must execute it.
-#[inline(always)]
-fn warp_max(value: u32) -> u32 {
-    !gpu::warp_min(!value)
 }
 
 impl Chains {
@@ -496,7 +469,7 @@ pub unsafe extern "ptx-kernel" fn hierarchy_trees_count(
                 } else {
                     0
                 };
-                let running = carried.wrapping_add(warp_prefix_sum(difference));
+                let running = carried.wrapping_add(gpu::warp_prefix_sum(difference));
                 if at < tally.bins {
                     *out.add(at as usize) = running;
                 }
@@ -524,25 +497,6 @@ unsafe fn own_chain_distance(labels: Labels, chains: Chains, source: u32, positi
             .min((*labels.at(first, source)).saturating_add(position))
             .min((*labels.at(second, source)).saturating_add(length - position))
     }
-}
-
-/// The inclusive prefix sum of `value` over the warp's lanes, wrapping
-/// (differences are two's complement): Hillis & Steele's five steps.
-///
-/// Every lane of the warp must execute it.
-#[inline(always)]
-fn warp_prefix_sum(value: u32) -> u32 {
-    let lane = gpu::lane_index();
-    let mut sum = value;
-    let mut offset = 1;
-    while offset < WARP_SIZE {
-        let below = gpu::shuffle(FULL_WARP, sum, lane.saturating_sub(offset));
-        if lane >= offset {
-            sum = sum.wrapping_add(below);
-        }
-        offset *= 2;
-    }
-    sum
 }
 
 /// Adds every source's distance to each vertex into the per-vertex totals
@@ -586,8 +540,8 @@ pub unsafe extern "ptx-kernel" fn hierarchy_trees_totals(
         }
         let reached = gpu::warp_sum(reached);
         let sum = gpu::warp_sum_u64(sum);
-        let reciprocals = warp_sum_f64(reciprocals);
-        let farthest = warp_max(farthest);
+        let reciprocals = gpu::warp_sum_f64(reciprocals);
+        let farthest = gpu::warp_max(farthest);
         if lane == 0 {
             // SAFETY: this warp's vertex's totals, written by it alone.
             unsafe {
@@ -601,21 +555,6 @@ pub unsafe extern "ptx-kernel" fn hierarchy_trees_totals(
         }
         vertex += warps;
     }
-}
-
-/// The sum of `value` over the warp, in every lane.
-///
-/// Every lane of the warp must execute it.
-#[inline(always)]
-fn warp_sum_f64(value: f64) -> f64 {
-    let mut sum = value;
-    let mut lane_mask = WARP_SIZE / 2;
-    while lane_mask > 0 {
-        let other = gpu::shuffle_u64(FULL_WARP, sum.to_bits(), gpu::lane_index() ^ lane_mask);
-        sum += f64::from_bits(other);
-        lane_mask /= 2;
-    }
-    sum
 }
 
 /// Writes every source's row of distances into `kept.distances`, `-1`

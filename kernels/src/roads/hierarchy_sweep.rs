@@ -483,21 +483,50 @@ unsafe fn sweep<T: Team>(
 /// `rows` has an entry for `vertex` and the next; its arcs' heads index
 /// `distances`, none of them written during the call.
 #[inline(always)]
-// Indexed loops over a constant range unroll and keep the arrays in registers.
-#[allow(clippy::needless_range_loop)]
 unsafe fn pull<T: Team>(
-    (rows, arcs): (*const u32, *const u32),
+    rows_and_arcs: (*const u32, *const u32),
     distances: *mut u32,
     vertex: u32,
 ) -> u64 {
-    // SAFETY: the arcs `first..end` of `vertex`, heads in bounds (the contract).
+    // SAFETY: the heads index `distances` (the contract).
+    unsafe {
+        let (least, arcs_read) = least_along(
+            rows_and_arcs,
+            vertex,
+            || load::<T>(distances.add(vertex as usize)),
+            |head| load::<T>(distances.add(head as usize)),
+        );
+        store::<T>(distances.add(vertex as usize), least);
+        arcs_read
+    }
+}
+
+/// The least of `own()` (read once the row is known) and, over
+/// `vertex`'s arcs, `label(head)` plus the arc's weight, and the arcs
+/// read: [`PULL_BATCH`] arcs' loads in flight, then
+/// their labels. `hierarchy_trees` pulls along the same rows for a batch
+/// of sources, each label a column.
+///
+/// # Safety
+/// `rows` has an entry for `vertex` and the next, `arcs` two words for
+/// each of its arcs; `label` may be called with each head.
+#[inline(always)]
+// Indexed loops over a constant range unroll and keep the arrays in registers.
+#[allow(clippy::needless_range_loop)]
+pub(crate) unsafe fn least_along(
+    (rows, arcs): (*const u32, *const u32),
+    vertex: u32,
+    own: impl FnOnce() -> u32,
+    label: impl Fn(u32) -> u32,
+) -> (u32, u64) {
+    // SAFETY: the arcs `first..end` of `vertex` (the contract).
     unsafe {
         let (mut arc, end) = (
             gpu::load_read_only(rows.add(vertex as usize)),
             gpu::load_read_only(rows.add(vertex as usize + 1)),
         );
         let arcs_read = (end - arc) as u64;
-        let mut least = load::<T>(distances.add(vertex as usize));
+        let mut least = own();
         while arc < end {
             let count = ((end - arc) as usize).min(PULL_BATCH);
             let mut heads = [0u32; PULL_BATCH];
@@ -511,15 +540,12 @@ unsafe fn pull<T: Team>(
             }
             for k in 0..PULL_BATCH {
                 if k < count {
-                    least = least.min(
-                        load::<T>(distances.add(heads[k] as usize)).saturating_add(weights[k]),
-                    );
+                    least = least.min(label(heads[k]).saturating_add(weights[k]));
                 }
             }
             arc += count as u32;
         }
-        store::<T>(distances.add(vertex as usize), least);
-        arcs_read
+        (least, arcs_read)
     }
 }
 
