@@ -345,8 +345,9 @@ fn gpus_sharing_the_batches_give_one_engines_results() {
         let sources = bfs::many::all_sources(&graph, width);
         let sources = &sources[..n as usize / 3];
         let limits = Limits::default();
-        let shared = bfs::many::gpus::run_on_gpus(&graph, gpus, sources, (limits, true), None)
-            .unwrap_or_else(|error| panic!("{spec}: {error}"));
+        let shared =
+            bfs::many::gpus::run_on_gpus(&graph, gpus, sources, (limits, true), (method, None))
+                .unwrap_or_else(|error| panic!("{spec}: {error}"));
         let mut engine = method
             .engine(&gpu, &graph, width)
             .unwrap_or_else(|error| panic!("{spec}: {error}"));

@@ -1,5 +1,5 @@
 //! Several GPUs share a run's batches: each holds the whole graph and its
-//! own batch engine (by [`gpu_method`]: a contraction hierarchy's trees,
+//! own batch engine (by the method given: a contraction hierarchy's trees,
 //! the hierarchy built once for all, or [`GpuBatches`]), and takes the
 //! next batch whenever it finishes one, so a faster GPU takes more.
 //! Nothing passes between them while they search; each batch's counts are
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use bfs_kernels::abi::many_sources::words_for;
 
 use super::gpu::{GpuBatches, HierarchyTrees, MOST_WIDTH};
-use super::{GpuMethod, Keep, Limits, ManySources, Reduced, VertexTotals, gpu_method};
+use super::{GpuMethod, Keep, Limits, ManySources, Reduced, VertexTotals};
 use crate::gpu::{Gpu, HierarchySweep};
 use crate::graph::hierarchy::ContractionHierarchy;
 use crate::{Csr, Result};
@@ -33,21 +33,21 @@ pub fn batch_width(method: GpuMethod, sources: usize, gpus: u32) -> usize {
     }
 }
 
-/// Searches from every one of `sources` over GPUs `0..gpus`, as
-/// [`run`](super::run) does on one engine: batches of
-/// [`batch_width`] sources, dealt out as the GPUs finish them; the trees
-/// over `hierarchy` where given (else one built here, once). The time
-/// reduced is the longest of the GPUs' search times. The first GPU's
-/// error, if any, stops the others after their batch.
+/// Searches from every one of `sources` over GPUs `0..gpus` by `method`
+/// (the caller's choice, [`gpu_method`](super::gpu_method)'s for `auto`), as
+/// [`run`](super::run) does on one engine: batches of [`batch_width`]
+/// sources, dealt out as the GPUs finish them; the trees over `hierarchy`
+/// where given (else one built here, once). The time reduced is the
+/// longest of the GPUs' search times. The first GPU's error, if any,
+/// stops the others after their batch.
 pub fn run_on_gpus(
     graph: &Csr,
     gpus: u32,
     sources: &[u32],
     (limits, totals): (Limits, bool),
-    hierarchy: Option<ContractionHierarchy>,
+    (method, hierarchy): (GpuMethod, Option<ContractionHierarchy>),
 ) -> Result<Reduced> {
     let vertex_count = graph.vertex_count();
-    let (method, _) = gpu_method(graph);
     let width = batch_width(method, sources.len(), gpus);
     let batches: Vec<&[u32]> = sources.chunks(width).collect();
     let next_batch = AtomicUsize::new(0);

@@ -118,7 +118,7 @@ pub(super) fn two_gpus(reference: &Reference<'_>, one_gpu: Option<&Searched>, se
         SHARING_GPUS,
         searched,
         (Limits::default(), totals),
-        None,
+        (many::gpu_method(graph).0, None),
     ) {
         Ok(reduced) => reduced,
         Err(error) => {

@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use bfs::graph::generate::sample_vertices;
 use bfs::many::centrality::Sources;
-use bfs::many::{self, GpuMethod, Limits};
+use bfs::many::{self, GpuMethod, Limits, ManySources};
 use clap::{Args, ValueEnum};
 
 use crate::batch_engine::{BatchOptions, Method, Prepared, batch_engine, open_gpu};
@@ -92,6 +92,14 @@ fn parse_width(text: &str) -> Result<usize, String> {
     }
 }
 
+/// What searches a run's sources.
+enum Runner<'g> {
+    /// One engine, and why it runs where it does.
+    One(Box<dyn ManySources + 'g>, String),
+    /// GPUs `0..N` of this host sharing the batches, by a GPU method.
+    Shared(u32, GpuMethod),
+}
+
 /// `bfs centrality`.
 pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
     let depth_limit = crate::depth_limit(arguments.depth_limit)?;
@@ -163,20 +171,18 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
         Some(_) => (None, None),
         None => open_gpu(arguments.device)?,
     };
-    let mut engine = match gpus {
-        Some(_) => None,
-        None => Some(batch_engine(
-            options,
-            (&graph, &prepared),
-            (gpu.as_ref(), no_gpu),
-            count,
-        )?),
-    };
-    let width = match (&engine, gpus) {
-        (Some((engine, _)), _) => engine.batch_width(),
-        (None, gpus) => {
-            many::gpus::batch_width(many::gpu_method(&graph).0, count, gpus.unwrap_or(1))
+    // One engine, or GPUs sharing the batches by `auto`'s method.
+    let mut runner = match gpus {
+        Some(gpus) => Runner::Shared(gpus, many::gpu_method(&graph).0),
+        None => {
+            let (engine, why) =
+                batch_engine(options, (&graph, &prepared), (gpu.as_ref(), no_gpu), count)?;
+            Runner::One(engine, why)
         }
+    };
+    let width = match &runner {
+        Runner::One(engine, _) => engine.batch_width(),
+        Runner::Shared(gpus, method) => many::gpus::batch_width(*method, count, *gpus),
     };
     let sources = match sample {
         None => Sources::All(many::all_sources(&graph, width)),
@@ -195,8 +201,8 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
             .map_err(bfs::Error::OutputTooLarge)?;
     }
     let limits = Limits { depth_limit };
-    let (reduced, device) = match (&mut engine, gpus) {
-        (Some((engine, why)), _) => {
+    let (reduced, device) = match &mut runner {
+        Runner::One(engine, why) => {
             let reduced = many::run(
                 engine.as_mut(),
                 vertex_count,
@@ -206,9 +212,8 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
             )?;
             (reduced, format!("{} ({why})", engine.describe()))
         }
-        (None, gpus) => {
-            let gpus = gpus.unwrap_or(1);
-            let hierarchy = match many::gpu_method(&graph).0 {
+        &mut Runner::Shared(gpus, method) => {
+            let hierarchy = match method {
                 GpuMethod::HierarchyTrees => prepared.hierarchy(&graph),
                 GpuMethod::BitParallel => None,
             };
@@ -216,8 +221,13 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
                 Some(_) => "; its hierarchy from the prepared file",
                 None => "",
             };
-            let reduced =
-                many::gpus::run_on_gpus(&graph, gpus, sources.list(), (limits, totals), hierarchy)?;
+            let reduced = many::gpus::run_on_gpus(
+                &graph,
+                gpus,
+                sources.list(),
+                (limits, totals),
+                (method, hierarchy),
+            )?;
             let device = format!(
                 "{gpus} GPUs sharing the batches, {width} sources a batch (--gpus{from_file})"
             );
@@ -225,8 +235,7 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
         }
     };
     println!(
-        "graph:     {}: {vertex_count} vertices, {} edges (directed CSR entries), loaded in {load_seconds:.3} s",
-        graph_source.name(),
+        "graph:     {name}: {vertex_count} vertices, {} edges (directed CSR entries), loaded in {load_seconds:.3} s",
         graph.edge_count()
     );
     println!("device:    {device}");
