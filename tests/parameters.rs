@@ -8,6 +8,8 @@
 
 use std::mem::{offset_of, size_of};
 
+use bfs::abi::betweenness::{self, Levels, Paths, Scores};
+use bfs::abi::components::{self, Forest, Signatures};
 use bfs::abi::distributed::{Outbox, Owned};
 use bfs::abi::frontier::FrontierLevel;
 use bfs::abi::hierarchy_trees::{self, Arcs, Chains, Labels, Tally};
@@ -156,6 +158,61 @@ fn tally() -> Vec<Field> {
         scratch,
         bins,
         group
+    })
+}
+
+fn rows_of_betweenness() -> Vec<Field> {
+    fields!(betweenness::Rows { offsets, columns })
+}
+
+fn paths() -> Vec<Field> {
+    fields!(Paths {
+        levels,
+        sigma,
+        delta,
+        width,
+        words
+    })
+}
+
+fn levels() -> Vec<Field> {
+    fields!(Levels {
+        entries,
+        queued_at,
+        level_starts,
+        level_words,
+        level_count
+    })
+}
+
+fn scores() -> Vec<Field> {
+    fields!(Scores {
+        vertices,
+        edges,
+        endpoint
+    })
+}
+
+fn rows_of_components() -> Vec<Field> {
+    fields!(components::Rows { offsets, columns })
+}
+
+fn forest() -> Vec<Field> {
+    fields!(Forest {
+        parents,
+        vertex_count,
+        symmetric
+    })
+}
+
+fn signatures() -> Vec<Field> {
+    fields!(Signatures {
+        reached_by,
+        reaches,
+        labels,
+        dropped,
+        vertex_count,
+        unused
     })
 }
 
@@ -321,4 +378,40 @@ fn the_hierarchy_tree_kernels_take_their_blocks_as_the_host_lays_them_out() {
         hierarchy_trees::DISTANCES,
         &[(0, labels()), (1, chains()), (2, kept())],
     );
+}
+
+#[test]
+fn the_betweenness_kernels_take_their_blocks_as_the_host_lays_them_out() {
+    check(betweenness::START, &[(0, paths()), (1, levels())]);
+    check(
+        betweenness::FORWARD,
+        &[(0, rows_of_betweenness()), (1, paths()), (2, levels())],
+    );
+    check(
+        betweenness::BACKWARD,
+        &[
+            (0, rows_of_betweenness()),
+            (1, paths()),
+            (2, levels()),
+            (3, scores()),
+        ],
+    );
+    check(betweenness::REACHED, &[(0, paths())]);
+}
+
+#[test]
+fn the_components_kernels_take_their_blocks_as_the_host_lays_them_out() {
+    check(components::START, &[(0, forest())]);
+    check(components::HOOK, &[(0, rows_of_components()), (1, forest())]);
+    check(components::FLATTEN, &[(0, forest())]);
+    for kernel in [
+        components::STRONG_START,
+        components::STRONG_LEAST,
+        components::STRONG_LABEL,
+    ] {
+        check(kernel, &[(0, signatures())]);
+    }
+    for kernel in [components::STRONG_PROPAGATE, components::STRONG_SPLIT] {
+        check(kernel, &[(0, rows_of_components()), (1, signatures())]);
+    }
 }

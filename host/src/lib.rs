@@ -7,7 +7,9 @@
 //! - [`gpu`]: the GPU driver, which loads the PTX built from the
 //!   `bfs-kernels` crate and runs one of its variants, and `auto`.
 //! - [`multi`]: one search over several GPUs (partition, NCCL, exchanges).
-//! - [`many`]: batches of searches from many sources.
+//! - [`many`]: batches of searches from many sources, and what is
+//!   computed from them (closeness, betweenness).
+//! - [`components`]: connected and strongly connected components.
 //! - [`validate`]: a result checked against the CPU reference and the
 //!   Graph500 rules.
 //! - [`report`], [`phases`], [`plot`], [`output`]: what a run reports,
@@ -22,6 +24,7 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod components;
 pub mod cpu;
 pub mod error;
 pub mod gpu;

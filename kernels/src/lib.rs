@@ -27,7 +27,11 @@
 //!    its direction-optimizing levels, and its hubs' lists walked by every
 //!    GPU, `distributed::delegates`.
 //! 9. `many_sources`, many searches at once: a batch of sources, a bit
-//!    each in every vertex's words (MS-BFS).
+//!    each in every vertex's words (MS-BFS); a contraction hierarchy's
+//!    trees (`hierarchy_trees`); Brandes's betweenness, a lane a source
+//!    (`betweenness`).
+//! 10. `components`: connected components by union–find, strongly
+//!     connected ones by reachability signatures.
 //!
 //! Built a second time, for sm_90 with `--cfg bfs_sm90`, the crate holds
 //! only the kernels that need Hopper's thread-block clusters:
@@ -73,3 +77,6 @@ pub mod distributed;
 
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod many_sources;
+
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
+pub mod components;

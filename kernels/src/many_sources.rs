@@ -40,6 +40,7 @@
 //! Encodings: `abi::many_sources`. A level's distance is `level`; the
 //! batch's source `i` is bit `i % 32` of word `i / 32`.
 
+pub mod betweenness;
 pub mod hierarchy_trees;
 
 use crate::abi::EdgeOffset;

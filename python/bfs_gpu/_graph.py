@@ -165,6 +165,74 @@ class Graph:
         it reaches (from a sample of an undirected graph, a lower bound)."""
         return self._measure("eccentricity", sources, seed, depth_limit, device)
 
+    def betweenness(
+        self,
+        *,
+        k: Optional[int] = None,
+        normalized: bool = True,
+        endpoints: bool = False,
+        seed: int = 1,
+        device: str = "auto",
+    ) -> npt.NDArray[np.float64]:
+        """Betweenness centrality of every vertex, networkx's values
+        (``normalized``, ``endpoints``): exact, from every vertex, or
+        estimated from ``k`` vertices sampled uniformly by ``seed``."""
+        return self._native.betweenness(
+            sample=_sample(k), seed=seed, normalized=normalized, endpoints=endpoints,
+            device=device,
+        )
+
+    def edge_betweenness(
+        self,
+        *,
+        k: Optional[int] = None,
+        normalized: bool = True,
+        seed: int = 1,
+        device: str = "auto",
+    ) -> npt.NDArray[np.float64]:
+        """Edge betweenness centrality, networkx's values: one a CSR entry,
+        in the order of ``csr()`` (both entries of an undirected edge hold
+        the edge's value); exact, or from ``k`` sampled sources."""
+        return self._native.betweenness(
+            sample=_sample(k), seed=seed, normalized=normalized, edges=True, device=device
+        )
+
+    def betweenness_sums(
+        self,
+        sources: Optional[Union[Sequence[int], npt.ArrayLike]] = None,
+        *,
+        vertices: bool = True,
+        arcs: bool = False,
+        endpoints: bool = False,
+        device: str = "auto",
+    ) -> "dict[str, Optional[npt.NDArray[np.float64]]]":
+        """Betweenness before networkx's rescaling, from ``sources`` (every
+        vertex where None): each vertex's dependencies summed over them
+        (``vertices``; with ``endpoints``, networkx's), and each CSR entry's
+        (``arcs``, in the order of ``csr()``). The backend's building block."""
+        chosen = None if sources is None else _sources(sources)
+        return self._native.betweenness_sums(
+            chosen, vertices=vertices, arcs=arcs, endpoints=endpoints, device=device
+        )
+
+    def arc_values(
+        self,
+        values: npt.ArrayLike,
+        tails: Union[Sequence[int], npt.ArrayLike],
+        heads: Union[Sequence[int], npt.ArrayLike],
+    ) -> npt.NDArray[np.float64]:
+        """The value of each edge ``(tails[i], heads[i])`` from a value a CSR
+        entry (``values``, as ``betweenness_sums`` gives them): an undirected
+        graph's edge sums its two entries; 0 where the graph lacks it."""
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        return self._native.pair_values(values, _sources(tails), _sources(heads))
+
+    def components(self, *, strong: bool = False, device: str = "auto") -> npt.NDArray[np.int64]:
+        """Each vertex's weakly connected component (connected, on an
+        undirected graph), or with ``strong`` its strongly connected one:
+        int64 labels, each the least vertex of its component."""
+        return self._native.components(strong=strong, device=device)
+
     def sums(
         self,
         sources: Optional[Union[Sequence[int], npt.ArrayLike]] = None,
@@ -237,6 +305,11 @@ def _csr_arrays(matrix: Any) -> "tuple[np.ndarray, np.ndarray]":
     if getattr(matrix, "format", None) != "csr":
         matrix = matrix.tocsr()
     return _index_array(matrix.indptr, "indptr"), _index_array(matrix.indices, "indices")
+
+
+def _sample(k: Optional[int]) -> Optional[int]:
+    """``k`` as a count of sources (``None``: every vertex)."""
+    return None if k is None else operator.index(k)
 
 
 def _sources(sources: Any) -> np.ndarray:

@@ -65,6 +65,32 @@ class Graph:
         depth_limit: Optional[int] = None,
         device: str = "auto",
     ) -> dict[str, npt.NDArray[np.generic]]: ...
+    def betweenness_sums(
+        self,
+        sources: Optional[npt.NDArray[np.int64]] = None,
+        *,
+        vertices: bool = True,
+        arcs: bool = False,
+        endpoints: bool = False,
+        device: str = "auto",
+    ) -> dict[str, Optional[npt.NDArray[np.float64]]]: ...
+    def betweenness(
+        self,
+        *,
+        sample: Optional[int] = None,
+        seed: int = 1,
+        normalized: bool = True,
+        endpoints: bool = False,
+        edges: bool = False,
+        device: str = "auto",
+    ) -> npt.NDArray[np.float64]: ...
+    def pair_values(
+        self,
+        arcs: npt.NDArray[np.float64],
+        tails: npt.NDArray[np.int64],
+        heads: npt.NDArray[np.int64],
+    ) -> npt.NDArray[np.float64]: ...
+    def components(self, *, strong: bool = False, device: str = "auto") -> npt.NDArray[np.int64]: ...
     def prepare(self, *, device: str = "auto") -> str: ...
     @property
     def last_run(self) -> dict[str, object]: ...
@@ -77,3 +103,4 @@ class Rows:
     def search(
         self, sources: list[int], depth_limit: Optional[int] = None
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+    def strong_components(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...

@@ -10,6 +10,7 @@ use bfs::gpu::Variant;
 use bfs::graph::prepared::Preparations;
 use bfs::graph::{GraphSource, Reader};
 use bfs::many::Limits;
+use bfs::many::betweenness::Wanted;
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -306,6 +307,122 @@ impl Graph {
             sums.set_item("farthest", signed(py, totals.farthest))?;
         }
         Ok(sums)
+    }
+
+    /// Betweenness's sums over the ordered pairs from `sources` (every
+    /// vertex where `None`): a vertex's dependencies (`vertices`; with
+    /// `endpoints`, networkx's), each arc's in CSR order (`arcs`), before
+    /// networkx's rescaling.
+    #[pyo3(signature = (sources = None, *, vertices = true, arcs = false, endpoints = false, device = "auto"))]
+    fn betweenness_sums<'py>(
+        &self,
+        py: Python<'py>,
+        sources: Option<PyReadonlyArray1<'py, i64>>,
+        vertices: bool,
+        arcs: bool,
+        endpoints: bool,
+        device: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let sources = match &sources {
+            Some(sources) => Some(arrays::vertices(sources, self.vertex_count)?),
+            None => None,
+        };
+        let wanted = Wanted {
+            vertices,
+            arcs,
+            endpoints,
+        };
+        let device = Device::parse(device)?;
+        let found = self.on_thread(py, move |resident| {
+            resident.betweenness(sources, wanted, device)
+        })?;
+        let sums = PyDict::new(py);
+        sums.set_item(
+            "vertices",
+            found.vertices.map(|v| PyArray1::from_vec(py, v)),
+        )?;
+        sums.set_item("arcs", found.arcs.map(|v| PyArray1::from_vec(py, v)))?;
+        Ok(sums)
+    }
+
+    /// Betweenness of every vertex, networkx's (`normalized`,
+    /// `endpoints`), from every vertex or from `sample` vertices drawn
+    /// by `seed`; with `edges`, each arc's edge betweenness in CSR order.
+    #[pyo3(signature = (*, sample = None, seed = bfs::graph::generate::DEFAULT_SEED, normalized = true, endpoints = false, edges = false, device = "auto"))]
+    #[allow(clippy::too_many_arguments)]
+    fn betweenness<'py>(
+        &self,
+        py: Python<'py>,
+        sample: Option<usize>,
+        seed: u64,
+        normalized: bool,
+        endpoints: bool,
+        edges: bool,
+        device: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let n = self.vertex_count;
+        if let Some(count) = sample
+            && !(1..=n as usize).contains(&count)
+        {
+            return Err(bad_input(format!(
+                "k={count}: a sample is 1 to the graph's {n} vertices"
+            )));
+        }
+        if edges && endpoints {
+            return Err(bad_input(
+                "edge betweenness always counts each path's ends (endpoints is for vertices)",
+            ));
+        }
+        let device = Device::parse(device)?;
+        let values = self.on_thread(py, move |resident| {
+            resident.rescaled_betweenness(
+                sample.map(|count| (count, seed)),
+                (normalized, endpoints, edges),
+                device,
+            )
+        })?;
+        Ok(PyArray1::from_vec(py, values).into_any())
+    }
+
+    /// Each `(tails[i], heads[i])` arc's value from arcs' sums in CSR
+    /// order (`arcs`): an undirected graph's edge its two arcs', 0 where
+    /// there is no such arc.
+    fn pair_values<'py>(
+        &self,
+        py: Python<'py>,
+        arcs: PyReadonlyArray1<'py, f64>,
+        tails: PyReadonlyArray1<'py, i64>,
+        heads: PyReadonlyArray1<'py, i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arcs = arcs.as_slice()?.to_vec();
+        if arcs.len() as u64 != self.edge_count {
+            return Err(bad_input(format!(
+                "{} arc values for a graph of {} arcs",
+                arcs.len(),
+                self.edge_count
+            )));
+        }
+        let tails = arrays::vertices(&tails, self.vertex_count)?;
+        let heads = arrays::vertices(&heads, self.vertex_count)?;
+        let values = self.on_thread(py, move |resident| {
+            resident.pair_values(&arcs, &tails, &heads)
+        })?;
+        Ok(PyArray1::from_vec(py, values).into_any())
+    }
+
+    /// Each vertex's weakly or (`strong`) strongly connected component:
+    /// int64 labels, each its component's least vertex.
+    #[pyo3(signature = (*, strong = false, device = "auto"))]
+    fn components<'py>(
+        &self,
+        py: Python<'py>,
+        strong: bool,
+        device: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let device = Device::parse(device)?;
+        let found = self.on_thread(py, move |resident| resident.components(strong, device))?;
+        let labels: Vec<i64> = found.labels.into_iter().map(i64::from).collect();
+        Ok(PyArray1::from_vec(py, labels).into_any())
     }
 
     /// Builds what `auto` needs for many searches (`bfs prepare`'s work)

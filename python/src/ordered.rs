@@ -1,6 +1,7 @@
 //! Searches in networkx's order, for the backend's functions whose output
 //! networkx orders: `bfs_edges` (and with it `bfs_tree`,
-//! `bfs_predecessors`, `bfs_successors`) and `bfs_layers`.
+//! `bfs_predecessors`, `bfs_successors`) and `bfs_layers`; and the order
+//! in which `strongly_connected_components` yields the components.
 //!
 //! networkx's breadth-first search takes a level's vertices in the order
 //! they were found, and each one's neighbours in the order its adjacency
@@ -91,6 +92,23 @@ impl Rows {
             PyArray1::from_vec(py, children),
             PyArray1::from_vec(py, ends),
         ))
+    }
+
+    /// Each vertex's strongly connected component (an int64 label, its
+    /// least vertex) and the labels in the order networkx's
+    /// `strongly_connected_components` yields the components: Tarjan's
+    /// search over these rows in their order, one thread.
+    fn strong_components<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>) {
+        let (labels, finished) =
+            py.detach(|| bfs::components::strong_in_search_order(&self.offsets, &self.columns));
+        let wide = |values: Vec<u32>| values.into_iter().map(i64::from).collect::<Vec<_>>();
+        (
+            PyArray1::from_vec(py, wide(labels)),
+            PyArray1::from_vec(py, wide(finished)),
+        )
     }
 }
 

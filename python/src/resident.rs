@@ -11,10 +11,13 @@
 
 use std::time::{Duration, Instant};
 
+use bfs::components::{self, Components, GpuComponents};
 use bfs::gpu::{Gpu, Search, Variant};
 use bfs::graph::generate::sample_vertices;
 use bfs::graph::prepared::Preparations;
+use bfs::many::betweenness::{self, Betweenness, CpuBetweenness, Dependencies, Wanted};
 use bfs::many::centrality::{self, Sources};
+use bfs::many::gpu::GpuBetweenness;
 use bfs::many::{self, CpuMethod, GpuMethod, Keep, Limits, ManySources, Reduced, VertexTotals};
 use bfs::{Bfs, Csr, Error, Result, cpu};
 
@@ -356,6 +359,131 @@ impl<'g> Resident<'g> {
                 Values::Counts(found.values)
             }
         })
+    }
+
+    /// The dependencies on `sources` (every vertex where `None`) that
+    /// `wanted` asks for, in batches, as `bfs centrality --measure
+    /// betweenness` adds them. The GPU's engine is made for the call: its
+    /// batch takes what memory there is, the held searches freed first
+    /// where it needs their room.
+    pub fn betweenness(
+        &mut self,
+        sources: Option<Vec<u32>>,
+        wanted: Wanted,
+        device: Device,
+    ) -> Result<Dependencies> {
+        let (graph, n) = (self.graph, self.graph.vertex_count());
+        let placement = place(device)?;
+        let count = sources.as_ref().map_or(n as usize, Vec::len);
+        let run = match placement {
+            Placement::Gpu(gpu) => {
+                let width = match GpuBetweenness::width_for(gpu, graph, count, wanted) {
+                    Err(Error::DeviceMemory { .. }) => {
+                        (self.search, self.batches) = (None, None);
+                        GpuBetweenness::width_for(gpu, graph, count, wanted)
+                    }
+                    width => width,
+                }?;
+                let mut engine = GpuBetweenness::new(gpu, graph, width, wanted)?;
+                let sources = sources.unwrap_or_else(|| many::all_sources(graph, width as usize));
+                let run = betweenness::run(&mut engine, &sources)?;
+                self.last.device = engine.describe();
+                self.last.plan = format!("betweenness batches on {}", gpu.name());
+                run
+            }
+            Placement::Cpu => {
+                let mut engine = CpuBetweenness::new(graph, wanted);
+                let sources = sources.unwrap_or_else(|| (0..n).collect());
+                let run = betweenness::run(&mut engine, &sources)?;
+                (self.last.device, self.last.plan) = (engine.describe(), cpu_why(device));
+                run
+            }
+        };
+        (self.last.search, self.last.download) = (run.elapsed, Duration::ZERO);
+        Ok(run.dependencies)
+    }
+
+    /// Betweenness as networkx gives it, from every vertex or a sample of
+    /// `(count, seed)`; `(normalized, endpoints, edges)` as its arguments
+    /// (`edges`: each arc's edge betweenness, in CSR order).
+    pub fn rescaled_betweenness(
+        &mut self,
+        sample: Option<(usize, u64)>,
+        (normalized, endpoints, edges): (bool, bool, bool),
+        device: Device,
+    ) -> Result<Vec<f64>> {
+        let graph = self.graph;
+        let n = graph.vertex_count();
+        // As networkx, a sample of every vertex is every vertex.
+        let sample = sample.filter(|&(count, _)| count < n as usize || edges);
+        let sources = sample.map(|(count, seed)| sample_vertices(graph, count, seed));
+        let wanted = Wanted {
+            vertices: !edges,
+            arcs: edges,
+            endpoints,
+        };
+        let found = self.betweenness(sources.clone(), wanted, device)?;
+        let scale = betweenness::Scale {
+            normalized,
+            directed: !graph.is_symmetric(),
+            sampled: sources.as_deref(),
+        };
+        Ok(match edges {
+            true => {
+                let arcs = found.arcs.unwrap_or_default();
+                let mut values = betweenness::edge_values(graph, &arcs);
+                betweenness::rescale_edges(&mut values, n, scale);
+                values
+            }
+            false => {
+                let mut values = found.vertices.unwrap_or_default();
+                betweenness::rescale_vertices(&mut values, n, scale, endpoints);
+                values
+            }
+        })
+    }
+
+    /// The value of each arc `(tails[i], heads[i])` from arcs' sums in CSR
+    /// order (an undirected graph's edge: its two arcs').
+    pub fn pair_values(&self, arcs: &[f64], tails: &[u32], heads: &[u32]) -> Result<Vec<f64>> {
+        betweenness::pair_values(self.graph, arcs, tails, heads)
+    }
+
+    /// Each vertex's weakly (`strong` false) or strongly connected
+    /// component, labelled by its least vertex.
+    pub fn components(&mut self, strong: bool, device: Device) -> Result<Components> {
+        let graph = self.graph;
+        let started = Instant::now();
+        let found = match place(device)? {
+            Placement::Gpu(gpu) => {
+                let mut engine = match GpuComponents::new(gpu, graph) {
+                    Err(Error::DeviceMemory { .. }) => {
+                        (self.search, self.batches) = (None, None);
+                        GpuComponents::new(gpu, graph)
+                    }
+                    engine => engine,
+                }?;
+                let found = match strong {
+                    true => engine.strong()?,
+                    false => engine.weak()?,
+                };
+                self.last.device = gpu.name().to_string();
+                self.last.plan = match found.note {
+                    Some(note) => note,
+                    None => format!("components on {}", gpu.name()),
+                };
+                found.components
+            }
+            Placement::Cpu => {
+                (self.last.device, self.last.plan) = ("CPU".into(), cpu_why(device));
+                match strong {
+                    true => components::strong_on_cpu(graph),
+                    false => components::weak_on_cpu(graph),
+                }
+            }
+        };
+        (self.last.search, self.last.download) = (started.elapsed(), Duration::ZERO);
+        Ok(found)
     }
 
     /// The last run's record for batches searched where `placement` says

@@ -143,6 +143,35 @@ impl<P: Parameters> Entry<'_, P> {
             unsafe { stream.launch(&self.function, grid, block, shared_bytes, addresses) }
         })
     }
+
+    /// Queues the kernel on `gpu`'s stream as a cooperative launch of
+    /// `blocks` blocks of `block_size` threads, all resident at once, with
+    /// `shared_bytes` of dynamic shared memory and `parameters`.
+    ///
+    /// # Safety
+    /// As [`launch`](Self::launch), and [`check_cooperative`] passed for
+    /// this kernel, block size and `shared_bytes`, its blocks per
+    /// multiprocessor times the multiprocessors at least `blocks`.
+    pub(crate) unsafe fn launch_cooperative(
+        &self,
+        gpu: &Gpu,
+        (blocks, block_size, shared_bytes): (u32, u32, u32),
+        mut parameters: P,
+        name: &str,
+    ) -> Result<()> {
+        parameters.with_addresses(|addresses| {
+            // SAFETY: `addresses` as in `launch`; the caller's contract.
+            unsafe {
+                cooperative_launch(
+                    gpu,
+                    &self.function,
+                    (blocks, block_size, shared_bytes),
+                    addresses,
+                    name,
+                )
+            }
+        })
+    }
 }
 
 /// A kernel parameter as `cuLaunchCooperativeKernel` takes it: the address of its value.

@@ -8,6 +8,8 @@
 //!   graph, 2^SCALE vertices, EDGE_FACTOR · 2^SCALE edges (default 16),
 //!   quadrant probabilities A = 0.57, B = C = 0.19, vertex ids permuted.
 //!   Scale-free: a few hubs, low diameter.
+//! - `dkron:SCALE[:EDGE_FACTOR]`: the same draws as arcs, tail to head, not
+//!   mirrored: a directed scale-free graph (for strong components).
 //! - `uniform:N:M`: N vertices and M uniformly random edges.
 //! - `road:JUNCTIONS[:ONEWAY]`: a road network: junctions joined by streets
 //!   of degree-2 shape points, dead ends, and with ONEWAY above 0 (a
@@ -21,7 +23,7 @@
 //!   `h · (LEAVES + 1)`, its leaves the ids after it (`stars:1000:999` has
 //!   a million vertices).
 //!
-//! All graphs but one-way road networks are undirected; M and EDGE_FACTOR
+//! All graphs but one-way road networks and `dkron` are undirected; M and EDGE_FACTOR
 //! count generated edges before mirroring, self loops and duplicates are
 //! dropped. The random streams they draw from are in `generate/random.rs`.
 
@@ -55,6 +57,13 @@ pub enum Shape {
         /// log2 of the vertex count.
         scale: u32,
         /// Edges per vertex.
+        edge_factor: u32,
+    },
+    /// Graph500 Kronecker / R-MAT draws as arcs: directed.
+    DirectedKronecker {
+        /// log2 of the vertex count.
+        scale: u32,
+        /// Arcs per vertex.
         edge_factor: u32,
     },
     /// Uniformly random edges.
@@ -152,26 +161,13 @@ impl Spec {
                     },
                 )
             }
-            Shape::Kronecker { scale, edge_factor } => {
-                if scale >= 32 {
-                    return Err(Error::GraphTooLarge(format!(
-                        "Kronecker scale {scale}: at most 31"
-                    )));
-                }
-                let vertex_count = 1u32 << scale;
-                let relabel = Relabelling::new(&mut SplitMix64(self.seed), scale);
-                self.draws(
-                    vertex_count,
-                    edge_factor as u64 * vertex_count as u64,
-                    |random| {
-                        let (tail, head) = random.kronecker_edge(scale);
-                        (relabel.of(tail), relabel.of(head))
-                    },
-                )
+            Shape::Kronecker { scale, edge_factor } => self.kronecker(scale, edge_factor, true),
+            Shape::DirectedKronecker { scale, edge_factor } => {
+                self.kronecker(scale, edge_factor, false)
             }
             Shape::Uniform { vertices, edges } => {
                 checked_vertex_count(vertices as u64)?;
-                self.draws(vertices, edges, |random| {
+                self.draws(vertices, (edges, true), |random| {
                     (random.below(vertices), random.below(vertices))
                 })
             }
@@ -243,21 +239,42 @@ impl Spec {
         }
     }
 
+    /// Graph500's Kronecker graph of 2^`scale` vertices and `edge_factor`
+    /// draws a vertex, its edges mirrored where `symmetric`.
+    fn kronecker(&self, scale: u32, edge_factor: u32, symmetric: bool) -> Result<Csr> {
+        if scale >= 32 {
+            return Err(Error::GraphTooLarge(format!(
+                "Kronecker scale {scale}: at most 31"
+            )));
+        }
+        let vertex_count = 1u32 << scale;
+        let relabel = Relabelling::new(&mut SplitMix64(self.seed), scale);
+        self.draws(
+            vertex_count,
+            (edge_factor as u64 * vertex_count as u64, symmetric),
+            |random| {
+                let (tail, head) = random.kronecker_edge(scale);
+                (relabel.of(tail), relabel.of(head))
+            },
+        )
+    }
+
     /// The random stream of chunk `chunk`.
     fn stream(&self, chunk: u64) -> SplitMix64 {
         SplitMix64(self.seed ^ (chunk + 1).wrapping_mul(0xD1B5_4A32_D192_ED03))
     }
 
     /// The graph of `count` edges drawn by `edge`, in chunks of
-    /// [`CHUNK_EDGES`], each from its own stream.
+    /// [`CHUNK_EDGES`], each from its own stream, mirrored where
+    /// `symmetric`.
     fn draws(
         &self,
         vertex_count: u32,
-        count: u64,
+        (count, symmetric): (u64, bool),
         edge: impl Fn(&mut SplitMix64) -> (u32, u32) + Sync,
     ) -> Result<Csr> {
         let chunks = count.div_ceil(CHUNK_EDGES);
-        self.build(vertex_count, chunks, count, |chunk, visit| {
+        self.build_directed(vertex_count, chunks, count, symmetric, |chunk, visit| {
             let mut random = self.stream(chunk);
             for _ in 0..CHUNK_EDGES.min(count - chunk * CHUNK_EDGES) {
                 let (tail, head) = edge(&mut random);
@@ -372,6 +389,10 @@ impl FromStr for Spec {
                 scale: small(number(1, "scale")?, "scale")?,
                 edge_factor: small(optional(2, "edge factor", 16)?, "edge factor")?,
             },
+            "dkron" => Shape::DirectedKronecker {
+                scale: small(number(1, "scale")?, "scale")?,
+                edge_factor: small(optional(2, "edge factor", 16)?, "edge factor")?,
+            },
             "uniform" => Shape::Uniform {
                 vertices: small(number(1, "N")?, "N")?,
                 edges: number(2, "M")?,
@@ -407,13 +428,15 @@ impl FromStr for Spec {
             },
             _ => {
                 return Err(error(
-                    "expected grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], uniform:N:M, \
+                    "expected grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], dkron:SCALE[:EDGE_FACTOR], \
+                     uniform:N:M, \
                      road:JUNCTIONS[:ONEWAY], path:N, star:N, hub:LEAVES:EXTRA or stars:HUBS:LEAVES",
                 ));
             }
         };
         let expected_fields = match shape {
             Shape::Grid { .. } | Shape::Kronecker { .. } | Shape::Road { .. } => 3,
+            Shape::DirectedKronecker { .. } => 3,
             Shape::Uniform { .. } | Shape::Hub { .. } | Shape::CliqueOfStars { .. } => 3,
             Shape::Path { .. } | Shape::Star { .. } => 2,
         };
@@ -437,6 +460,9 @@ impl fmt::Display for Spec {
             } => write!(formatter, "grid:{width}x{height}:{missing}"),
             Shape::Kronecker { scale, edge_factor } => {
                 write!(formatter, "kron:{scale}:{edge_factor}")
+            }
+            Shape::DirectedKronecker { scale, edge_factor } => {
+                write!(formatter, "dkron:{scale}:{edge_factor}")
             }
             Shape::Uniform { vertices, edges } => write!(formatter, "uniform:{vertices}:{edges}"),
             Shape::Road { junctions, one_way } => write!(formatter, "road:{junctions}:{one_way}"),

@@ -17,6 +17,7 @@ use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, LockedBu
 use super::{BatchCounts, Keep, Limits, ManySources, VertexTotals};
 use crate::error::CudaContext;
 
+mod betweenness;
 mod heavy;
 mod hierarchy_trees;
 mod kept;
@@ -27,6 +28,7 @@ use crate::{Csr, Error, Result};
 use heavy::HeavyLists;
 use kept::DeviceTotals;
 
+pub use betweenness::GpuBetweenness;
 pub use hierarchy_trees::{HierarchyTrees, MOST_WIDTH};
 
 /// The direction rule of a batch: Beamer's switch (`abi`'s, as every

@@ -13,6 +13,7 @@
 //! over every source ([`VertexTotals`]), which is all that closeness,
 //! harmonic centrality, eccentricity and the distance histogram need.
 
+pub mod betweenness;
 pub mod centrality;
 mod chain_sources;
 mod choice;

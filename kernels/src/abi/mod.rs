@@ -6,8 +6,10 @@
 //! Both the kernels (built for `nvptx64`) and the host driver (built for the
 //! CPU) compile this module, so a name or constant changes in one place.
 
+pub mod betweenness;
 pub mod block_queue;
 pub mod chain_contracted;
+pub mod components;
 pub mod direction_optimizing;
 pub mod distributed;
 pub mod frontier;
@@ -115,4 +117,16 @@ pub const KERNEL_NAMES: &[&str] = &[
     hierarchy_trees::COUNT.name(),
     hierarchy_trees::TOTALS.name(),
     hierarchy_trees::DISTANCES.name(),
+    betweenness::START.name(),
+    betweenness::FORWARD.name(),
+    betweenness::BACKWARD.name(),
+    betweenness::REACHED.name(),
+    components::START.name(),
+    components::HOOK.name(),
+    components::FLATTEN.name(),
+    components::STRONG_START.name(),
+    components::STRONG_PROPAGATE.name(),
+    components::STRONG_SPLIT.name(),
+    components::STRONG_LEAST.name(),
+    components::STRONG_LABEL.name(),
 ];

@@ -28,6 +28,27 @@ pub unsafe fn atomic_add_u64(address: *mut u64, value: u64) -> u64 {
     unsafe { core::sync::atomic::AtomicU64::from_ptr(address) }.fetch_add(value, Ordering::Relaxed)
 }
 
+/// `atomicAdd(address, value)` on an `f64`, its old value unread
+/// (`red.add.f64`): the order of concurrent adds is the hardware's, so
+/// sums of integers (path counts below 2^53) are exact and others round
+/// as any order of the same additions would.
+///
+/// # Safety
+/// As for [`atomic_add`].
+#[inline(always)]
+pub unsafe fn atomic_add_f64(address: *mut f64, value: f64) {
+    // SAFETY: the caller guarantees a valid, aligned, atomically used
+    // address; a .b64 register stands for an .f64 operand in PTX.
+    unsafe {
+        asm!(
+            "red.relaxed.gpu.add.f64 [{address}], {value};",
+            address = in(reg64) address,
+            value = in(reg64) value.to_bits(),
+            options(nostack),
+        )
+    }
+}
+
 /// `atomicOr(address, value)`: returns the old value.
 ///
 /// # Safety

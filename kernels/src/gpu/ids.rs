@@ -52,3 +52,19 @@ pub fn global_thread_index() -> u32 {
 pub fn lane_index() -> u32 {
     thread_index() % WARP_SIZE
 }
+
+/// The threads of the grid: `gridDim.x * blockDim.x`.
+#[inline(always)]
+pub fn grid_threads() -> u32 {
+    grid_size() * block_size()
+}
+
+/// This thread's warp in the grid and the grid's warps: a grid-striding
+/// loop over items a warp each starts at the first and steps by the second.
+#[inline(always)]
+pub fn grid_warps() -> (u32, u32) {
+    (
+        global_thread_index() / WARP_SIZE,
+        grid_threads() / WARP_SIZE,
+    )
+}

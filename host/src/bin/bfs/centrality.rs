@@ -1,8 +1,10 @@
 //! `bfs centrality`: closeness, harmonic centrality, eccentricity or the
 //! distance histogram, from every vertex or a sample, by searches of many
-//! sources at once (`bfs::many`). Prints the top ten and a summary, and
-//! writes one value per vertex (or the histogram) where `--output` asks.
+//! sources at once (`bfs::many`); or betweenness, of vertices or edges
+//! (`betweenness`). Prints the top ten and a summary, and writes one value
+//! per vertex (or the histogram, or an edge's) where `--output` asks.
 
+mod betweenness;
 mod report;
 
 use std::path::PathBuf;
@@ -21,8 +23,9 @@ use crate::{DeviceChoice, GraphArgs};
 #[derive(Args)]
 pub struct CentralityArgs {
     /// What to compute: closeness (Wasserman–Faust), harmonic centrality,
-    /// eccentricity (with the radius and the diameter), or the histogram
-    /// of distances over ordered pairs.
+    /// eccentricity (with the radius and the diameter), the histogram of
+    /// distances over ordered pairs, or betweenness of vertices or of
+    /// edges (Brandes; networkx's values).
     #[arg(long, value_enum)]
     measure: Measure,
     #[command(flatten)]
@@ -31,9 +34,18 @@ pub struct CentralityArgs {
     #[arg(long, default_value = "all")]
     sources: String,
     /// Write one value per vertex, a line each in vertex order (the
-    /// histogram: `distance count` lines); `.npy` by the extension.
+    /// histogram: `distance count` lines; edge betweenness: `u v value`
+    /// lines, an undirected edge once, `u < v`); `.npy` by the extension
+    /// (edge betweenness: a value an arc, in CSR order).
     #[arg(long)]
     output: Option<PathBuf>,
+    /// Betweenness: count each path's ends too (networkx's `endpoints`).
+    #[arg(long)]
+    endpoints: bool,
+    /// Betweenness: sums over pairs, an undirected graph's counted once,
+    /// not divided by the pairs (networkx's `normalized=False`).
+    #[arg(long)]
+    raw: bool,
     /// Where to search: the GPU if there is one, else the CPU (auto); the
     /// GPU or fail; the CPU's bit-parallel batches; the CPU reference, one
     /// source at a time.
@@ -45,8 +57,9 @@ pub struct CentralityArgs {
     /// Distances past D count as unreachable (cuGraph's depth_limit).
     #[arg(long, allow_negative_numbers = true, value_name = "D")]
     depth_limit: Option<i64>,
-    /// Sources a CPU batch takes: 64 to 512, a multiple of 64 (default:
-    /// by the number of sources).
+    /// Sources a batch takes: a multiple of 64 from 64 to 2,048 (default:
+    /// by the number of sources and, for betweenness on a GPU, by its free
+    /// memory; betweenness takes 64 times a power of two).
     #[arg(long, value_parser = parse_width)]
     batch_width: Option<usize>,
     /// How the sources are searched: by the graph (auto), bit-parallel
@@ -68,6 +81,8 @@ pub enum Measure {
     Harmonic,
     Eccentricity,
     Histogram,
+    Betweenness,
+    EdgeBetweenness,
 }
 
 impl Measure {
@@ -77,7 +92,14 @@ impl Measure {
             Measure::Harmonic => "harmonic",
             Measure::Eccentricity => "eccentricity",
             Measure::Histogram => "histogram",
+            Measure::Betweenness => "betweenness",
+            Measure::EdgeBetweenness => "edge-betweenness",
         }
+    }
+
+    /// Whether it is betweenness, of vertices or of edges.
+    fn is_betweenness(self) -> bool {
+        matches!(self, Measure::Betweenness | Measure::EdgeBetweenness)
     }
 }
 
@@ -113,6 +135,14 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
     let load_started = Instant::now();
     let (graph, sections) = graph_source.load_prepared(arguments.graph.reader.into())?;
     let name = graph_source.name();
+    if arguments.measure.is_betweenness() {
+        println!(
+            "graph:     {name}: {} vertices, {} edges (directed CSR entries), loaded in {:.3} s",
+            graph.vertex_count(),
+            graph.edge_count(),
+            load_started.elapsed().as_secs_f64()
+        );
+    }
     let prepared = Prepared {
         name: &name,
         sections: &sections,
@@ -137,6 +167,12 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
         bail!("--sources {count}: more sources than the graph's {vertex_count} vertices");
     }
     let measure = arguments.measure;
+    if measure.is_betweenness() {
+        return run_betweenness(arguments, &graph, sample, depth_limit);
+    }
+    if arguments.endpoints || arguments.raw {
+        bail!("--endpoints and --raw are options of --measure betweenness");
+    }
     if measure == Measure::Eccentricity && sample.is_some() && !graph.is_symmetric() {
         bail!(
             "eccentricity from a sample needs an undirected graph: on a directed one the \
@@ -191,7 +227,7 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
     // From every vertex of an undirected graph, each vertex's own search
     // has its totals; otherwise they are summed over the sources.
     let totals = match measure {
-        Measure::Histogram => false,
+        Measure::Histogram | Measure::Betweenness | Measure::EdgeBetweenness => false,
         Measure::Eccentricity => !sources.is_all(),
         Measure::Closeness | Measure::Harmonic => !sources.is_all() || !graph.is_symmetric(),
     };
@@ -249,4 +285,60 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
         output: arguments.output.as_deref(),
     };
     report::report(&run)
+}
+
+/// `--measure betweenness|edge-betweenness`, after the checks only it needs.
+fn run_betweenness(
+    arguments: &CentralityArgs,
+    graph: &bfs::Csr,
+    sample: Option<usize>,
+    depth_limit: Option<u32>,
+) -> anyhow::Result<()> {
+    if depth_limit.is_some() {
+        bail!(
+            "--depth-limit: betweenness counts whole shortest paths, which a depth limit \
+             would cut; leave it out"
+        );
+    }
+    if arguments.method != Method::Auto {
+        bail!("--method picks how distances are searched; betweenness has one method a device");
+    }
+    let edges = arguments.measure == Measure::EdgeBetweenness;
+    if edges && arguments.endpoints {
+        bail!("--endpoints: edge betweenness always counts each path's ends (as networkx's)");
+    }
+    if arguments.device == DeviceChoice::CpuReference {
+        bail!(
+            "--device cpu-reference: betweenness runs on the GPU or on every core (--device cpu)"
+        );
+    }
+    if let Some(width) = arguments.batch_width
+        && !(width / 32).is_power_of_two()
+    {
+        bail!("--batch-width {width}: a betweenness batch takes 64 times a power of two sources");
+    }
+    let gpus = match arguments.gpus {
+        Some(_) if arguments.device == DeviceChoice::Cpu => {
+            bail!("--gpus shares the batches among GPUs; --device cpu searches on the CPU")
+        }
+        Some(gpus) => Some(gpus.resolve()?),
+        None => None,
+    };
+    let asked = betweenness::Asked {
+        edges,
+        endpoints: arguments.endpoints,
+        normalized: !arguments.raw,
+        // networkx takes a sample of every vertex as every vertex.
+        sample: sample.filter(|&count| count < graph.vertex_count() as usize),
+        seed: arguments.graph.seed,
+        device: arguments.device,
+        width: arguments.batch_width,
+        gpus,
+        output: arguments.output.as_deref(),
+    };
+    if let Some(path) = &arguments.output {
+        bfs::output::check_room(path, betweenness::output_bytes(&asked, path, graph))
+            .context("--output")?;
+    }
+    betweenness::run(&asked, graph)
 }

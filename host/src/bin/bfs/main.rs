@@ -5,6 +5,7 @@
 mod batch_engine;
 mod bench;
 mod centrality;
+mod components;
 mod files;
 mod search;
 
@@ -43,6 +44,9 @@ enum Command {
     /// histogram, from every vertex or a sample, by batches of sources
     /// searched at once.
     Centrality(centrality::CentralityArgs),
+    /// Each vertex's weakly or strongly connected component, labelled by
+    /// its least vertex: their count, the largest, and the labels.
+    Components(components::ComponentsArgs),
 }
 
 /// The options of a search (`bfs` with no subcommand).
@@ -153,8 +157,9 @@ struct SearchArgs {
 #[derive(Args)]
 struct GraphArgs {
     /// Graph: a file (.mtx, .mtx.gz, SNAP .txt, DIMACS .gr, .bcsr), or gen:SPEC
-    /// (grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], uniform:N:M, road:JUNCTIONS[:ONEWAY],
-    /// path:N, star:N, hub:LEAVES:EXTRA, stars:HUBS:LEAVES).
+    /// (grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], dkron:SCALE[:EDGE_FACTOR],
+    /// uniform:N:M, road:JUNCTIONS[:ONEWAY], path:N, star:N, hub:LEAVES:EXTRA,
+    /// stars:HUBS:LEAVES).
     #[arg(long, default_value_t = format!("gen:{DEFAULT_GRAPH}"))]
     graph: String,
     /// Seed for generated graphs (and for the draw of --sources N).
@@ -287,6 +292,7 @@ fn main() -> ExitCode {
         Some(Command::Convert(arguments)) => files::convert(arguments),
         Some(Command::Prepare(arguments)) => files::prepare(arguments),
         Some(Command::Centrality(arguments)) => centrality::run(arguments),
+        Some(Command::Components(arguments)) => components::run(arguments),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -86,6 +86,9 @@ pub(super) fn report(run: &Run<'_>) -> anyhow::Result<()> {
             print_histogram(reduced, run.graph.vertex_count());
             write_histogram(run.output, &reduced.histogram)?;
         }
+        Measure::Betweenness | Measure::EdgeBetweenness => {
+            unreachable!("betweenness reports in centrality::betweenness")
+        }
     }
     let searches = reduced.eccentricities.len();
     let seconds = reduced.elapsed.as_secs_f64();
@@ -99,7 +102,7 @@ pub(super) fn report(run: &Run<'_>) -> anyhow::Result<()> {
 }
 
 /// The ten vertices of greatest value, with `title`.
-fn print_top<T: PartialOrd + Copy + Display>(title: &str, values: &[T]) {
+pub(super) fn print_top<T: PartialOrd + Copy + Display>(title: &str, values: &[T]) {
     println!("top ten:   {title}");
     println!("{:>12}  value", "vertex");
     for (vertex, value) in centrality::top(values, TOP) {
@@ -160,7 +163,7 @@ fn print_histogram(reduced: &Reduced, vertex_count: u32) {
 }
 
 /// `--output`: one value a line in vertex order, or `.npy`.
-fn write_values<T: npy::Element + Display>(
+pub(super) fn write_values<T: npy::Element + Display>(
     path: Option<&Path>,
     values: &[T],
 ) -> anyhow::Result<()> {

@@ -1,0 +1,362 @@
+//! Betweenness centrality, of vertices and of edges, exact from every
+//! vertex or estimated from a sample of sources: Brandes's two sweeps
+//! ("A Faster Algorithm for Betweenness Centrality", 2001) from batches
+//! of sources (`kernels/src/many_sources/betweenness.rs` on the GPU,
+//! [`CpuBetweenness`] on every core).
+//!
+//! An engine adds up, over the sources it is given, each vertex's
+//! dependencies on them ([`Dependencies`]: the sources themselves left
+//! out, networkx's `_accumulate_basic`; with `endpoints`, its
+//! `_accumulate_endpoints`) and each arc's share of them (its
+//! `_accumulate_edges`, an arc at a time: an undirected edge's value is
+//! its two arcs'). Those sums are over ordered pairs of a source and a
+//! target; [`rescale_vertices`] and [`rescale_edges`] turn them into
+//! networkx's values (its `_rescale`: `normalized`, an undirected graph's
+//! pairs counted once, a sample's sources scaled apart).
+
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::graph::Progress;
+use crate::{Csr, Error, Result};
+
+mod cpu;
+
+pub use cpu::CpuBetweenness;
+
+/// What a run adds up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wanted {
+    /// Each vertex's dependencies.
+    pub vertices: bool,
+    /// Each arc's share of them.
+    pub arcs: bool,
+    /// networkx's `endpoints`: a vertex also counts each source that
+    /// reaches it, and a source the vertices it reaches.
+    pub endpoints: bool,
+}
+
+/// Dependencies summed over the sources searched, where asked for.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Dependencies {
+    /// A value a vertex.
+    pub vertices: Option<Vec<f64>>,
+    /// A value an arc, in CSR order.
+    pub arcs: Option<Vec<f64>>,
+}
+
+impl Dependencies {
+    /// Zero sums for `graph`, of what `wanted` asks for.
+    pub fn zero(graph: &Csr, wanted: Wanted) -> Dependencies {
+        Dependencies {
+            vertices: wanted
+                .vertices
+                .then(|| vec![0.0; graph.vertex_count() as usize]),
+            arcs: wanted.arcs.then(|| vec![0.0; graph.edge_count() as usize]),
+        }
+    }
+
+    /// Adds `other`'s sums (of other sources) into these.
+    pub fn add(&mut self, other: &Dependencies) {
+        let pairs = [
+            (&mut self.vertices, &other.vertices),
+            (&mut self.arcs, &other.arcs),
+        ];
+        for (sums, more) in pairs {
+            if let (Some(sums), Some(more)) = (sums.as_mut(), more) {
+                sums.par_iter_mut()
+                    .zip(more.par_iter())
+                    .for_each(|(sum, more)| *sum += more);
+            }
+        }
+    }
+}
+
+/// An engine that adds the dependencies on batches of sources.
+pub trait Betweenness {
+    /// Most sources one batch takes.
+    fn batch_width(&self) -> usize;
+
+    /// Adds the dependencies on every source of `sources` (vertices of the
+    /// graph, at most [`batch_width`](Self::batch_width)) into the sums
+    /// the engine holds.
+    fn add_batch(&mut self, sources: &[u32]) -> Result<()>;
+
+    /// The sums held, which start again from zero.
+    fn take(&mut self) -> Result<Dependencies>;
+
+    /// What the engine is, for reports: `CPU, 16 threads`.
+    fn describe(&self) -> String;
+}
+
+/// A finished run.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// The dependencies on every source.
+    pub dependencies: Dependencies,
+    /// Batches searched.
+    pub batches: usize,
+    /// The engine's time, the last batch's sums read back included.
+    pub elapsed: Duration,
+}
+
+/// Adds the dependencies on every one of `sources` in batches of the
+/// engine's width. A bar shows the progress of a long run on a terminal.
+pub fn run(engine: &mut dyn Betweenness, sources: &[u32]) -> Result<Run> {
+    let progress = Progress::sources(&engine.describe(), sources.len() as u64);
+    let started = Instant::now();
+    let mut batches = 0;
+    for batch in sources.chunks(engine.batch_width().max(1)) {
+        engine.add_batch(batch)?;
+        batches += 1;
+        progress.advance(batch.len() as u64);
+    }
+    let dependencies = engine.take()?;
+    progress.finish();
+    Ok(Run {
+        dependencies,
+        batches,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Checks that every one of `sources` is a vertex of a graph of
+/// `vertex_count` vertices and that they fit a batch of `width`.
+pub(crate) fn check_batch(sources: &[u32], width: usize, vertex_count: u32) -> Result<()> {
+    if sources.len() > width {
+        return Err(Error::Invalid(format!(
+            "a batch of {} sources; this engine takes {width}",
+            sources.len()
+        )));
+    }
+    match sources.iter().find(|&&source| source >= vertex_count) {
+        Some(&vertex) => Err(Error::SourceOutOfRange {
+            vertex: vertex.into(),
+            vertex_count,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// How sums over ordered pairs become networkx's values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scale<'a> {
+    /// Divided by the pairs that could pass through a vertex (networkx's
+    /// default); else an undirected graph's pairs counted once.
+    pub normalized: bool,
+    /// Whether the graph is directed.
+    pub directed: bool,
+    /// The sampled sources, where the sums are from a sample.
+    pub sampled: Option<&'a [u32]>,
+}
+
+/// networkx's `_rescale` of vertex betweenness over `vertex_count`
+/// vertices, with or without `endpoints`: from a sample without them, a
+/// sampled source's value is scaled by the other sampled sources (it is no
+/// source of its own paths), others' by all of them.
+pub fn rescale_vertices(values: &mut [f64], vertex_count: u32, scale: Scale<'_>, endpoints: bool) {
+    let pairs_from = |n: f64| if endpoints { n } else { n - 1.0 };
+    let targets = pairs_from(vertex_count as f64);
+    if targets < 2.0 {
+        return;
+    }
+    let correction = if scale.directed { 1.0 } else { 2.0 };
+    let factor = |sources: f64| match scale.normalized {
+        true => 1.0 / (sources * (targets - 1.0)),
+        false => targets / (sources * correction),
+    };
+    match scale.sampled {
+        Some(sampled) if !endpoints => {
+            let count = sampled.len() as f64;
+            let of_source = if count > 1.0 {
+                factor(count - 1.0)
+            } else {
+                f64::NAN
+            };
+            let of_other = factor(count);
+            let mut is_source = vec![false; values.len()];
+            for &source in sampled {
+                is_source[source as usize] = true;
+            }
+            values
+                .par_iter_mut()
+                .zip(is_source.par_iter())
+                .for_each(|(value, &source)| {
+                    *value *= if source { of_source } else { of_other };
+                });
+        }
+        _ => {
+            let sources = scale
+                .sampled
+                .map_or(targets, |sampled| sampled.len() as f64);
+            multiply(values, factor(sources));
+        }
+    }
+}
+
+/// networkx's `_rescale` of edge betweenness (whose pairs count their
+/// endpoints) over `vertex_count` vertices.
+pub fn rescale_edges(values: &mut [f64], vertex_count: u32, scale: Scale<'_>) {
+    let targets = vertex_count as f64;
+    if targets < 2.0 {
+        return;
+    }
+    let sources = scale
+        .sampled
+        .map_or(targets, |sampled| sampled.len() as f64);
+    let factor = match (scale.normalized, scale.directed) {
+        (true, _) => 1.0 / (sources * (targets - 1.0)),
+        (false, true) => targets / sources,
+        (false, false) => targets / (sources * 2.0),
+    };
+    multiply(values, factor);
+}
+
+/// Multiplies every value by `factor`, unless it is 1 (as networkx skips it).
+fn multiply(values: &mut [f64], factor: f64) {
+    if factor != 1.0 {
+        values.par_iter_mut().for_each(|value| *value *= factor);
+    }
+}
+
+/// Each arc's edge value from the arcs' sums: on a symmetric (undirected)
+/// graph an edge's two arcs summed, each arc holding it; on a directed one
+/// each arc's own.
+pub fn edge_values(graph: &Csr, arcs: &[f64]) -> Vec<f64> {
+    if !graph.is_symmetric() {
+        return arcs.to_vec();
+    }
+    let offsets = graph.row_offsets();
+    (0..graph.vertex_count())
+        .into_par_iter()
+        .flat_map_iter(|tail| {
+            let first = offsets[tail as usize] as usize;
+            graph
+                .neighbours(tail)
+                .iter()
+                .enumerate()
+                .map(move |(index, &head)| arcs[first + index] + arcs[arc_index(graph, head, tail)])
+        })
+        .collect()
+}
+
+/// The index of the arc `tail → head` of a symmetric graph, which has it.
+fn arc_index(graph: &Csr, tail: u32, head: u32) -> usize {
+    let first = graph.row_offsets()[tail as usize] as usize;
+    first
+        + graph
+            .neighbours(tail)
+            .binary_search(&head)
+            .expect("a symmetric graph has every arc's reverse")
+}
+
+/// The value of each pair `(tails[i], heads[i])` from the arcs' sums: an
+/// edge of an undirected graph its two arcs', a directed graph's arc its
+/// own; 0 where the graph has no such arc (a self loop, which the CSR
+/// drops).
+pub fn pair_values(graph: &Csr, arcs: &[f64], tails: &[u32], heads: &[u32]) -> Result<Vec<f64>> {
+    let n = graph.vertex_count();
+    if tails.len() != heads.len() {
+        return Err(Error::Invalid(format!(
+            "{} tails and {} heads",
+            tails.len(),
+            heads.len()
+        )));
+    }
+    if let Some(&vertex) = tails.iter().chain(heads).find(|&&vertex| vertex >= n) {
+        return Err(Error::SourceOutOfRange {
+            vertex: vertex.into(),
+            vertex_count: n,
+        });
+    }
+    let symmetric = graph.is_symmetric();
+    let arc = |tail: u32, head: u32| {
+        let first = graph.row_offsets()[tail as usize] as usize;
+        graph
+            .neighbours(tail)
+            .binary_search(&head)
+            .map_or(0.0, |index| arcs[first + index])
+    };
+    Ok(tails
+        .par_iter()
+        .zip(heads.par_iter())
+        .map(|(&tail, &head)| match symmetric {
+            true => arc(tail, head) + arc(head, tail),
+            false => arc(tail, head),
+        })
+        .collect())
+}
+
+/// The dependencies on every one of `sources` with GPUs `0..gpus` of this
+/// host sharing the batches: each holds the graph and takes the next
+/// batch of its own width as it finishes one, and their sums are added at
+/// the end.
+pub fn run_on_gpus(graph: &Csr, gpus: u32, sources: &[u32], wanted: Wanted) -> Result<Run> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use super::gpu::GpuBetweenness;
+    use crate::gpu::Gpu;
+
+    let started = Instant::now();
+    let next = Mutex::new(0usize);
+    let failed = AtomicBool::new(false);
+    let share = |ordinal: u32| -> Result<(Dependencies, usize)> {
+        let gpu = Gpu::open_device(ordinal)?;
+        let per_gpu = sources.len().div_ceil(gpus.max(1) as usize);
+        let width = GpuBetweenness::width_for(&gpu, graph, per_gpu, wanted)? as usize;
+        let mut engine = GpuBetweenness::new(&gpu, graph, width as u32, wanted)?;
+        let mut batches = 0;
+        while !failed.load(Ordering::Relaxed) {
+            let batch = {
+                let mut first = next
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let batch = &sources[*first..(*first + width).min(sources.len())];
+                *first += batch.len();
+                batch
+            };
+            if batch.is_empty() {
+                break;
+            }
+            engine.add_batch(batch)?;
+            batches += 1;
+        }
+        Ok((engine.take()?, batches))
+    };
+    let shares: Vec<Result<(Dependencies, usize)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..gpus)
+            .map(|ordinal| {
+                let (share, failed) = (&share, &failed);
+                scope.spawn(move || {
+                    let result = share(ordinal);
+                    if result.is_err() {
+                        failed.store(true, Ordering::Relaxed);
+                    }
+                    result
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::MultiGpu("a GPU's thread panicked".into())))
+            })
+            .collect()
+    });
+    let mut dependencies = Dependencies::zero(graph, wanted);
+    let mut batches = 0;
+    for share in shares {
+        let (sums, count) = share?;
+        dependencies.add(&sums);
+        batches += count;
+    }
+    Ok(Run {
+        dependencies,
+        batches,
+        elapsed: started.elapsed(),
+    })
+}
