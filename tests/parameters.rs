@@ -402,7 +402,10 @@ fn the_betweenness_kernels_take_their_blocks_as_the_host_lays_them_out() {
 #[test]
 fn the_components_kernels_take_their_blocks_as_the_host_lays_them_out() {
     check(components::START, &[(0, forest())]);
-    check(components::HOOK, &[(0, rows_of_components()), (1, forest())]);
+    check(
+        components::HOOK,
+        &[(0, rows_of_components()), (1, forest())],
+    );
     check(components::FLATTEN, &[(0, forest())]);
     for kernel in [
         components::STRONG_START,

@@ -17,10 +17,12 @@
 //! - [`bench`](mod@bench): the benchmarks that write `BENCHMARKS.md`.
 //! - [`error`]: the library's one error type.
 //!
-//! [`graph`], [`cpu`], [`many`], [`validate`], [`phases`], [`plot`] and
-//! [`output`] need no GPU and call nothing of `cust`; [`gpu`], [`multi`]
-//! and [`bench`](mod@bench) drive the device through `cust`, [`report`] holds their
-//! figures, and [`error`] wraps the driver's errors.
+//! [`graph`], [`cpu`], [`validate`], [`phases`], [`plot`] and [`output`]
+//! need no GPU and call nothing of `cust`; [`gpu`], [`multi`],
+//! [`bench`](mod@bench) and the GPU engines of [`many`] (`many::gpu`,
+//! `many::gpus`) and [`components`] drive the device through `cust`;
+//! [`report`] holds their figures, and [`error`] wraps the driver's
+//! errors.
 #![deny(missing_docs)]
 
 pub mod bench;

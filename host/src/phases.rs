@@ -27,6 +27,8 @@ pub enum Phase {
     GpuWait,
     /// `auto`'s statistics of the graph, and its choice.
     Plan,
+    /// Many sources' order (BFS-grown patches of a batch each) or sample.
+    Order,
     /// Loading or building what the strategy needs before it searches
     /// (a contraction hierarchy, ghost zones).
     Preparation,
@@ -36,6 +38,8 @@ pub enum Phase {
     Search,
     /// The searches' results copied back (and mapped to the graph's ids).
     Download,
+    /// What many searches add up to turned into the measure's values.
+    Reduce,
     /// `--verify`'s checks.
     Verify,
     /// The summary, the trace and the files written.
@@ -52,15 +56,43 @@ impl Phase {
             Phase::Load => "graph load",
             Phase::GpuWait => "GPU wait",
             Phase::Plan => "plan",
+            Phase::Order => "sources' order",
             Phase::Preparation => "preparation",
             Phase::Upload => "upload",
             Phase::Search => "search",
             Phase::Download => "download",
+            Phase::Reduce => "reduce",
             Phase::Verify => "verify",
             Phase::Output => "output",
             Phase::Teardown => "teardown",
         }
     }
+}
+
+/// The phases as one line, `load 0.012 s, order 0.030 s, …` (each
+/// phase's short name; a preparation is named `hierarchy`, the output
+/// `write`), in the order they first ended.
+pub fn one_line(times: &[PhaseTime]) -> String {
+    let name = |phase: Phase| match phase {
+        Phase::Start => "start",
+        Phase::Load => "load",
+        Phase::GpuWait => "gpu-wait",
+        Phase::Plan => "plan",
+        Phase::Order => "order",
+        Phase::Preparation => "hierarchy",
+        Phase::Upload => "upload",
+        Phase::Search => "search",
+        Phase::Download => "download",
+        Phase::Reduce => "reduce",
+        Phase::Verify => "verify",
+        Phase::Output => "write",
+        Phase::Teardown => "teardown",
+    };
+    let parts: Vec<String> = times
+        .iter()
+        .map(|time| format!("{} {:.3} s", name(time.phase), time.seconds))
+        .collect();
+    parts.join(", ")
 }
 
 /// A phase's time, as `--json` writes it.

@@ -9,6 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")"
 python=${BFS_PYTHON:-python3}
 out=${OUT:-/tmp}
+mkdir -p "$out"
 packages=$(mktemp -d)
 trap 'rm -rf "$packages"' EXIT
 "$python" -m pip install --quiet --no-index --no-deps --target "$packages" wheels/*.whl || exit 1

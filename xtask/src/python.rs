@@ -4,9 +4,11 @@
 //! (`tests/python/networkx-modules.txt`) with every call they make
 //! dispatched to the backend. The package's wheel (the debug build) is
 //! installed into `target/python-packages`, which the tests find first
-//! on their path; the Python is `$BFS_PYTHON`, else `python3`. Where
-//! Python, pytest or networkx is missing the tests skip with a visible
-//! line, except where the environment variable `CI` is set: there they fail.
+//! on their path; the Python is `$BFS_PYTHON`, else a virtual environment
+//! of the tests' own under `target/python`, made with pytest, networkx,
+//! numpy and scipy on first need. Where Python, pytest or networkx is
+//! still missing the tests skip with a visible line, except where the
+//! environment variable `CI` is set: there they fail.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -40,9 +42,64 @@ impl std::ops::AddAssign for Counts {
     }
 }
 
-/// The Python the tests run with.
-pub fn python() -> PathBuf {
-    std::env::var_os(PYTHON_VARIABLE).map_or_else(|| "python3".into(), PathBuf::from)
+/// What the Python tests import beside the package, installed into the
+/// tests' own environment.
+const TEST_PACKAGES: [&str; 4] = ["pytest", "networkx", "numpy", "scipy"];
+
+/// The Python the tests run with: `$BFS_PYTHON` where set, else the
+/// tests' own virtual environment under `target/python` (made, and given
+/// [`TEST_PACKAGES`], on first need), else `python3` where Python cannot
+/// make one.
+pub fn python(workspace: &Workspace) -> PathBuf {
+    if let Some(python) = std::env::var_os(PYTHON_VARIABLE) {
+        return python.into();
+    }
+    match environment(workspace) {
+        Ok(python) => python,
+        Err(error) => {
+            eprintln!("note: no virtual environment for the Python tests ({error:#}); python3");
+            "python3".into()
+        }
+    }
+}
+
+/// The tests' virtual environment's Python, made with pip and
+/// [`TEST_PACKAGES`] where it is missing or lacks one.
+fn environment(workspace: &Workspace) -> Result<PathBuf> {
+    let folder = workspace.target().join("python");
+    let python = folder.join("bin").join("python3");
+    if !python.exists() {
+        eprintln!(
+            "making the Python tests' environment in {}",
+            folder.display()
+        );
+        let status = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&folder)
+            .status()
+            .context("running python3 -m venv")?;
+        if !status.success() {
+            bail!("python3 -m venv {} failed ({status})", folder.display());
+        }
+    }
+    if !imports(&python, &TEST_PACKAGES.join(", ")) {
+        eprintln!(
+            "installing {} for the Python tests",
+            TEST_PACKAGES.join(", ")
+        );
+        let status = Command::new(&python)
+            .args(["-m", "pip", "install", "--quiet"])
+            .args(TEST_PACKAGES)
+            .status()
+            .context("running pip")?;
+        if !status.success() {
+            bail!(
+                "pip could not install {} ({status})",
+                TEST_PACKAGES.join(", ")
+            );
+        }
+    }
+    Ok(python)
 }
 
 /// Whether `python` imports every one of `modules`.
@@ -120,7 +177,7 @@ pub fn python_path(packages: &Path) -> std::ffi::OsString {
 /// Runs `tests/python`, then networkx's modules with the backend, passing
 /// their output through; returns their counts.
 pub fn run(workspace: &Workspace, environment: &setup::Environment) -> Result<Counts> {
-    let python = python();
+    let python = python(workspace);
     if !imports(&python, "pytest") {
         return Ok(missing(&format!("{} with pytest", python.display())));
     }
@@ -244,7 +301,7 @@ pub fn bench(
     environment: &setup::Environment,
     arguments: &[String],
 ) -> Result<Command> {
-    let python = python();
+    let python = python(workspace);
     let packages = install_package(workspace, environment, &python, Profile::Release)?;
     workspace.release_bfs(environment)?;
     let mut command = Command::new(&python);

@@ -13,7 +13,7 @@
 //! - `uniform:N:M`: N vertices and M uniformly random edges.
 //! - `road:JUNCTIONS[:ONEWAY]`: a road network: junctions joined by streets
 //!   of degree-2 shape points, dead ends, and with ONEWAY above 0 (a
-//!   directed graph) that share of streets one-way (`graph::road`).
+//!   directed graph) that share of streets one-way (`graph::generate::road`).
 //! - `path:N`, `star:N`: a path 0–1–…–(N-1), and vertex 0 joined to all others.
 //! - `hub:LEAVES:EXTRA`: a star whose hub, vertex 0, has LEAVES leaves
 //!   (1 to LEAVES), plus EXTRA uniformly random edges among all its
@@ -36,6 +36,7 @@ use super::{Progress, Visitor};
 use crate::{Csr, Error, Result};
 
 mod random;
+pub mod road;
 
 use random::Relabelling;
 pub(super) use random::SplitMix64;
@@ -73,7 +74,7 @@ pub enum Shape {
         /// Edges.
         edges: u64,
     },
-    /// A road network (`graph::road`).
+    /// A road network (`graph::generate::road`).
     Road {
         /// Junctions.
         junctions: u32,
@@ -173,7 +174,7 @@ impl Spec {
             }
             Shape::Road { junctions, one_way } => {
                 checked_vertex_count(junctions as u64)?;
-                super::road::generate(
+                road::generate(
                     junctions,
                     one_way,
                     self.seed,

@@ -38,6 +38,7 @@
 //! this file lays the result out for the sweeps.
 
 mod contraction;
+mod remaining;
 mod witness;
 
 use rayon::prelude::*;
@@ -45,7 +46,8 @@ use rayon::prelude::*;
 use crate::graph::Csr;
 use crate::graph::chains::{ChainContraction, WeightedRows};
 
-use contraction::{Remaining, contract};
+use contraction::contract;
+use remaining::Remaining;
 
 /// Most neighbours a vertex may have and be contracted: contracting it
 /// examines every pair of them.

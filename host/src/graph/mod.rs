@@ -29,7 +29,6 @@ pub mod hierarchy;
 pub mod matrix_market;
 pub mod prepared;
 pub mod reorder;
-pub mod road;
 pub mod snap;
 
 pub use bfs_kernels::abi::EdgeOffset;

@@ -6,10 +6,12 @@
 
 use anyhow::bail;
 use bfs::gpu::Gpu;
+use bfs::gpu::HierarchySweep;
 use bfs::graph::hierarchy::ContractionHierarchy;
 use bfs::graph::prepared::Preparations;
 use bfs::many::{CpuMethod, GpuMethod, ManySources, OneByOne};
-use bfs::{Csr, Error, cpu, many};
+use bfs::phases::{Phase, Phases};
+use bfs::{Csr, cpu, many};
 use clap::ValueEnum;
 
 use crate::DeviceChoice;
@@ -52,21 +54,11 @@ pub(crate) struct BatchOptions {
     pub(crate) method: Method,
 }
 
-/// The GPU where `device` asks for one: `None` for the CPU devices, and
-/// for `auto` on a machine without a GPU (after a note; the second value
-/// says why).
+/// The GPU where `device` asks for one, opened now: `None` for the CPU
+/// devices, and for `auto` on a machine without a GPU (after a note; the
+/// second value says why).
 pub(crate) fn open_gpu(device: DeviceChoice) -> anyhow::Result<(Option<Gpu>, Option<String>)> {
-    match device {
-        DeviceChoice::Cpu | DeviceChoice::CpuReference => Ok((None, None)),
-        DeviceChoice::Auto | DeviceChoice::Gpu => match Gpu::open() {
-            Ok(gpu) => Ok((Some(gpu), None)),
-            Err(Error::NoDevice(reason)) if device == DeviceChoice::Auto => {
-                eprintln!("note: no CUDA device ({reason}); running on the CPU instead");
-                Ok((None, Some(format!("no CUDA device ({reason})"))))
-            }
-            Err(error) => Err(error.into()),
-        },
-    }
+    crate::device::finish(crate::device::DeviceOpening::start(device, None), device)
 }
 
 /// What a run's graph file held beside the graph, by the file's name.
@@ -99,11 +91,15 @@ impl Prepared<'_> {
 /// `auto`'s GPU method or the one asked for; the trees over `prepared`'s
 /// hierarchy where the file has one), else on the CPU by `options`'
 /// method (`no_gpu` says why, where `--device` did not ask for the CPU).
+/// The run's `phases` end with the method's choice (plan), the
+/// hierarchy's load or build (preparation) and the engine's buffers and
+/// upload (upload).
 pub(crate) fn batch_engine<'g>(
     options: BatchOptions,
     (graph, prepared): (&'g Csr, &Prepared<'_>),
     (gpu, no_gpu): (Option<&'g Gpu>, Option<String>),
     sources: usize,
+    phases: &mut Phases,
 ) -> anyhow::Result<(Box<dyn ManySources + 'g>, String)> {
     if let Some(gpu) = gpu {
         let why = format!("--device {}", options.device.name());
@@ -115,14 +111,21 @@ pub(crate) fn batch_engine<'g>(
             Method::Hierarchy => (GpuMethod::HierarchyTrees, why),
             _ => (GpuMethod::BitParallel, why),
         };
+        phases.end(Phase::Plan);
         let hierarchy = match method {
-            GpuMethod::HierarchyTrees => prepared.hierarchy(graph),
+            GpuMethod::HierarchyTrees => match prepared.hierarchy(graph) {
+                Some(hierarchy) => {
+                    why = format!("{why}; its hierarchy from the prepared file");
+                    Some(hierarchy)
+                }
+                None => Some(HierarchySweep::build(graph)?),
+            },
             GpuMethod::BitParallel => None,
         };
-        if hierarchy.is_some() {
-            why = format!("{why}; its hierarchy from the prepared file");
-        }
-        return Ok((method.engine_from(gpu, graph, sources, hierarchy)?, why));
+        phases.end(Phase::Preparation);
+        let engine = method.engine_from(gpu, graph, sources, hierarchy)?;
+        phases.end(Phase::Upload);
+        return Ok((engine, why));
     }
     if options.method == Method::Hierarchy {
         bail!("--method hierarchy searches on a GPU; this run is on the CPU");
@@ -131,11 +134,14 @@ pub(crate) fn batch_engine<'g>(
         (Some(why), _) => why,
         (None, DeviceChoice::CpuReference) => {
             let engine = OneByOne::new(graph, None)?;
+            phases.end(Phase::Upload);
             return Ok((Box::new(engine), "--device cpu-reference".into()));
         }
         (None, device) => format!("--device {}", device.name()),
     };
-    cpu_engine(options, graph, sources, why)
+    let found = cpu_engine(options, graph, sources, why);
+    phases.end(Phase::Upload);
+    found
 }
 
 /// The CPU engine for `sources` sources of `graph` by `options`' method,

@@ -16,7 +16,10 @@ use bfs::many::centrality::Sources;
 use bfs::many::{self, GpuMethod, Limits, ManySources};
 use clap::{Args, ValueEnum};
 
-use crate::batch_engine::{BatchOptions, Method, Prepared, batch_engine, open_gpu};
+use bfs::phases::{Phase, Phases};
+
+use crate::batch_engine::{BatchOptions, Method, Prepared, batch_engine};
+use crate::device::{self, DeviceOpening};
 use crate::{DeviceChoice, GraphArgs};
 
 /// The options of `bfs centrality`.
@@ -72,6 +75,10 @@ pub struct CentralityArgs {
     /// whole graph), or `all`.
     #[arg(long, value_parser = crate::parse_gpus)]
     gpus: Option<crate::GpuCount>,
+    /// Write the run as JSON: the measure, the sources, the search's time,
+    /// and where the whole command's time went (`phases`).
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 /// `--measure`.
@@ -124,6 +131,7 @@ enum Runner<'g> {
 
 /// `bfs centrality`.
 pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
+    let mut phases = Phases::since_process_start();
     let depth_limit = crate::depth_limit(arguments.depth_limit)?;
     if let Some(threads) = arguments.threads {
         rayon::ThreadPoolBuilder::new()
@@ -132,22 +140,25 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
             .context("starting the loader's threads")?;
     }
     let graph_source = arguments.graph.source()?;
+    // The device opens while the graph loads: neither needs the other.
+    let opening = match arguments.gpus {
+        Some(_) => None,
+        None => DeviceOpening::start(arguments.device, None),
+    };
     let load_started = Instant::now();
     let (graph, sections) = graph_source.load_prepared(arguments.graph.reader.into())?;
+    let load_seconds = load_started.elapsed().as_secs_f64();
+    phases.end(Phase::Load);
     let name = graph_source.name();
-    if arguments.measure.is_betweenness() {
-        println!(
-            "graph:     {name}: {} vertices, {} edges (directed CSR entries), loaded in {:.3} s",
-            graph.vertex_count(),
-            graph.edge_count(),
-            load_started.elapsed().as_secs_f64()
-        );
-    }
+    println!(
+        "graph:     {name}: {} vertices, {} edges (directed CSR entries), loaded in {load_seconds:.3} s",
+        graph.vertex_count(),
+        graph.edge_count(),
+    );
     let prepared = Prepared {
         name: &name,
         sections: &sections,
     };
-    let load_seconds = load_started.elapsed().as_secs_f64();
     let vertex_count = graph.vertex_count();
     let sample = match arguments.sources.as_str() {
         "all" => None,
@@ -168,7 +179,7 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
     }
     let measure = arguments.measure;
     if measure.is_betweenness() {
-        return run_betweenness(arguments, &graph, sample, depth_limit);
+        return run_betweenness(arguments, (&graph, sample, depth_limit), opening, phases);
     }
     if arguments.endpoints || arguments.raw {
         bail!("--endpoints and --raw are options of --measure betweenness");
@@ -203,16 +214,19 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
         ),
         None => None,
     };
-    let (gpu, no_gpu) = match gpus {
-        Some(_) => (None, None),
-        None => open_gpu(arguments.device)?,
-    };
+    let (gpu, no_gpu) = device::finish(opening, arguments.device)?;
+    phases.end(Phase::GpuWait);
     // One engine, or GPUs sharing the batches by `auto`'s method.
     let mut runner = match gpus {
         Some(gpus) => Runner::Shared(gpus, many::gpu_method(&graph).0),
         None => {
-            let (engine, why) =
-                batch_engine(options, (&graph, &prepared), (gpu.as_ref(), no_gpu), count)?;
+            let (engine, why) = batch_engine(
+                options,
+                (&graph, &prepared),
+                (gpu.as_ref(), no_gpu),
+                count,
+                &mut phases,
+            )?;
             Runner::One(engine, why)
         }
     };
@@ -224,6 +238,7 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
         None => Sources::All(many::all_sources(&graph, width)),
         Some(count) => Sources::Sample(sample_vertices(&graph, count, arguments.graph.seed)),
     };
+    phases.end(Phase::Order);
     // From every vertex of an undirected graph, each vertex's own search
     // has its totals; otherwise they are summed over the sources.
     let totals = match measure {
@@ -270,10 +285,7 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
             (reduced, device)
         }
     };
-    println!(
-        "graph:     {name}: {vertex_count} vertices, {} edges (directed CSR entries), loaded in {load_seconds:.3} s",
-        graph.edge_count()
-    );
+    phases.end(Phase::Search);
     println!("device:    {device}");
     let run = report::Run {
         measure,
@@ -284,15 +296,64 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
         seed: arguments.graph.seed,
         output: arguments.output.as_deref(),
     };
-    report::report(&run)
+    report::report(&run, &mut phases)?;
+    drop(runner);
+    drop(gpu);
+    let searches = reduced.eccentricities.len();
+    let summary = Summary {
+        measure: measure.name(),
+        sources: searches,
+        batches: reduced.batches,
+        search_seconds: reduced.elapsed.as_secs_f64(),
+    };
+    finish(arguments, &summary, phases)
 }
 
-/// `--measure betweenness|edge-betweenness`, after the checks only it needs.
+/// What a run's last lines and `--json` say of its searches.
+#[derive(serde::Serialize)]
+pub(crate) struct Summary {
+    pub(crate) measure: &'static str,
+    pub(crate) sources: usize,
+    pub(crate) batches: usize,
+    pub(crate) search_seconds: f64,
+}
+
+/// Ends a run once its device is released: the `phases:` line, the
+/// summary's, and `--json`.
+fn finish(arguments: &CentralityArgs, summary: &Summary, mut phases: Phases) -> anyhow::Result<()> {
+    phases.end(Phase::Teardown);
+    let times = phases.times();
+    println!("phases:    {}", bfs::phases::one_line(&times));
+    let seconds = summary.search_seconds;
+    println!(
+        "{}: {} sources in {} batches, search {seconds:.6} s ({:.4} ms a source)",
+        summary.measure,
+        summary.sources,
+        summary.batches,
+        seconds * 1e3 / summary.sources.max(1) as f64
+    );
+    if let Some(path) = &arguments.json {
+        let json = serde_json::json!({
+            "graph": arguments.graph.graph,
+            "measure": summary.measure,
+            "sources": summary.sources,
+            "batches": summary.batches,
+            "search_seconds": seconds,
+            "wall_seconds": phases.wall().as_secs_f64(),
+            "phases": times,
+        });
+        bfs::output::write_text(path, &format!("{json:#}\n")).context("writing --json")?;
+    }
+    Ok(())
+}
+
+/// `--measure betweenness|edge-betweenness`, after the checks only it
+/// needs, with the device `opening` and the run's `phases` so far.
 fn run_betweenness(
     arguments: &CentralityArgs,
-    graph: &bfs::Csr,
-    sample: Option<usize>,
-    depth_limit: Option<u32>,
+    (graph, sample, depth_limit): (&bfs::Csr, Option<usize>, Option<u32>),
+    opening: Option<DeviceOpening>,
+    mut phases: Phases,
 ) -> anyhow::Result<()> {
     if depth_limit.is_some() {
         bail!(
@@ -340,5 +401,9 @@ fn run_betweenness(
         bfs::output::check_room(path, betweenness::output_bytes(&asked, path, graph))
             .context("--output")?;
     }
-    betweenness::run(&asked, graph)
+    let (gpu, no_gpu) = device::finish(opening, arguments.device)?;
+    phases.end(Phase::GpuWait);
+    let summary = betweenness::run(&asked, graph, (gpu.as_ref(), no_gpu), &mut phases)?;
+    drop(gpu);
+    finish(arguments, &summary, phases)
 }

@@ -6,6 +6,7 @@ mod batch_engine;
 mod bench;
 mod centrality;
 mod components;
+mod device;
 mod files;
 mod search;
 

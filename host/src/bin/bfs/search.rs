@@ -3,7 +3,6 @@
 //! steps in order; each step's file below `search/` says what it does. The
 //! run's steps are timed as [`Phases`], from the process's start.
 
-mod device;
 mod finish;
 mod load;
 mod many_searches;
@@ -21,11 +20,11 @@ use bfs::graph::GraphSource;
 use bfs::phases::{Phase, Phases};
 use bfs::{Csr, output};
 
-use self::device::DeviceOpening;
 use self::load::LoadedGraph;
 use self::searcher::Searcher;
 use self::sources::Searches;
 use crate::SearchArgs;
+use crate::device::{self, DeviceOpening};
 
 /// Runs the searches the options ask for, in a process that started at
 /// `started`.
@@ -41,7 +40,7 @@ pub fn run(arguments: &SearchArgs, started: SystemTime) -> anyhow::Result<()> {
     let ranks = multi_gpu::ranks(arguments, started)?;
     // The device opens while the graph loads: neither needs the other.
     let opening = (!arguments.load_only && ranks.is_none())
-        .then(|| DeviceOpening::start(arguments))
+        .then(|| DeviceOpening::start(arguments.device, arguments.ptx.clone()))
         .flatten();
     let loaded = load::load_graph(arguments, &mut phases)?;
     if arguments.load_only {
@@ -50,10 +49,7 @@ pub fn run(arguments: &SearchArgs, started: SystemTime) -> anyhow::Result<()> {
     }
     let searches = sources::searches(arguments, &loaded.graph)?;
     check_matrix(arguments, &searches, &loaded.graph)?;
-    let (gpu, no_gpu) = match opening {
-        Some(opening) => opening.finish(arguments.device)?,
-        None => (None, None),
-    };
+    let (gpu, no_gpu) = device::finish(opening, arguments.device)?;
     phases.end(Phase::GpuWait);
     let mut searcher = searcher::choose(
         arguments,

@@ -5,35 +5,10 @@
 use rayon::prelude::*;
 
 use super::MOST_NEIGHBOURS_CONTRACTED;
-use super::witness::{Contraction, PRIORITY_WITNESS_ARCS, WITNESS_ARCS, WitnessSearch, scrambled};
-use crate::graph::chains::ChainContraction;
-
-/// The graph still uncontracted: each vertex's neighbours and the least
-/// weight of an arc to each.
-pub(super) struct Remaining {
-    pub(super) neighbours: Vec<Vec<(u32, u32)>>,
-}
-
-impl Remaining {
-    /// The contracted graph's arcs, parallel ones merged, loops dropped.
-    pub(super) fn of(chains: &ChainContraction) -> Remaining {
-        let mut remaining = Remaining {
-            neighbours: vec![Vec::new(); chains.kept_count() as usize],
-        };
-        for tail in 0..chains.kept_count() {
-            for (head, weight) in chains.graph.of(tail) {
-                if head != tail {
-                    join(&mut remaining.neighbours[tail as usize], head, weight);
-                }
-            }
-        }
-        remaining
-    }
-
-    fn arc_count(&self) -> u64 {
-        self.neighbours.iter().map(|row| row.len() as u64).sum()
-    }
-}
+use super::remaining::{Remaining, join};
+use super::witness::{
+    Contraction, NOT_IN_ROUND, PRIORITY_WITNESS_ARCS, WITNESS_ARCS, WitnessSearch, scrambled,
+};
 
 /// Contracts `remaining`'s vertices round by round into `contracted`,
 /// while the arcs stay within `arc_budget`; returns the shortcuts added.
@@ -84,9 +59,6 @@ struct Contractor<'r> {
     /// A witness search for the vertices that search again, alone.
     alone: WitnessSearch,
 }
-
-/// [`Contractor::place`] of a vertex outside the round.
-pub(super) const NOT_IN_ROUND: u32 = u32::MAX;
 
 /// Row updates of contracting vertices at once: `(row, head, weight)`,
 /// [`REMOVED`] as the weight where the arc to `head` goes.
@@ -323,20 +295,5 @@ impl<'r> Contractor<'r> {
     fn leave(&mut self, vertex: u32, neighbours: Vec<(u32, u32)>) {
         self.contracted.push((vertex, neighbours));
         self.done[vertex as usize] = true;
-    }
-}
-
-/// Adds the arc to `head` of `weight` to `row`, or lowers the one there;
-/// whether it added one.
-fn join(row: &mut Vec<(u32, u32)>, head: u32, weight: u32) -> bool {
-    match row.iter_mut().find(|(neighbour, _)| *neighbour == head) {
-        Some(arc) => {
-            arc.1 = arc.1.min(weight);
-            false
-        }
-        None => {
-            row.push((head, weight));
-            true
-        }
     }
 }

@@ -5,7 +5,11 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::contraction::{NOT_IN_ROUND, Remaining};
+use super::remaining::Remaining;
+
+/// A vertex's place in a contraction round's order where it is outside
+/// the round.
+pub(super) const NOT_IN_ROUND: u32 = u32::MAX;
 
 /// Arcs a witness search examines before it gives up, and the shortcut is
 /// added (a needless shortcut costs an arc, never a wrong distance).

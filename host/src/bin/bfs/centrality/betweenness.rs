@@ -13,9 +13,11 @@ use bfs::many::betweenness::{self, Betweenness, CpuBetweenness, Scale, Wanted};
 use bfs::many::gpu::GpuBetweenness;
 use bfs::output::{self, npy};
 
+use bfs::phases::{Phase, Phases};
+
+use super::Summary;
 use super::report::{print_top, write_values};
 use crate::DeviceChoice;
-use crate::batch_engine::open_gpu;
 
 /// What `bfs centrality` asks of a betweenness run.
 pub(super) struct Asked<'a> {
@@ -47,8 +49,15 @@ pub(super) fn output_bytes(asked: &Asked<'_>, path: &Path, graph: &Csr) -> u64 {
     }
 }
 
-/// Runs the measure on `graph` and reports it.
-pub(super) fn run(asked: &Asked<'_>, graph: &Csr) -> anyhow::Result<()> {
+/// Runs the measure on `graph` (on `gpu` where one is open, else on the
+/// CPU, `no_gpu` saying why where `--device` did not ask for it), reports
+/// it, and ends the run's phases up to its output.
+pub(super) fn run(
+    asked: &Asked<'_>,
+    graph: &Csr,
+    (gpu, no_gpu): (Option<&bfs::gpu::Gpu>, Option<String>),
+    phases: &mut Phases,
+) -> anyhow::Result<Summary> {
     let n = graph.vertex_count();
     let wanted = Wanted {
         vertices: !asked.edges,
@@ -56,12 +65,8 @@ pub(super) fn run(asked: &Asked<'_>, graph: &Csr) -> anyhow::Result<()> {
         endpoints: asked.endpoints,
     };
     let count = asked.sample.unwrap_or(n as usize);
-    let (gpu, no_gpu) = match asked.gpus {
-        Some(_) => (None, None),
-        None => open_gpu(asked.device)?,
-    };
     let mut engine: Option<Box<dyn Betweenness + '_>> = None;
-    let (width, device) = match (&gpu, asked.gpus) {
+    let (width, device) = match (gpu, asked.gpus) {
         (_, Some(gpus)) => {
             let gpu = bfs::gpu::Gpu::open()?;
             let width =
@@ -90,15 +95,19 @@ pub(super) fn run(asked: &Asked<'_>, graph: &Csr) -> anyhow::Result<()> {
             (width, device)
         }
     };
+    phases.end(Phase::Upload);
     let sources = match asked.sample {
         Some(count) => bfs::graph::generate::sample_vertices(graph, count, asked.seed),
         None => bfs::many::all_sources(graph, width),
     };
+    phases.end(Phase::Order);
     let run = match (&mut engine, asked.gpus) {
         (Some(engine), _) => betweenness::run(engine.as_mut(), &sources)?,
         (None, Some(gpus)) => betweenness::run_on_gpus(graph, gpus, &sources, wanted)?,
         (None, None) => unreachable!("an engine or GPUs sharing the batches"),
     };
+    drop(engine);
+    phases.end(Phase::Search);
     println!("device:    {device}");
     let searched = match asked.sample {
         None => format!("every vertex ({n})"),
@@ -121,11 +130,13 @@ pub(super) fn run(asked: &Asked<'_>, graph: &Csr) -> anyhow::Result<()> {
         let arcs = run.dependencies.arcs.as_deref().unwrap_or_default();
         let mut values = betweenness::edge_values(graph, arcs);
         betweenness::rescale_edges(&mut values, n, scale);
+        phases.end(Phase::Reduce);
         print_top_edges(graph, &values, form);
         write_edges(asked.output, graph, &values)?;
     } else {
         let mut values = run.dependencies.vertices.unwrap_or_default();
         betweenness::rescale_vertices(&mut values, n, scale, asked.endpoints);
+        phases.end(Phase::Reduce);
         let endpoints = match asked.endpoints {
             true => ", endpoints counted",
             false => "",
@@ -133,18 +144,16 @@ pub(super) fn run(asked: &Asked<'_>, graph: &Csr) -> anyhow::Result<()> {
         print_top(&format!("betweenness ({form}{endpoints})"), &values);
         write_values(asked.output, &values)?;
     }
-    let seconds = run.elapsed.as_secs_f64();
-    let name = match asked.edges {
-        true => "edge betweenness",
-        false => "betweenness",
-    };
-    println!(
-        "{name}: {} sources in {} batches, search {seconds:.6} s ({:.4} ms a source)",
-        sources.len(),
-        run.batches,
-        seconds * 1e3 / sources.len().max(1) as f64
-    );
-    Ok(())
+    phases.end(Phase::Output);
+    Ok(Summary {
+        measure: match asked.edges {
+            true => "edge betweenness",
+            false => "betweenness",
+        },
+        sources: sources.len(),
+        batches: run.batches,
+        search_seconds: run.elapsed.as_secs_f64(),
+    })
 }
 
 /// The ten edges of greatest value (each undirected edge once, from its

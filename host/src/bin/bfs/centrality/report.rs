@@ -10,6 +10,7 @@ use bfs::Csr;
 use bfs::many::Reduced;
 use bfs::many::centrality::{self, Sources};
 use bfs::output::{self, npy};
+use bfs::phases::{Phase, Phases};
 
 use super::Measure;
 
@@ -42,8 +43,9 @@ pub(super) fn output_bytes(measure: Measure, path: &Path, vertex_count: u32) -> 
     }
 }
 
-/// Prints and writes what `run` computed.
-pub(super) fn report(run: &Run<'_>) -> anyhow::Result<()> {
+/// Prints and writes what `run` computed, ending the phases of its
+/// values (reduce) and of their output (output).
+pub(super) fn report(run: &Run<'_>, phases: &mut Phases) -> anyhow::Result<()> {
     let (reduced, sources) = (run.reduced, run.sources);
     let searched = match sources {
         Sources::All(list) => format!("every vertex ({})", list.len()),
@@ -65,6 +67,7 @@ pub(super) fn report(run: &Run<'_>) -> anyhow::Result<()> {
     match run.measure {
         Measure::Closeness => {
             let values = centrality::closeness(&totals(), sources);
+            phases.end(Phase::Reduce);
             print_top(
                 "closeness (Wasserman–Faust; distances to each vertex)",
                 &values,
@@ -73,11 +76,13 @@ pub(super) fn report(run: &Run<'_>) -> anyhow::Result<()> {
         }
         Measure::Harmonic => {
             let values = centrality::harmonic(&totals(), sources);
+            phases.end(Phase::Reduce);
             print_top("harmonic centrality (distances to each vertex)", &values);
             write_values(run.output, &values)?;
         }
         Measure::Eccentricity => {
             let found = centrality::eccentricities(run.graph, reduced, sources, run.depth_limit);
+            phases.end(Phase::Reduce);
             print_eccentricities(&found);
             let values: Vec<i32> = found.values.iter().map(|&value| value as i32).collect();
             write_values(run.output, &values)?;
@@ -90,14 +95,7 @@ pub(super) fn report(run: &Run<'_>) -> anyhow::Result<()> {
             unreachable!("betweenness reports in centrality::betweenness")
         }
     }
-    let searches = reduced.eccentricities.len();
-    let seconds = reduced.elapsed.as_secs_f64();
-    println!(
-        "{}: {searches} sources in {} batches, search {seconds:.3} s ({:.3} ms a source)",
-        run.measure.name(),
-        reduced.batches,
-        seconds * 1e3 / searches.max(1) as f64
-    );
+    phases.end(Phase::Output);
     Ok(())
 }
 

@@ -127,6 +127,7 @@ pub(super) fn choose<'g>(
                 (graph, &prepared),
                 (None, None),
                 searches.sources.len(),
+                phases,
             )?;
             let why = no_gpu.unwrap_or_else(|| "--device cpu".into());
             Searcher::Batches {

@@ -1,17 +1,18 @@
 //! Opening the GPU on its own thread while the graph loads, and joining
-//! that thread once the search needs the device.
+//! that thread once the run needs the device: CUDA's start-up hides
+//! behind the load (`bfs`, `bfs centrality`, `bfs components`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
 use anyhow::Context;
 use bfs::Error;
 use bfs::gpu::Gpu;
 
-use crate::{DeviceChoice, SearchArgs};
+use crate::DeviceChoice;
 
 /// The device being opened on its own thread while the graph loads.
-pub(super) struct DeviceOpening {
+pub(crate) struct DeviceOpening {
     thread: Option<JoinHandle<bfs::Result<Gpu>>>,
 }
 
@@ -27,15 +28,12 @@ impl Drop for DeviceOpening {
 }
 
 impl DeviceOpening {
-    /// Starts opening the device, unless the options ask for the CPU.
-    pub(super) fn start(arguments: &SearchArgs) -> Option<DeviceOpening> {
-        if matches!(
-            arguments.device,
-            DeviceChoice::Cpu | DeviceChoice::CpuReference
-        ) {
+    /// Starts opening the device (with the kernels of the PTX file `ptx`
+    /// where given), unless `device` asks for the CPU.
+    pub(crate) fn start(device: DeviceChoice, ptx: Option<PathBuf>) -> Option<DeviceOpening> {
+        if matches!(device, DeviceChoice::Cpu | DeviceChoice::CpuReference) {
             return None;
         }
-        let ptx = arguments.ptx.clone();
         let thread = std::thread::spawn(move || open_gpu(ptx.as_deref()));
         Some(DeviceOpening {
             thread: Some(thread),
@@ -44,7 +42,7 @@ impl DeviceOpening {
 
     /// The opened device, made current on this thread; or, where `device`
     /// is `auto` and there is none, `None` and why (after a note).
-    pub(super) fn finish(
+    pub(crate) fn finish(
         mut self,
         device: DeviceChoice,
     ) -> anyhow::Result<(Option<Gpu>, Option<String>)> {
@@ -79,5 +77,17 @@ fn open_gpu(ptx: Option<&Path>) -> bfs::Result<Gpu> {
             })?;
             Gpu::with_ptx(&ptx)
         }
+    }
+}
+
+/// The opened device of `opening`, or none where it was not started (the
+/// CPU was asked for); as [`DeviceOpening::finish`].
+pub(crate) fn finish(
+    opening: Option<DeviceOpening>,
+    device: DeviceChoice,
+) -> anyhow::Result<(Option<Gpu>, Option<String>)> {
+    match opening {
+        Some(opening) => opening.finish(device),
+        None => Ok((None, None)),
     }
 }

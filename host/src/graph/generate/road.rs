@@ -19,7 +19,7 @@
 
 use rayon::prelude::*;
 
-use super::generate::SplitMix64;
+use super::random::SplitMix64;
 use crate::{Csr, Error, Result};
 
 /// Probability that a street joins two neighbouring junctions of the lattice.
