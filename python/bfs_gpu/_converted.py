@@ -30,6 +30,28 @@ def _rows(adjacency, nodes, index):
     return indptr, indices
 
 
+def _both_ways(indptr, indices):
+    """CSR arrays of the graph with each edge both ways, each row in the
+    order networkx's ``to_undirected`` gives it: that adds the edges row by
+    row, each putting its head in its tail's row and its tail in its
+    head's, and a neighbour added again keeps its first place."""
+    n = len(indptr) - 1
+    tails = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    rows = np.concatenate([tails, indices])
+    neighbours = np.concatenate([indices, tails])
+    added = np.tile(np.arange(len(indices), dtype=np.int64), 2)
+    # Each (row, neighbour) pair kept where first added; each row then in
+    # the order its entries were added.
+    order = np.lexsort((added, neighbours, rows))
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = (np.diff(rows[order]) != 0) | (np.diff(neighbours[order]) != 0)
+    kept = order[first]
+    kept = kept[np.lexsort((added[kept], rows[kept]))]
+    both = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows[kept], minlength=n), out=both[1:])
+    return both, neighbours[kept]
+
+
 class BfsGraph:
     """A networkx graph converted for the ``bfs_gpu`` backend."""
 
@@ -89,6 +111,13 @@ class BfsGraph:
             return positions
         return list(map(self.nodes.__getitem__, positions))
 
+    def require(self, node):
+        """Raises as networkx's ``G.neighbors(node)`` does where ``node`` is
+        not a node."""
+        if node not in self:
+            kind = "digraph" if self.directed else "graph"
+            raise nx.NetworkXError(f"The node {node} is not in the {kind}.")
+
     def nbunch_iter(self, nbunch=None):
         """The nodes of ``nbunch`` that are in the graph, as networkx's
         ``Graph.nbunch_iter`` gives them (and raising as it raises)."""
@@ -122,10 +151,7 @@ class BfsGraph:
         with ``reverse`` (directed graphs) in-neighbours."""
         key = "in" if reverse and self.directed else "out"
         if key not in self._arrays:
-            G = self._source()
-            if G is None:
-                raise nx.NetworkXError("the graph this backend graph was converted from is gone")
-            self._arrays[key] = _rows(G._pred, self.nodes, self.index)
+            self._arrays[key] = _rows(self.original()._pred, self.nodes, self.index)
         return self._arrays[key]
 
     def rows(self, reverse=False):
@@ -135,6 +161,13 @@ class BfsGraph:
         if key not in self._rows:
             self._rows[key] = _native.Rows(*self.arrays(reverse))
         return self._rows[key]
+
+    def rows_both_ways(self):
+        """The rows of ``G.to_undirected()``, in its order: every edge both
+        ways (``ego_graph``'s ``undirected``)."""
+        if "both" not in self._rows:
+            self._rows["both"] = _native.Rows(*_both_ways(*self._arrays["out"]))
+        return self._rows["both"]
 
     def native(self, reverse=False):
         """The ``Graph`` resident on the GPU (with ``reverse``, of the
@@ -149,6 +182,13 @@ class BfsGraph:
         -1 where unreached, within ``limit`` levels."""
         graph = self.native(reverse)
         return graph.bfs(self.position(source), depth_limit=limit, device=self.device)
+
+    def original(self):
+        """The networkx graph this was converted from."""
+        G = self._source()
+        if G is None:
+            raise nx.NetworkXError("the graph this backend graph was converted from is gone")
+        return G
 
     def to_networkx(self):
         """A networkx graph of the same nodes and edges (no attributes)."""
@@ -173,6 +213,7 @@ class BfsGraph:
 def levels_within(cutoff):
     """The levels a search takes for networkx's ``cutoff`` (a level L is
     searched where L - 1 < cutoff; the source's always): ``None`` for all."""
-    if cutoff is None or cutoff == math.inf:
+    if cutoff is None or cutoff >= 2**32:
+        # No search has more levels than the backend takes vertices.
         return None
     return max(0, math.ceil(cutoff))

@@ -1,6 +1,7 @@
 """The networkx backend ``bfs_gpu``: networkx's breadth-first searches,
-unweighted shortest path lengths, distance measures and closeness and
-harmonic centrality, on the GPU (the CPU engines without one).
+unweighted shortest paths and their lengths, reachability, ego graphs,
+distance measures, closeness, harmonic and betweenness centrality, and
+connected components, on the GPU (the CPU engines without one).
 
 networkx calls ``convert_from_nx`` once per graph and keeps the result on
 the graph (``G.__networkx_cache__``), so the conversion, and the upload
@@ -15,7 +16,8 @@ the errors' types and messages. ``bfs_edges``, ``bfs_tree``,
 networkx's edges in networkx's order, which depends on each adjacency
 dict's order: a parallel search does not keep it, so these run a
 one-thread search in Rust over rows kept in that order
-(``_native.Rows``). Dicts of distances list vertices level by level, by
+(``_native.Rows``), and so do the paths of ``_paths``, which are those of
+networkx's tree. Dicts of distances list vertices level by level, by
 position in the graph within a level (networkx's in the order found).
 """
 
@@ -29,7 +31,31 @@ import os
 import networkx as nx
 import numpy as np
 
+from ._betweenness import betweenness_centrality, edge_betweenness_centrality
+from ._components import (
+    connected_components,
+    is_connected,
+    is_strongly_connected,
+    is_weakly_connected,
+    node_connected_component,
+    number_connected_components,
+    number_strongly_connected_components,
+    number_weakly_connected_components,
+    strongly_connected_components,
+    weakly_connected_components,
+)
 from ._converted import BfsGraph, levels_within
+from ._paths import (
+    all_pairs_shortest_path,
+    ancestors,
+    bidirectional_shortest_path,
+    descendants,
+    ego_graph,
+    pair_distance,
+    shortest_path,
+    single_source_shortest_path,
+    single_target_shortest_path,
+)
 
 #: Graphs with fewer nodes stay in networkx (``should_run``): below it
 #: networkx's own search is as quick as a call here, before the conversion
@@ -41,20 +67,45 @@ SMALLEST_GRAPH = 10_000
 MOST_BATCH_ENTRIES = 1 << 26
 
 __all__ = [
+    "all_pairs_shortest_path",
     "all_pairs_shortest_path_length",
+    "ancestors",
+    "average_shortest_path_length",
+    "betweenness_centrality",
     "bfs_edges",
     "bfs_layers",
     "bfs_predecessors",
     "bfs_successors",
     "bfs_tree",
+    "bidirectional_shortest_path",
+    "center",
     "closeness_centrality",
+    "connected_components",
+    "descendants",
     "descendants_at_distance",
     "diameter",
     "eccentricity",
+    "edge_betweenness_centrality",
+    "ego_graph",
     "harmonic_centrality",
     "has_path",
+    "is_connected",
+    "is_strongly_connected",
+    "is_weakly_connected",
+    "node_connected_component",
+    "number_connected_components",
+    "number_strongly_connected_components",
+    "number_weakly_connected_components",
+    "periphery",
+    "radius",
+    "shortest_path",
     "shortest_path_length",
+    "single_source_shortest_path",
     "single_source_shortest_path_length",
+    "single_target_shortest_path",
+    "single_target_shortest_path_length",
+    "strongly_connected_components",
+    "weakly_connected_components",
 ]
 
 # The backend interface.
@@ -82,18 +133,28 @@ def convert_to_nx(result, *, name=None):
 #: The argument that makes each function weighted, or that calls back into
 #: Python: where it is given, networkx runs the call.
 _DECLINED = {
+    "betweenness_centrality": {"weight": "weighted: a breadth-first search counts edges"},
+    "edge_betweenness_centrality": {"weight": "weighted: a breadth-first search counts edges"},
     "bfs_edges": {"sort_neighbors": "sort_neighbors calls back into Python at every vertex"},
     "bfs_tree": {"sort_neighbors": "sort_neighbors calls back into Python at every vertex"},
     "bfs_predecessors": {
         "sort_neighbors": "sort_neighbors calls back into Python at every vertex"
     },
     "bfs_successors": {"sort_neighbors": "sort_neighbors calls back into Python at every vertex"},
+    "shortest_path": {"weight": "weighted: a breadth-first search counts edges"},
     "shortest_path_length": {"weight": "weighted: a breadth-first search counts edges"},
+    "ego_graph": {"distance": "weighted: a breadth-first search counts edges"},
     "eccentricity": {
         "weight": "weighted: a breadth-first search counts edges",
         "sp": "sp: path lengths given, networkx reads them",
     },
     "diameter": {"weight": "weighted: a breadth-first search counts edges"},
+    "radius": {"weight": "weighted: a breadth-first search counts edges"},
+    "center": {"weight": "weighted: a breadth-first search counts edges"},
+    "periphery": {"weight": "weighted: a breadth-first search counts edges"},
+    "average_shortest_path_length": {
+        "weight": "weighted: a breadth-first search counts edges"
+    },
     "closeness_centrality": {"distance": "weighted: a breadth-first search counts edges"},
     "harmonic_centrality": {"distance": "weighted: a breadth-first search counts edges"},
 }
@@ -166,9 +227,7 @@ def should_run(name, args, kwargs):
 
 def _tree_edges(G, source, reverse, depth_limit):
     """networkx's ``generic_bfs_edges``: (parent, child) pairs in its order."""
-    if source not in G:
-        kind = "digraph" if G.directed else "graph"
-        raise nx.NetworkXError(f"The node {source} is not in the {kind}.")
+    G.require(source)
     limit = G.n if depth_limit is None else depth_limit
     if isinstance(limit, numbers.Real) and not isinstance(limit, numbers.Integral):
         limit = math.ceil(limit)
@@ -247,6 +306,12 @@ def single_source_shortest_path_length(G, source, cutoff=None):
     return _lengths(G, G.distances(source, limit=levels_within(cutoff)))
 
 
+def single_target_shortest_path_length(G, target, cutoff=None):
+    if target not in G:
+        raise nx.NodeNotFound(f"Target {target} is not in G")
+    return _lengths(G, G.distances(target, reverse=True, limit=levels_within(cutoff)))
+
+
 def all_pairs_shortest_path_length(G, cutoff=None):
     if G.n == 0:
         return
@@ -260,16 +325,6 @@ def all_pairs_shortest_path_length(G, cutoff=None):
             yield (node, _lengths(G, row))
 
 
-def _pair_distance(G, source, target):
-    """The distance from ``source`` to ``target``, -1 where none; raising
-    as networkx's ``bidirectional_shortest_path`` does for missing nodes."""
-    if source not in G:
-        raise nx.NodeNotFound(f"Source {source} is not in G")
-    if target not in G:
-        raise nx.NodeNotFound(f"Target {target} is not in G")
-    return int(G.distances(source)[G.position(target)])
-
-
 def shortest_path_length(G, source=None, target=None, weight=None, method="dijkstra"):
     if method not in ("dijkstra", "bellman-ford"):
         raise ValueError(f"method not supported: {method}")
@@ -281,14 +336,14 @@ def shortest_path_length(G, source=None, target=None, weight=None, method="dijks
         return _lengths(G, G.distances(target, reverse=True))
     if target is None:
         return single_source_shortest_path_length(G, source)
-    distance = _pair_distance(G, source, target)
+    distance = pair_distance(G, source, target)
     if distance < 0:
         raise nx.NetworkXNoPath(f"No path between {source} and {target}.")
     return distance
 
 
 def has_path(G, source, target):
-    return _pair_distance(G, source, target) >= 0
+    return pair_distance(G, source, target) >= 0
 
 
 # Distance measures and centrality, in batches of many sources.
@@ -328,17 +383,88 @@ def eccentricity(G, v=None, sp=None, weight=None):
     return e
 
 
-def diameter(G, e=None, usebounds=False, weight=None):
-    if usebounds is True and e is None and not G.directed:
-        if G.n == 0:
-            return max(())
-        values, reached = _per_source(G, G.nodes)
-        if np.any(reached != G.n):
+def _eccentricities(G, usebounds):
+    """Every node's eccentricity, in node order, for the measures networkx
+    derives from them where ``e`` is not given; raising where a node does
+    not reach every other as networkx does: with ``usebounds`` on an
+    undirected graph, as its bounding does, else as ``eccentricity``."""
+    bounding = usebounds is True and not G.directed
+    if G.n == 0:
+        if bounding:
+            # The bounding starts from the node of highest degree: max() of none.
+            max(G.nodes)
+        return np.zeros(0, dtype=np.int64)
+    values, reached = _per_source(G, G.nodes)
+    if np.any(reached != G.n):
+        if bounding:
             raise nx.NetworkXError("Cannot compute metric because graph is not connected.")
-        return int(values.max())
+        raise _not_connected(G)
+    return values
+
+
+def diameter(G, e=None, usebounds=False, weight=None):
     if e is None:
-        e = eccentricity(G)
+        return max(_eccentricities(G, usebounds).tolist())
     return max(e.values())
+
+
+def radius(G, e=None, usebounds=False, weight=None):
+    if e is None:
+        return min(_eccentricities(G, usebounds).tolist())
+    return min(e.values())
+
+
+def periphery(G, e=None, usebounds=False, weight=None):
+    if e is None:
+        values = _eccentricities(G, usebounds)
+        return G.labels(np.flatnonzero(values == max(values.tolist())))
+    diameter = max(e.values())
+    return [v for v in e if e[v] == diameter]
+
+
+def center(G, e=None, usebounds=False, weight=None):
+    if e is None:
+        if G.n == 0 and usebounds is not True and not G.directed:
+            # networkx first asks nx.is_tree (a tree's center, found by
+            # peeling leaves, is the same nodes in the same order).
+            raise nx.NetworkXPointlessConcept("G has no nodes.")
+        values = _eccentricities(G, usebounds)
+        return G.labels(np.flatnonzero(values == min(values.tolist())))
+    radius = min(e.values())
+    return [v for v in e if e[v] == radius]
+
+
+#: ``average_shortest_path_length``'s methods; without a weight each
+#: counts edges, as a breadth-first search does.
+_AVERAGE_METHODS = (
+    "unweighted",
+    "dijkstra",
+    "bellman-ford",
+    "floyd-warshall",
+    "floyd-warshall-numpy",
+)
+
+
+def average_shortest_path_length(G, weight=None, method=None):
+    if method is None:
+        method = "unweighted"
+    if method not in _AVERAGE_METHODS:
+        raise ValueError(f"method not supported: {method}")
+    if G.n == 0:
+        raise nx.NetworkXPointlessConcept(
+            "the null graph has no paths, thus there is no average shortest path length"
+        )
+    if G.n == 1:
+        return 0
+    kind = "strongly connected" if G.directed else "connected"
+    not_connected = nx.NetworkXError(f"Graph is not {kind}.")
+    # One search finds most graphs that are not, before the batches.
+    if np.any(G.distances(G.nodes[0]) < 0):
+        raise not_connected
+    sums = G.native().sums(totals=False, device=G.device)
+    if np.any(sums["reached"] != G.n):
+        raise not_connected
+    return int(sums["distance_sum"].sum()) / (G.n * (G.n - 1))
 
 
 def _closeness(reached, sums, n, wf_improved):

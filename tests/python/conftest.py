@@ -1,7 +1,8 @@
 """The Python tests' fixtures: the modules they need (a skip where one is
 missing, a failure in CI), and the devices a search runs on: the CPU
 engine always, the GPU where there is one (required where the bundle's
-runner sets BFS_REQUIRE_GPU)."""
+runner sets BFS_REQUIRE_GPU), and the networkx backend set to search on
+one."""
 
 import pytest
 from helpers import require_gpu, required
@@ -37,3 +38,16 @@ def device(request, bfs_gpu):
     if request.param == "gpu":
         require_gpu(bfs_gpu)
     return request.param
+
+
+@pytest.fixture
+def backend(nx, bfs_gpu, device):
+    """The networkx backend, set to search on `device`; networkx's cache
+    warnings off."""
+    required("scipy")
+    from bfs_gpu import networkx_backend
+
+    nx.config.warnings_to_ignore.add("cache")
+    nx.config.backends.bfs_gpu.device = device
+    yield networkx_backend
+    nx.config.backends.bfs_gpu.device = "auto"

@@ -1,6 +1,6 @@
 """What the Python tests share: a missing module's skip (a failure in CI),
-the named test graphs, and the GPU's skip (a failure where the bundle's
-runner requires a GPU)."""
+the named test graphs and their relabelled copies, and the GPU's skip (a
+failure where the bundle's runner requires a GPU)."""
 
 import os
 import random
@@ -62,3 +62,17 @@ def named_graphs(nx):
         chains.add_edge(previous, b)
     made["chains and a ring"] = nx.disjoint_union(chains, nx.cycle_graph(9))
     return made
+
+
+def relabelled(graph, nx):
+    """`graph` with string and tuple labels, its nodes in shuffled order."""
+    rng = random.Random(11)
+    labels = {node: (f"v{node}" if node % 2 else ("pair", node)) for node in graph}
+    order = list(graph)
+    rng.shuffle(order)
+    shuffled = graph.__class__()
+    shuffled.add_nodes_from(labels[node] for node in order)
+    edges = list(graph.edges())
+    rng.shuffle(edges)
+    shuffled.add_edges_from((labels[u], labels[v]) for u, v in edges)
+    return shuffled

@@ -7,10 +7,8 @@ the converted graph is cached on the networkx graph until it changes."""
 
 import itertools
 import math
-import random
 
-import pytest
-from helpers import named_graphs, required
+from helpers import named_graphs, relabelled
 
 FUNCTIONS = [
     "bfs_edges",
@@ -29,31 +27,22 @@ FUNCTIONS = [
     "harmonic_centrality",
 ]
 
-
-@pytest.fixture
-def backend(nx, bfs_gpu, device):
-    """The backend, set to search on `device`; networkx's cache warnings off."""
-    required("scipy")
-    from bfs_gpu import networkx_backend
-
-    nx.config.warnings_to_ignore.add("cache")
-    nx.config.backends.bfs_gpu.device = device
-    yield networkx_backend
-    nx.config.backends.bfs_gpu.device = "auto"
-
-
-def relabelled(graph, nx):
-    """`graph` with string and tuple labels, its nodes in shuffled order."""
-    rng = random.Random(11)
-    labels = {node: (f"v{node}" if node % 2 else ("pair", node)) for node in graph}
-    order = list(graph)
-    rng.shuffle(order)
-    shuffled = graph.__class__()
-    shuffled.add_nodes_from(labels[node] for node in order)
-    edges = list(graph.edges())
-    rng.shuffle(edges)
-    shuffled.add_edges_from((labels[u], labels[v]) for u, v in edges)
-    return shuffled
+#: The functions of test_backend_paths.py.
+PATH_FUNCTIONS = [
+    "single_source_shortest_path",
+    "single_target_shortest_path",
+    "single_target_shortest_path_length",
+    "all_pairs_shortest_path",
+    "bidirectional_shortest_path",
+    "shortest_path",
+    "ancestors",
+    "descendants",
+    "ego_graph",
+    "radius",
+    "center",
+    "periphery",
+    "average_shortest_path_length",
+]
 
 
 def backend_graphs(nx):
@@ -206,9 +195,9 @@ def test_the_converted_graph_is_cached_until_the_graph_changes(nx, backend):
 
 def test_networkx_reads_the_backends_description(nx):
     info = nx.utils.backends.backend_info["bfs_gpu"]
-    assert set(info["functions"]) == set(FUNCTIONS)
+    assert set(info["functions"]) == set(FUNCTIONS + PATH_FUNCTIONS)
     from bfs_gpu import networkx_backend
 
-    assert sorted(networkx_backend.__all__) == sorted(FUNCTIONS)
-    assert all(callable(getattr(networkx_backend, name)) for name in FUNCTIONS)
+    assert sorted(networkx_backend.__all__) == sorted(FUNCTIONS + PATH_FUNCTIONS)
+    assert all(callable(getattr(networkx_backend, name)) for name in networkx_backend.__all__)
     assert list(itertools.islice(nx.bfs_edges(nx.path_graph(3), 0, backend="bfs_gpu"), 1)) == [(0, 1)]
