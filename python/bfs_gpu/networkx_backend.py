@@ -296,8 +296,12 @@ def descendants_at_distance(G, source, distance):
 def _lengths(G, distances):
     """A dict of each reached node's distance, level by level."""
     reached = np.flatnonzero(distances >= 0)
-    reached = reached[np.argsort(distances[reached], kind="stable")]
-    return dict(zip(G.labels(reached), distances[reached].tolist()))
+    levels = distances[reached]
+    if len(levels) and levels.max() < 1 << 16:
+        # numpy sorts 16-bit keys stably by radix: linear, not n log n.
+        levels = levels.astype(np.uint16)
+    order = np.argsort(levels, kind="stable")
+    return dict(zip(G.labels(reached[order]), levels[order].tolist()))
 
 
 def single_source_shortest_path_length(G, source, cutoff=None):

@@ -44,6 +44,22 @@ PATH_FUNCTIONS = [
     "average_shortest_path_length",
 ]
 
+#: Betweenness and components (tests/python/test_family.py).
+FAMILY_FUNCTIONS = [
+    "betweenness_centrality",
+    "edge_betweenness_centrality",
+    "connected_components",
+    "number_connected_components",
+    "is_connected",
+    "node_connected_component",
+    "weakly_connected_components",
+    "number_weakly_connected_components",
+    "is_weakly_connected",
+    "strongly_connected_components",
+    "number_strongly_connected_components",
+    "is_strongly_connected",
+]
+
 
 def backend_graphs(nx):
     made = named_graphs(nx)
@@ -195,9 +211,9 @@ def test_the_converted_graph_is_cached_until_the_graph_changes(nx, backend):
 
 def test_networkx_reads_the_backends_description(nx):
     info = nx.utils.backends.backend_info["bfs_gpu"]
-    assert set(info["functions"]) == set(FUNCTIONS + PATH_FUNCTIONS)
+    assert set(info["functions"]) == set(FUNCTIONS + PATH_FUNCTIONS + FAMILY_FUNCTIONS)
     from bfs_gpu import networkx_backend
 
-    assert sorted(networkx_backend.__all__) == sorted(FUNCTIONS + PATH_FUNCTIONS)
+    assert sorted(networkx_backend.__all__) == sorted(FUNCTIONS + PATH_FUNCTIONS + FAMILY_FUNCTIONS)
     assert all(callable(getattr(networkx_backend, name)) for name in networkx_backend.__all__)
     assert list(itertools.islice(nx.bfs_edges(nx.path_graph(3), 0, backend="bfs_gpu"), 1)) == [(0, 1)]
