@@ -15,7 +15,7 @@ use bfs::abi::frontier::FrontierLevel;
 use bfs::abi::hierarchy_trees::{self, Arcs, Chains, Labels, Tally};
 use bfs::abi::many_sources::{self, Kept, Step};
 use bfs::abi::{
-    Kernel, Parameters, block_queue, direction_optimizing, distributed, global_queue,
+    Kernel, Parameters, Rows, block_queue, direction_optimizing, distributed, global_queue,
     hierarchical_queue, hub_chunks, hybrid_cpu, small_frontier, two_kernel, vertex_levels,
 };
 use bfs::gpu::KERNELS_PTX;
@@ -161,8 +161,8 @@ fn tally() -> Vec<Field> {
     })
 }
 
-fn rows_of_betweenness() -> Vec<Field> {
-    fields!(betweenness::Rows { offsets, columns })
+fn rows() -> Vec<Field> {
+    fields!(Rows { offsets, columns })
 }
 
 fn paths() -> Vec<Field> {
@@ -191,10 +191,6 @@ fn scores() -> Vec<Field> {
         edges,
         endpoint
     })
-}
-
-fn rows_of_components() -> Vec<Field> {
-    fields!(components::Rows { offsets, columns })
 }
 
 fn forest() -> Vec<Field> {
@@ -385,16 +381,11 @@ fn the_betweenness_kernels_take_their_blocks_as_the_host_lays_them_out() {
     check(betweenness::START, &[(0, paths()), (1, levels())]);
     check(
         betweenness::FORWARD,
-        &[(0, rows_of_betweenness()), (1, paths()), (2, levels())],
+        &[(0, rows()), (1, paths()), (2, levels())],
     );
     check(
         betweenness::BACKWARD,
-        &[
-            (0, rows_of_betweenness()),
-            (1, paths()),
-            (2, levels()),
-            (3, scores()),
-        ],
+        &[(0, rows()), (1, paths()), (2, levels()), (3, scores())],
     );
     check(betweenness::REACHED, &[(0, paths())]);
 }
@@ -402,10 +393,7 @@ fn the_betweenness_kernels_take_their_blocks_as_the_host_lays_them_out() {
 #[test]
 fn the_components_kernels_take_their_blocks_as_the_host_lays_them_out() {
     check(components::START, &[(0, forest())]);
-    check(
-        components::HOOK,
-        &[(0, rows_of_components()), (1, forest())],
-    );
+    check(components::HOOK, &[(0, rows()), (1, forest())]);
     check(components::FLATTEN, &[(0, forest())]);
     for kernel in [
         components::STRONG_START,
@@ -415,6 +403,6 @@ fn the_components_kernels_take_their_blocks_as_the_host_lays_them_out() {
         check(kernel, &[(0, signatures())]);
     }
     for kernel in [components::STRONG_PROPAGATE, components::STRONG_SPLIT] {
-        check(kernel, &[(0, rows_of_components()), (1, signatures())]);
+        check(kernel, &[(0, rows()), (1, signatures())]);
     }
 }

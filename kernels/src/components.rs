@@ -32,8 +32,8 @@
 
 use core::ptr::{read_volatile, write_volatile};
 
-use crate::abi::UNREACHED;
-use crate::abi::components::{Forest, Rows, Signatures};
+use crate::abi::components::{Forest, Signatures};
+use crate::abi::{Rows, UNREACHED};
 use crate::gpu::{self, FULL_WARP, WARP_SIZE};
 use crate::visit::row;
 

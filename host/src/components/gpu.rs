@@ -10,12 +10,13 @@
 
 use std::time::{Duration, Instant};
 
-use bfs_kernels::abi::components::{self, BLOCK_SIZE, Forest, Rows, Signatures};
+use bfs_kernels::abi::Rows;
+use bfs_kernels::abi::components::{self, BLOCK_SIZE, Forest, Signatures};
 use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::{Components, strong_on_cpu};
 use crate::error::CudaContext;
-use crate::gpu::{Entry, Gpu, blocks_for, copy_to_host, upload};
+use crate::gpu::{Entry, Gpu, address, blocks_for, copy_to_host, upload};
 use crate::{Csr, Error, Result};
 
 /// Signature sweeps, over every round, before the CPU takes over.
@@ -322,9 +323,4 @@ impl<'g> GpuComponents<'g> {
         let n = self.graph.vertex_count() as usize;
         copy_to_host(&self.labels.index(..n)).context(|| "reading the components' labels".into())
     }
-}
-
-/// `buffer`'s device address, as the kernels' parameters take it.
-fn address<T: cust::memory::DeviceCopy>(buffer: &DeviceBuffer<T>) -> *mut T {
-    buffer.as_device_ptr().as_raw() as *mut T
 }

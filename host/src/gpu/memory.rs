@@ -32,6 +32,11 @@ impl DeviceGraph {
     }
 }
 
+/// `buffer`'s device address, as a kernel's parameter block takes it.
+pub(crate) fn address<T: DeviceCopy>(buffer: &DeviceSlice<T>) -> *mut T {
+    buffer.as_device_ptr().as_raw() as *mut T
+}
+
 /// Copies `values` to a new device buffer. An empty array still gets a
 /// 1-element buffer: kernels take a valid pointer, and cust rejects
 /// zero-sized allocations.

@@ -44,7 +44,7 @@ mod row_offsets;
 pub use device::{Gpu, Startup};
 pub use kernel_code::{CLUSTER_KERNELS_PTX, KERNELS_PTX, KernelCode};
 pub use memory::DeviceGraph;
-pub(crate) use memory::{copy_to_host, filled_on_every_core, upload};
+pub(crate) use memory::{address, copy_to_host, filled_on_every_core, upload};
 pub use registry::{Driver, GpuBfs};
 pub use row_offsets::RowOffsets;
 pub use run::{Direction, Exchange, GpuRun, Step, Work, exchange_time, median_exchange_per_level};

@@ -17,8 +17,12 @@
 //! level's list once (`queued_at` holds the last level it entered), and
 //! at most 32 levels' lists (one a source of its word), so `n * width`
 //! entries always suffice.
+//!
+//! Both sweeps go along the graph's out-rows ([`Rows`]): backward too, a
+//! vertex's dependency gathering its successors', so a directed graph
+//! needs no reverse.
 
-use super::{EdgeOffset, Kernel};
+use super::{Kernel, Rows};
 
 /// `betweenness_start`: each source at distance 0 from itself, by one
 /// shortest path; level 0's entries.
@@ -46,18 +50,6 @@ pub const REACHED_SPAN: u32 = 1024;
 /// The most sources a batch takes: a vertex's columns are at most 128
 /// words, and `n * width` entries must fit the device's memory.
 pub const MOST_WIDTH: u32 = 4096;
-
-/// The graph's out-rows: `n + 1` offsets and their columns. Forward along
-/// them, and backward along them too (a vertex's dependency gathers its
-/// successors'), so a directed graph needs no reverse.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct Rows {
-    pub offsets: *const EdgeOffset,
-    pub columns: *const u32,
-}
-
-const _: () = assert!(core::mem::size_of::<Rows>() == 16);
 
 /// The batch's per-(vertex, source) values, vertex-major (`n * width`
 /// each).
@@ -122,24 +114,13 @@ pub const fn words_of(width: u32) -> u32 {
 
 #[cfg(target_arch = "nvptx64")]
 mod in_global {
-    use super::{Levels, Paths, Rows};
+    use super::{Levels, Paths};
     use crate::gpu::global;
 
-    impl Rows {
+    impl Paths {
         /// The block with each address marked as global memory
         /// ([`gpu::global`](crate::gpu::global)), as a kernel's pointer
         /// parameters are.
-        #[inline(always)]
-        pub fn in_global(self) -> Rows {
-            Rows {
-                offsets: global(self.offsets.cast_mut()).cast_const(),
-                columns: global(self.columns.cast_mut()).cast_const(),
-            }
-        }
-    }
-
-    impl Paths {
-        /// As [`Rows::in_global`].
         #[inline(always)]
         pub fn in_global(self) -> Paths {
             Paths {
@@ -152,7 +133,7 @@ mod in_global {
     }
 
     impl Levels {
-        /// As [`Rows::in_global`].
+        /// As [`Paths::in_global`].
         #[inline(always)]
         pub fn in_global(self) -> Levels {
             Levels {

@@ -5,7 +5,7 @@
 //! Both end with each vertex's *label*: the least vertex id of its
 //! component, so that labels from any engine compare.
 
-use super::{EdgeOffset, Kernel};
+use super::{Kernel, Rows};
 
 /// `components_start`: every vertex the root of its own tree.
 pub const START: Kernel<(Forest,)> = Kernel::new("components_start");
@@ -28,16 +28,6 @@ pub const STRONG_LABEL: Kernel<(Signatures,)> = Kernel::new("strong_label");
 
 /// Threads a block of every kernel.
 pub const BLOCK_SIZE: u32 = 256;
-
-/// The graph's out-rows: `n + 1` offsets and their columns.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct Rows {
-    pub offsets: *const EdgeOffset,
-    pub columns: *const u32,
-}
-
-const _: () = assert!(core::mem::size_of::<Rows>() == 16);
 
 /// The union–find forest over the vertices.
 #[repr(C)]

@@ -27,12 +27,14 @@ pub mod partitioned;
 pub mod persistent;
 pub mod persistent_direction_optimizing;
 pub mod renumbering;
+mod rows;
 pub mod small_frontier;
 pub mod two_kernel;
 pub mod vertex_levels;
 pub mod warp_specialized;
 
 pub use kernel::{Kernel, Parameters};
+pub use rows::Rows;
 
 /// Distance (and parent) of a vertex the search has not reached (yet, or at all).
 pub const UNREACHED: u32 = u32::MAX;

@@ -40,8 +40,9 @@
 
 use core::ptr::{read_volatile, write_volatile};
 
+use crate::abi::Rows;
 use crate::abi::UNREACHED;
-use crate::abi::betweenness::{Levels, Paths, REACHED_SPAN, Rows, Scores};
+use crate::abi::betweenness::{Levels, Paths, REACHED_SPAN, Scores};
 use crate::gpu::{self, FULL_WARP, WARP_SIZE};
 use crate::visit::row;
 

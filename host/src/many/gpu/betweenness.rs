@@ -8,14 +8,15 @@
 //! and the levels' entries. They cost 24 bytes a vertex and source, so the
 //! width is what the device's free memory allows ([`GpuBetweenness::width_for`]).
 
+use bfs_kernels::abi::Rows;
 use bfs_kernels::abi::betweenness::{
-    self, BLOCK_SIZE, Levels, MOST_WIDTH, Paths, REACHED_SPAN, Rows, SHARED_BYTES, Scores,
+    self, BLOCK_SIZE, Levels, MOST_WIDTH, Paths, REACHED_SPAN, SHARED_BYTES, Scores,
 };
 use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::clear;
 use crate::error::CudaContext;
-use crate::gpu::{Entry, Gpu, blocks_for, check_cooperative, upload};
+use crate::gpu::{Entry, Gpu, address, blocks_for, check_cooperative, upload};
 use crate::many::betweenness::{Betweenness, Dependencies, Wanted, check_batch};
 use crate::{Csr, Error, Result};
 
@@ -364,9 +365,4 @@ impl Betweenness for GpuBetweenness<'_> {
             self.width
         )
     }
-}
-
-/// `buffer`'s device address, as the kernels' parameters take it.
-fn address<T: cust::memory::DeviceCopy>(buffer: &DeviceBuffer<T>) -> *mut T {
-    buffer.as_device_ptr().as_raw() as *mut T
 }
