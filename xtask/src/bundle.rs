@@ -6,8 +6,8 @@
 //! the PTX, `run-tests.sh` (every test with the GPU required),
 //! `sanitize.sh` (compute-sanitizer over every variant) and `bench.sh`
 //! (`cargo xtask bench`'s table); and for Python, the `bfs-gpu` wheel under
-//! `wheels/`, the Python tests and the "From Python" benchmark under
-//! `python/`, and `run-python-tests.sh` (they, and networkx's own tests
+//! `wheels/`, the Python tests and the "From Python" and "The BFS family"
+//! benchmarks under `python/`, and `run-python-tests.sh` (they, and networkx's own tests
 //! with the backend, with the GPU required). `bundle.tar.gz` beside it is
 //! the same folder in one archive, which is what travels: every test
 //! executable links the library and its kernels, so the folder outgrows
@@ -112,10 +112,12 @@ fn copy_python(workspace: &Workspace, folder: &Path, wheel: &Path) -> Result<()>
                 .with_context(|| format!("copying {}", path.display()))?;
         }
     }
-    std::fs::copy(
-        workspace.root().join("python/benches/from_python.py"),
-        folder.join("python").join("from_python.py"),
-    )?;
+    for script in ["from_python.py", "family.py"] {
+        std::fs::copy(
+            workspace.root().join("python/benches").join(script),
+            folder.join("python").join(script),
+        )?;
+    }
     Ok(())
 }
 

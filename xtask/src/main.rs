@@ -26,6 +26,9 @@
 //!   `target/wheels/` (maturin, fetched on first use).
 //! - `bench --from-python [--graph PATH]...`: the "From Python" section of
 //!   `BENCHMARKS.md` (`python/benches/from_python.py`, the release wheel).
+//! - `bench --family [--graph PATH]... [--gapbs DIR]`: its "The BFS family"
+//!   section (`python/benches/family.py`): betweenness and components
+//!   beside networkit, networkx and gapbs.
 //! - `bundle`: a folder with `bfs`, the test executables, the wheel and
 //!   scripts to run them on a GPU machine that has no Rust.
 //!
@@ -61,6 +64,8 @@ usage: cargo xtask TASK [ARGS]
   bench --many [--graph PATH]... [--gapbs DIR] [--python PYTHON]
                              many sources at once beside one at a time, into its section
   bench --loader FILE...     the Matrix Market reader against nalgebra-sparse's
+  bench --family [--graph PATH]... [--gapbs DIR]
+                             betweenness and components beside their peers, into its section
   bench --from-python [--graph PATH]...
                              the Python package beside bfs, into its section
   wheel                      the Python package's wheel, in target/wheels/
@@ -195,9 +200,22 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
             println!("{}", wheel.display());
             Ok(ExitCode::SUCCESS)
         }
-        "bench" if rest.first().is_some_and(|flag| flag == "--from-python") => {
+        "bench"
+            if rest
+                .first()
+                .is_some_and(|flag| flag == "--from-python" || flag == "--family") =>
+        {
             let environment = setup::prepare(&workspace)?;
-            exit_code_of(&mut python::bench(&workspace, &environment, &rest[1..])?)
+            let script = match rest[0].as_str() {
+                "--family" => "family.py",
+                _ => "from_python.py",
+            };
+            exit_code_of(&mut python::bench(
+                &workspace,
+                &environment,
+                script,
+                &rest[1..],
+            )?)
         }
         "bench" if rest.first().is_some_and(|flag| flag == "--loader") => {
             let environment = setup::prepare(&workspace)?;

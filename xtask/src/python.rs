@@ -292,13 +292,15 @@ fn counted(command: &mut Command) -> Result<Counts> {
     Ok(counts)
 }
 
-/// `cargo xtask bench --from-python [ARGS]`: `python/benches/from_python.py` with the release
-/// wheel and the release `bfs`, writing `BENCHMARKS.md`'s "From Python"
-/// section (its numbers need a GPU; without one it runs on the CPU, which
-/// checks the command).
+/// `cargo xtask bench --from-python|--family [ARGS]`: the benchmark
+/// `python/benches/<script>` (`from_python.py`, `family.py`) with the
+/// release wheel and the release `bfs`, writing its section of
+/// `BENCHMARKS.md` ("From Python", "The BFS family"; their numbers need a
+/// GPU; without one they run on the CPU, which checks the command).
 pub fn bench(
     workspace: &Workspace,
     environment: &setup::Environment,
+    script: &str,
     arguments: &[String],
 ) -> Result<Command> {
     let python = python(workspace);
@@ -306,7 +308,7 @@ pub fn bench(
     workspace.release_bfs(environment)?;
     let mut command = Command::new(&python);
     command
-        .arg(workspace.root().join("python/benches/from_python.py"))
+        .arg(workspace.root().join("python/benches").join(script))
         .arg("--bfs")
         .arg(workspace.target().join("release").join("bfs"))
         .arg("--markdown")
