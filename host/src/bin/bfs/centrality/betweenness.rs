@@ -12,7 +12,6 @@ use bfs::Csr;
 use bfs::many::betweenness::{self, Betweenness, CpuBetweenness, Scale, Wanted};
 use bfs::many::gpu::GpuBetweenness;
 use bfs::output::{self, npy};
-
 use bfs::phases::{Phase, Phases};
 
 use super::Summary;
@@ -67,15 +66,12 @@ pub(super) fn run(
     let count = asked.sample.unwrap_or(n as usize);
     let mut engine: Option<Box<dyn Betweenness + '_>> = None;
     let (width, device) = match (gpu, asked.gpus) {
-        (_, Some(gpus)) => {
-            let gpu = bfs::gpu::Gpu::open()?;
-            let width =
-                GpuBetweenness::width_for(&gpu, graph, count.div_ceil(gpus as usize), wanted)?;
-            (
-                width as usize,
-                format!("{gpus} GPUs sharing the batches (--gpus)"),
-            )
-        }
+        // Each GPU sizes its own batches; the sources' patches are the
+        // widest batch's, whose parts are compact too.
+        (_, Some(gpus)) => (
+            bfs::abi::betweenness::MOST_WIDTH as usize,
+            format!("{gpus} GPUs sharing the batches (--gpus)"),
+        ),
         (Some(gpu), None) => {
             let width = match asked.width {
                 Some(width) => width as u32,
