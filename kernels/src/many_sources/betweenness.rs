@@ -359,7 +359,7 @@ pub unsafe extern "ptx-kernel" fn betweenness_reached(
     let pairs = spans * paths.words;
     let mut pair = first_warp;
     while pair < pairs {
-        let (span, word) = paths.entry(pair as u32);
+        let (span, word) = paths.entry(pair);
         let first = span * REACHED_SPAN;
         let end = vertex_count.min(first + REACHED_SPAN);
         let column = word * WARP_SIZE + gpu::lane_index();

@@ -75,7 +75,7 @@ impl<'g> GpuBetweenness<'g> {
 
     /// The widest batch, `32 · 2^k` columns and at most
     /// [`MOST_WIDTH`], no wider than `sources` need, whose engine takes at
-    /// most [`MEMORY_SHARE`] of the device's free memory; an error where
+    /// most three quarters of the device's free memory; an error where
     /// even 32 do not fit.
     pub fn width_for(gpu: &Gpu, graph: &Csr, sources: usize, wanted: Wanted) -> Result<u32> {
         let free = gpu.free_memory()?;
