@@ -9,6 +9,7 @@
 //! (and fail instead when `BFS_REQUIRE_GPU` is set).
 
 use bfs::Csr;
+use bfs::gpu::Gpu;
 use bfs::many::betweenness::{
     self, Betweenness, CpuBetweenness, Dependencies, Scale, Wanted, rescale_edges, rescale_vertices,
 };
@@ -244,11 +245,8 @@ fn an_undirected_edge_sums_its_two_arcs() {
 }
 
 /// The GPU's sums for `sources` at `width` against the CPU engine's.
-fn check_gpu(name: &str, graph: &Csr, sources: &[u32], width: u32, wanted: Wanted) {
-    let Some(device) = gpu(name) else {
-        return;
-    };
-    let mut engine = GpuBetweenness::new(&device, graph, width, wanted)
+fn check_gpu(device: &Gpu, name: &str, graph: &Csr, sources: &[u32], width: u32, wanted: Wanted) {
+    let mut engine = GpuBetweenness::new(device, graph, width, wanted)
         .unwrap_or_else(|error| panic!("{name}: {error}"));
     let found = betweenness::run(&mut engine, sources).unwrap();
     let mut reference = CpuBetweenness::new(graph, wanted);
@@ -262,50 +260,42 @@ fn check_gpu(name: &str, graph: &Csr, sources: &[u32], width: u32, wanted: Wante
 
 #[test]
 fn gpu_batches_give_the_cpu_engines_sums() {
+    let Some(device) = gpu("gpu_batches_give_the_cpu_engines_sums") else {
+        return;
+    };
     for (name, graph) in test_graphs().into_iter().chain(small_graphs()) {
         let n = graph.vertex_count();
         let spread: Vec<u32> = (0..n)
             .step_by((n as usize / 100).max(1))
             .take(100)
             .collect();
-        check_gpu(&name, &graph, &spread, 64, EVERYTHING);
-        check_gpu(&name, &graph, &spread, 32, EVERYTHING);
+        check_gpu(&device, &name, &graph, &spread, 64, EVERYTHING);
+        check_gpu(&device, &name, &graph, &spread, 32, EVERYTHING);
         let endpoints = Wanted {
             vertices: true,
             arcs: false,
             endpoints: true,
         };
-        check_gpu(
-            &name,
-            &graph,
-            &spread[..spread.len().min(33)],
-            128,
-            endpoints,
-        );
+        let few = &spread[..spread.len().min(33)];
+        check_gpu(&device, &name, &graph, few, 128, endpoints);
     }
 }
 
 #[test]
 fn gpu_batches_from_every_vertex() {
+    let Some(device) = gpu("gpu_batches_from_every_vertex") else {
+        return;
+    };
     for (name, graph) in small_graphs() {
-        let every = betweenness_all(&graph);
+        let every: Vec<u32> = (0..graph.vertex_count()).collect();
         for width in [32, 256, 4096] {
-            check_gpu(&name, &graph, &every, width, EVERYTHING);
+            check_gpu(&device, &name, &graph, &every, width, EVERYTHING);
         }
     }
     let road = generated("road:300", 9);
     let every = bfs::many::all_sources(&road, 1024);
-    check_gpu(
-        "gen:road:300 in grown patches",
-        &road,
-        &every,
-        1024,
-        EVERYTHING,
-    );
-}
-
-fn betweenness_all(graph: &Csr) -> Vec<u32> {
-    (0..graph.vertex_count()).collect()
+    let name = "gen:road:300 in grown patches";
+    check_gpu(&device, name, &road, &every, 1024, EVERYTHING);
 }
 
 #[test]
