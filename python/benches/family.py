@@ -51,6 +51,8 @@ from typing import Optional
 
 import numpy as np
 
+from sections import command_line, cpu_name, short, write_section
+
 HEADING = "## The BFS family"
 
 #: Row kinds, in the order of the section's tables.
@@ -186,7 +188,7 @@ def main():
     section = bench.section()
     print(section)
     if arguments.markdown:
-        write_section(arguments.markdown, section)
+        write_section(arguments.markdown, HEADING, section)
     for failure in bench.verdicts.failures:
         print(f"error: {failure}", file=sys.stderr)
     if bench.verdicts.failures:
@@ -438,7 +440,7 @@ class Bench:
             [
                 HEADING,
                 "",
-                f"Written by `{command_line()}`. Device: {device}; CPU: {cpu_name()}, "
+                f"Written by `{command_line('family.py')}`. Device: {device}; CPU: {cpu_name()}, "
                 f"{self.threads} hardware threads, every one given to the peers. Python "
                 f"{sys.version.split()[0]}, numpy {np.__version__}, scipy {scipy.__version__}, "
                 f"networkx {nx.__version__}, networkit {nk.__version__}; {gapbs}.",
@@ -1191,47 +1193,12 @@ def sources_of(count):
     return f"{count:,} source" + ("" if count == 1 else "s")
 
 
-def command_line():
-    """This run's command, less where it writes."""
-    words, skip = [], False
-    for word in sys.argv[1:]:
-        if skip or word == "--markdown":
-            skip = not skip
-            continue
-        words.append(word)
-    return "python3 python/benches/family.py " + " ".join(words)
 
 
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
-def short(name):
-    return os.path.basename(name) if not name.startswith("gen:") else name
 
 
-def write_section(path, section):
-    """Replaces the section under HEADING in `path` (up to the next "## "
-    heading), or appends it: as `bfs bench` writes its sections."""
-    text = ""
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as file:
-            text = file.read()
-    start = text.find(HEADING)
-    if start < 0:
-        text = text.rstrip() + "\n\n" + section if text else section
-    else:
-        end = text.find("\n## ", start + len(HEADING))
-        text = text[:start] + section + ("\n" + text[end + 1 :] if end >= 0 else "")
-    with open(path, "w", encoding="utf-8") as file:
-        file.write(text.rstrip() + "\n")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ import numpy as np
 
 import bfs_gpu
 
+from sections import command_line, cpu_name, short, write_section
+
 HEADING = "## From Python"
 SEARCHES = 64
 
@@ -52,7 +54,7 @@ def main():
     lines = [
         HEADING,
         "",
-        f"Written by `{command_line()}`. Device: **{device}**; CPU: {cpu_name()}, "
+        f"Written by `{command_line('from_python.py')}`. Device: **{device}**; CPU: {cpu_name()}, "
         f"{os.cpu_count()} hardware threads. Python {sys.version.split()[0]}, numpy "
         f"{np.__version__}.",
         "",
@@ -64,29 +66,11 @@ def main():
     section = "\n".join(lines) + "\n"
     print(section)
     if arguments.markdown:
-        write_section(arguments.markdown, section)
+        write_section(arguments.markdown, HEADING, section)
 
 
-def command_line():
-    """This run's command, less where it writes."""
-    words, skip = [], False
-    for word in sys.argv[1:]:
-        if skip or word == "--markdown":
-            skip = not skip
-            continue
-        words.append(word)
-    return "python3 python/benches/from_python.py " + " ".join(words)
 
 
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
 def median_ms(seconds):
@@ -241,8 +225,6 @@ def networkx_table(name):
     ]
 
 
-def short(name):
-    return os.path.basename(name) if not name.startswith("gen:") else name
 
 
 def strategy(plan):
@@ -255,18 +237,6 @@ def strategy(plan):
     return plan.split(";")[0]
 
 
-def write_section(path, section):
-    """Replaces the section under HEADING in ``path`` (up to the next
-    "## " heading), or appends it: as ``bfs bench`` writes its sections."""
-    text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
-    start = text.find(HEADING)
-    if start < 0:
-        text = text.rstrip() + "\n\n" + section if text else section
-    else:
-        end = text.find("\n## ", start + len(HEADING))
-        text = text[:start] + section + ("\n" + text[end + 1 :] if end >= 0 else "")
-    with open(path, "w", encoding="utf-8") as file:
-        file.write(text.rstrip() + "\n")
 
 
 if __name__ == "__main__":

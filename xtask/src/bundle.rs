@@ -112,7 +112,7 @@ fn copy_python(workspace: &Workspace, folder: &Path, wheel: &Path) -> Result<()>
                 .with_context(|| format!("copying {}", path.display()))?;
         }
     }
-    for script in ["from_python.py", "family.py"] {
+    for script in ["from_python.py", "family.py", "sections.py"] {
         std::fs::copy(
             workspace.root().join("python/benches").join(script),
             folder.join("python").join(script),
