@@ -152,12 +152,7 @@ impl<'g> GpuComponents<'g> {
                 .launch(stream, (vertex_grid, BLOCK_SIZE, 0), (forest,))
                 .context(|| context("components_flatten"))?;
         }
-        let labels = self.read_labels()?;
-        Ok(Found {
-            components: Components { labels },
-            elapsed: started.elapsed(),
-            note: None,
-        })
+        self.finished(started)
     }
 
     /// Strongly connected components.
@@ -237,12 +232,7 @@ impl<'g> GpuComponents<'g> {
                 .launch(stream, (vertex_grid, BLOCK_SIZE, 0), (signatures,))
                 .context(|| context("strong_label"))?;
         }
-        let labels = self.read_labels()?;
-        Ok(Found {
-            components: Components { labels },
-            elapsed: started.elapsed(),
-            note: None,
-        })
+        self.finished(started)
     }
 
     /// The strong components' buffers, made on first need, cleared for a
@@ -316,6 +306,16 @@ impl<'g> GpuComponents<'g> {
             .copy_to(&mut flags[..])
             .context(|| "reading the sweeps' flags".into())?;
         Ok(flags)
+    }
+
+    /// The labels of a run that started at `started`, read back.
+    fn finished(&self, started: Instant) -> Result<Found> {
+        let labels = self.read_labels()?;
+        Ok(Found {
+            components: Components { labels },
+            elapsed: started.elapsed(),
+            note: None,
+        })
     }
 
     fn read_labels(&self) -> Result<Vec<u32>> {
