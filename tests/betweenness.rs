@@ -5,7 +5,9 @@
 //! graphs (directed, several components, isolated vertices, a long path,
 //! hubs), from every vertex and from samples, in batches of every width,
 //! with and without networkx's endpoints; networkx's rescaling by its
-//! formulas. Without a GPU the GPU tests print `skip: no CUDA device`
+//! formulas. The block-a-source engine for deep graphs against the CPU
+//! engine too, with few slots (each block searching many sources one
+//! after another) and many. Without a GPU the GPU tests print `skip: no CUDA device`
 //! (and fail instead when `BFS_REQUIRE_GPU` is set).
 
 use bfs::Csr;
@@ -13,7 +15,7 @@ use bfs::gpu::Gpu;
 use bfs::many::betweenness::{
     self, Betweenness, CpuBetweenness, Dependencies, Scale, Wanted, rescale_edges, rescale_vertices,
 };
-use bfs::many::gpu::GpuBetweenness;
+use bfs::many::gpu::{GpuBetweenness, GpuBlockBetweenness};
 use bfs_tests::{directed_random, generated, gpu, test_graphs};
 
 const EVERYTHING: Wanted = Wanted {
@@ -319,4 +321,73 @@ fn a_batch_checks_its_sources_and_width() {
     let mut reference = CpuBetweenness::new(&graph, EVERYTHING);
     reference.add_batch(&[0, 9]).unwrap();
     assert_same("path:10 after refusals", &found, &reference.take().unwrap());
+}
+
+/// The block-a-source engine's sums for `sources` with `slots` blocks
+/// against the CPU engine's.
+fn check_blocks(
+    device: &Gpu,
+    name: &str,
+    graph: &Csr,
+    sources: &[u32],
+    slots: u32,
+    wanted: Wanted,
+) {
+    let mut engine = GpuBlockBetweenness::new(device, graph, slots, wanted)
+        .unwrap_or_else(|error| panic!("{name}: {error}"));
+    let found = betweenness::run(&mut engine, sources).unwrap();
+    let mut reference = CpuBetweenness::new(graph, wanted);
+    let expected = betweenness::run(&mut reference, sources).unwrap();
+    assert_same(
+        &format!(
+            "{name}, {} sources, {slots} slots, {wanted:?}",
+            sources.len()
+        ),
+        &found.dependencies,
+        &expected.dependencies,
+    );
+}
+
+#[test]
+fn a_block_a_source_gives_the_cpu_engines_sums() {
+    let Some(device) = gpu("a_block_a_source_gives_the_cpu_engines_sums") else {
+        return;
+    };
+    let endpoints = Wanted {
+        vertices: true,
+        arcs: false,
+        endpoints: true,
+    };
+    for (name, graph) in small_graphs().into_iter().chain(test_graphs()) {
+        let n = graph.vertex_count();
+        let every: Vec<u32> = (0..n).step_by((n as usize / 150).max(1)).collect();
+        check_blocks(&device, &name, &graph, &every, 1, EVERYTHING);
+        check_blocks(&device, &name, &graph, &every, 7, EVERYTHING);
+        check_blocks(&device, &name, &graph, &every, 256, endpoints);
+    }
+    // Deep graphs, where the engine is chosen: a road network and a long
+    // path, from every vertex, the slots as the device keeps them.
+    for (spec, seed) in [("road:3000:0.3", 21), ("path:2000", 22)] {
+        let graph = generated(spec, seed);
+        assert!(betweenness::is_deep(&graph), "{spec} counts as deep");
+        let every: Vec<u32> = (0..graph.vertex_count()).collect();
+        let slots =
+            GpuBlockBetweenness::slots_for(&device, &graph, every.len(), EVERYTHING).unwrap();
+        check_blocks(&device, spec, &graph, &every, slots, EVERYTHING);
+        check_blocks(&device, spec, &graph, &every, slots, endpoints);
+    }
+}
+
+#[test]
+fn deep_graphs_are_told_from_shallow_ones() {
+    assert!(betweenness::is_deep(&generated("road:20000:0.3", 1)));
+    assert!(betweenness::is_deep(&generated("path:500", 1)));
+    assert!(betweenness::is_deep(&generated("road:3000:0.3", 21)));
+    assert!(betweenness::is_deep(&generated("road:400:0.3", 1)));
+    assert!(!betweenness::is_deep(&generated("kron:12:8", 1)));
+    assert!(!betweenness::is_deep(&generated("uniform:5000:20000", 1)));
+    assert!(!betweenness::is_deep(&generated("path:40", 1)));
+    assert!(!betweenness::is_deep(
+        &Csr::from_edges(0, &[], true).expect("empty")
+    ));
 }

@@ -9,6 +9,7 @@
 use std::mem::{offset_of, size_of};
 
 use bfs::abi::betweenness::{self, Levels, Paths, Scores};
+use bfs::abi::betweenness_blocks::{self, Slots};
 use bfs::abi::components::{self, Forest, Signatures};
 use bfs::abi::distributed::{Outbox, Owned};
 use bfs::abi::frontier::FrontierLevel;
@@ -190,6 +191,17 @@ fn scores() -> Vec<Field> {
         vertices,
         edges,
         endpoint
+    })
+}
+
+fn slots() -> Vec<Field> {
+    fields!(Slots {
+        marks,
+        queue,
+        level_ends,
+        totals,
+        vertex_count,
+        slots
     })
 }
 
@@ -388,12 +400,18 @@ fn the_betweenness_kernels_take_their_blocks_as_the_host_lays_them_out() {
         &[(0, rows()), (1, paths()), (2, levels()), (3, scores())],
     );
     check(betweenness::REACHED, &[(0, paths())]);
+    check(
+        betweenness_blocks::SEARCH,
+        &[(0, rows()), (1, slots()), (4, scores())],
+    );
+    check(betweenness_blocks::TOTALS, &[(0, slots())]);
 }
 
 #[test]
 fn the_components_kernels_take_their_blocks_as_the_host_lays_them_out() {
     check(components::START, &[(0, forest())]);
     check(components::HOOK, &[(0, rows()), (1, forest())]);
+    check(components::HOOK_HEAVY, &[(0, rows()), (1, forest())]);
     check(components::FLATTEN, &[(0, forest())]);
     for kernel in [
         components::STRONG_START,

@@ -7,10 +7,13 @@
 //! ends' trees, hanging the larger root under the smaller with a
 //! compare-and-swap, so a tree's root is always its least vertex
 //! ([`components_hook`]); then every vertex points straight at its root
-//! ([`components_flatten`]). Finding a root shortens the path as it goes
-//! (each visited vertex is pointed at its grandparent: ECL-CC's
-//! intermediate pointer jumping), with plain stores, since a vertex that is
-//! not a root only ever gets a nearer ancestor as its parent. An arc's
+//! ([`components_flatten`]). Finding a root while hooking shortens the
+//! path as it goes (each visited vertex is pointed at its grandparent:
+//! ECL-CC's intermediate pointer jumping), with plain stores, since a
+//! vertex that is not a root only ever gets a nearer ancestor as its
+//! parent; the flattening only reads the path, each vertex writing its
+//! own root alone (ECL-CC's finalization), so no late store of another
+//! thread's puts an ancestor back over it. An arc's
 //! direction does not matter to a union, so a directed graph's weak
 //! components take its arcs as they are.
 //!
@@ -56,7 +59,8 @@ pub unsafe extern "ptx-kernel" fn components_start(forest: Forest) {
 }
 
 /// Unites the trees of every arc's ends (on a symmetric graph, each edge
-/// once: from its larger end).
+/// once: from its larger end), for the vertices of fewer than
+/// [`HEAVY_ARCS`] arcs; [`components_hook_heavy`] takes the others.
 ///
 /// # Safety
 /// `rows` are the graph's `n` rows, `forest` its forest, every parent at
@@ -66,26 +70,73 @@ pub unsafe extern "ptx-kernel" fn components_start(forest: Forest) {
 /// Blocks of `abi::components::BLOCK_SIZE` threads, any number.
 ///
 /// # Thread mapping
-/// The grid's warp `w` of `W` takes vertices `w`, `w + W`, …, its lanes
-/// every 32nd arc of the vertex's row.
+/// Grid thread `t` of `T` takes vertices `t`, `t + T`, …, and each of
+/// their arcs (ECL-CC's first kernel: most vertices of a sparse graph
+/// have a few arcs, so a warp a vertex would leave most lanes idle).
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn components_hook(rows: Rows, forest: Forest) {
     let parents = gpu::global(forest.parents);
+    for_each_vertex(forest.vertex_count, |vertex| {
+        // SAFETY: rows and parents within `n` (the contract); parents
+        // change only as `root` and `unite` say.
+        unsafe {
+            let (first_arc, end_arc) = row(rows.offsets, vertex);
+            if end_arc - first_arc >= HEAVY_ARCS {
+                return;
+            }
+            for arc in first_arc..end_arc {
+                hook_arc(rows, forest, parents, vertex, arc);
+            }
+        }
+    });
+}
+
+/// Rows of this many arcs or more are [`components_hook_heavy`]'s.
+const HEAVY_ARCS: u64 = WARP_SIZE as u64;
+
+/// [`components_hook`] for the vertices of [`HEAVY_ARCS`] arcs or more.
+///
+/// # Safety
+/// As [`components_hook`].
+///
+/// # Launch
+/// As [`components_hook`].
+///
+/// # Thread mapping
+/// The grid's warp `w` of `W` takes vertices `w`, `w + W`, …, its lanes
+/// every 32nd arc of the vertex's row.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn components_hook_heavy(rows: Rows, forest: Forest) {
+    let parents = gpu::global(forest.parents);
     let (mut vertex, warps) = gpu::grid_warps();
-    // SAFETY: rows and parents within `n` (the contract); parents change
-    // only as `root` and `unite` say.
+    // SAFETY: as in `components_hook`.
     unsafe {
         while vertex < forest.vertex_count {
             let (first_arc, end_arc) = row(rows.offsets, vertex);
-            let mut arc = first_arc + gpu::lane_index() as u64;
-            while arc < end_arc {
-                let head = gpu::load_read_only(rows.columns.add(arc as usize));
-                if forest.symmetric == 0 || head < vertex {
-                    unite(parents, root(parents, vertex), root(parents, head));
+            if end_arc - first_arc >= HEAVY_ARCS {
+                let mut arc = first_arc + gpu::lane_index() as u64;
+                while arc < end_arc {
+                    hook_arc(rows, forest, parents, vertex, arc);
+                    arc += WARP_SIZE as u64;
                 }
-                arc += WARP_SIZE as u64;
             }
             vertex += warps;
+        }
+    }
+}
+
+/// Unites the trees of `vertex` and the head of its arc `arc` (on a
+/// symmetric graph, only where the head is the smaller).
+///
+/// # Safety
+/// As [`components_hook`], `arc` one of `vertex`'s.
+#[inline(always)]
+unsafe fn hook_arc(rows: Rows, forest: Forest, parents: *mut u32, vertex: u32, arc: u64) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let head = gpu::load_read_only(rows.columns.add(arc as usize));
+        if forest.symmetric == 0 || head < vertex {
+            unite(parents, root(parents, vertex), root(parents, head));
         }
     }
 }
@@ -104,8 +155,21 @@ pub unsafe extern "ptx-kernel" fn components_hook(rows: Rows, forest: Forest) {
 pub unsafe extern "ptx-kernel" fn components_flatten(forest: Forest) {
     let parents = gpu::global(forest.parents);
     for_each_vertex(forest.vertex_count, |vertex| {
-        // SAFETY: `vertex < n`; a vertex's root is settled after the hooks.
-        unsafe { write_volatile(parents.add(vertex as usize), root(parents, vertex)) };
+        // SAFETY: `vertex < n`; a vertex's root is settled after the
+        // hooks. The walk shortens no path on its way: another thread's
+        // late store could then put back an ancestor over a root this
+        // thread has written, and the vertex's own store is its last.
+        unsafe {
+            let mut current = vertex;
+            loop {
+                let next = read_volatile(parents.add(current as usize));
+                if next == current {
+                    break;
+                }
+                current = next;
+            }
+            write_volatile(parents.add(vertex as usize), current);
+        }
     });
 }
 

@@ -41,6 +41,7 @@
 //! batch's source `i` is bit `i % 32` of word `i / 32`.
 
 pub mod betweenness;
+pub mod betweenness_blocks;
 pub mod hierarchy_trees;
 
 use crate::abi::EdgeOffset;

@@ -17,7 +17,6 @@ use bfs::graph::generate::sample_vertices;
 use bfs::graph::prepared::Preparations;
 use bfs::many::betweenness::{self, Betweenness, CpuBetweenness, Dependencies, Wanted};
 use bfs::many::centrality::{self, Sources};
-use bfs::many::gpu::GpuBetweenness;
 use bfs::many::{self, CpuMethod, GpuMethod, Keep, Limits, ManySources, Reduced, VertexTotals};
 use bfs::{Bfs, Csr, Error, Result, cpu};
 
@@ -377,16 +376,16 @@ impl<'g> Resident<'g> {
         let count = sources.as_ref().map_or(n as usize, Vec::len);
         let run = match placement {
             Placement::Gpu(gpu) => {
-                let width = match GpuBetweenness::width_for(gpu, graph, count, wanted) {
+                let mut engine = match betweenness::gpu_engine(gpu, graph, count, wanted, None) {
                     Err(Error::DeviceMemory { .. }) => {
                         (self.search, self.batches) = (None, None);
-                        GpuBetweenness::width_for(gpu, graph, count, wanted)
+                        betweenness::gpu_engine(gpu, graph, count, wanted, None)
                     }
-                    width => width,
+                    engine => engine,
                 }?;
-                let mut engine = GpuBetweenness::new(gpu, graph, width, wanted)?;
-                let sources = sources.unwrap_or_else(|| many::all_sources(graph, width as usize));
-                let run = betweenness::run(&mut engine, &sources)?;
+                let width = engine.batch_width();
+                let sources = sources.unwrap_or_else(|| many::all_sources(graph, width));
+                let run = betweenness::run(engine.as_mut(), &sources)?;
                 self.last.device = engine.describe();
                 self.last.plan = format!("betweenness batches on {}", gpu.name());
                 run

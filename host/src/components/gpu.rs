@@ -1,4 +1,4 @@
-//! The GPU's components (`kernels/src/components.rs`): union–find in three
+//! The GPU's components (`kernels/src/components.rs`): union–find in four
 //! launches for weak ones; for strong ones, rounds of signature sweeps,
 //! each round ended by a split, until every vertex is settled.
 //!
@@ -33,6 +33,7 @@ const BLOCKS_A_MULTIPROCESSOR: u32 = 8;
 struct Kernels<'g> {
     start: Entry<'g, (Forest,)>,
     hook: Entry<'g, (Rows, Forest)>,
+    hook_heavy: Entry<'g, (Rows, Forest)>,
     flatten: Entry<'g, (Forest,)>,
     strong_start: Entry<'g, (Signatures,)>,
     propagate: Entry<'g, (Rows, Signatures, *mut u32)>,
@@ -85,12 +86,13 @@ impl<'g> GpuComponents<'g> {
             });
         }
         let allocation = || "allocating the components' labels".to_string();
-        Ok(GpuComponents {
+        let engine = GpuComponents {
             gpu,
             graph,
             kernels: Kernels {
                 start: gpu.entry(components::START)?,
                 hook: gpu.entry(components::HOOK)?,
+                hook_heavy: gpu.entry(components::HOOK_HEAVY)?,
                 flatten: gpu.entry(components::FLATTEN)?,
                 strong_start: gpu.entry(components::STRONG_START)?,
                 propagate: gpu.entry(components::STRONG_PROPAGATE)?,
@@ -104,7 +106,9 @@ impl<'g> GpuComponents<'g> {
                 .context(allocation)?,
             flags: DeviceBuffer::zeroed(MOST_SWEEPS_A_LOOK as usize).context(allocation)?,
             signatures: None,
-        })
+        };
+        gpu.settle()?;
+        Ok(engine)
     }
 
     fn rows(&self) -> Rows {
@@ -136,8 +140,8 @@ impl<'g> GpuComponents<'g> {
         let stream = self.gpu.stream();
         let context = |name: &str| format!("launching {name}");
         // SAFETY: `forest` and the rows are the graph's, sized for it; the
-        // hooks run after the start and the flattening after the hooks, on
-        // one stream.
+        // hooks (light rows, then heavy ones) run after the start and the
+        // flattening after the hooks, on one stream.
         unsafe {
             self.kernels
                 .start
@@ -145,8 +149,12 @@ impl<'g> GpuComponents<'g> {
                 .context(|| context("components_start"))?;
             self.kernels
                 .hook
-                .launch(stream, (warp_grid, BLOCK_SIZE, 0), (self.rows(), forest))
+                .launch(stream, (vertex_grid, BLOCK_SIZE, 0), (self.rows(), forest))
                 .context(|| context("components_hook"))?;
+            self.kernels
+                .hook_heavy
+                .launch(stream, (warp_grid, BLOCK_SIZE, 0), (self.rows(), forest))
+                .context(|| context("components_hook_heavy"))?;
             self.kernels
                 .flatten
                 .launch(stream, (vertex_grid, BLOCK_SIZE, 0), (forest,))
@@ -249,6 +257,7 @@ impl<'g> GpuComponents<'g> {
                 DeviceBuffer::zeroed(n).context(allocation)?,
                 DeviceBuffer::zeroed(m).context(allocation)?,
             ));
+            self.gpu.settle()?;
         }
         let stream = self.gpu.stream();
         let (reached_by, reaches, dropped) = self.signatures.as_mut().expect("made above");

@@ -288,6 +288,65 @@ pub fn pair_values(graph: &Csr, arcs: &[f64], tails: &[u32], heads: &[u32]) -> R
         .collect())
 }
 
+/// Levels a probe search must pass, each narrow, for a graph to count as
+/// deep ([`is_deep`]).
+pub const DEEP_LEVELS: usize = 64;
+
+/// Whether `graph` is deep: whether a search from its highest-degree
+/// vertex passes [`DEEP_LEVELS`] levels, each under a 64th of the
+/// vertices. Deep graphs (road networks) go to a block a source
+/// ([`GpuBlockBetweenness`](super::gpu::GpuBlockBetweenness)), where a
+/// batch's lanes would mostly idle; the probe stops at the first wide
+/// level, so a shallow graph costs it a few levels.
+pub fn is_deep(graph: &Csr) -> bool {
+    let n = graph.vertex_count();
+    let Some(start) = (0..n).max_by_key(|&vertex| graph.neighbours(vertex).len()) else {
+        return false;
+    };
+    let mut seen = vec![false; n as usize];
+    seen[start as usize] = true;
+    let mut frontier = vec![start];
+    for _ in 0..DEEP_LEVELS {
+        if frontier.is_empty() || frontier.len() as u64 * 64 > n as u64 {
+            return false;
+        }
+        let mut next = Vec::new();
+        for &vertex in &frontier {
+            for &head in graph.neighbours(vertex) {
+                if !std::mem::replace(&mut seen[head as usize], true) {
+                    next.push(head);
+                }
+            }
+        }
+        frontier = next;
+    }
+    true
+}
+
+/// The GPU engine for `sources` sources of `graph`: a block a source where
+/// the graph is deep ([`is_deep`]), else batches of lanes a source, of
+/// `width` where given (`--batch-width`), else as wide as memory allows.
+pub fn gpu_engine<'g>(
+    gpu: &'g crate::gpu::Gpu,
+    graph: &'g Csr,
+    sources: usize,
+    wanted: Wanted,
+    width: Option<u32>,
+) -> Result<Box<dyn Betweenness + 'g>> {
+    use super::gpu::{GpuBetweenness, GpuBlockBetweenness};
+    if width.is_none() && is_deep(graph) {
+        let slots = GpuBlockBetweenness::slots_for(gpu, graph, sources, wanted)?;
+        return Ok(Box::new(GpuBlockBetweenness::new(
+            gpu, graph, slots, wanted,
+        )?));
+    }
+    let width = match width {
+        Some(width) => width,
+        None => GpuBetweenness::width_for(gpu, graph, sources, wanted)?,
+    };
+    Ok(Box::new(GpuBetweenness::new(gpu, graph, width, wanted)?))
+}
+
 /// The dependencies on every one of `sources` with GPUs `0..gpus` of this
 /// host sharing the batches: each holds the graph and takes the next
 /// batch of its own width as it finishes one, and their sums are added at
@@ -296,7 +355,6 @@ pub fn run_on_gpus(graph: &Csr, gpus: u32, sources: &[u32], wanted: Wanted) -> R
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicBool, Ordering};
 
-    use super::gpu::GpuBetweenness;
     use crate::gpu::Gpu;
 
     let started = Instant::now();
@@ -305,8 +363,8 @@ pub fn run_on_gpus(graph: &Csr, gpus: u32, sources: &[u32], wanted: Wanted) -> R
     let share = |ordinal: u32| -> Result<(Dependencies, usize)> {
         let gpu = Gpu::open_device(ordinal)?;
         let per_gpu = sources.len().div_ceil(gpus.max(1) as usize);
-        let width = GpuBetweenness::width_for(&gpu, graph, per_gpu, wanted)? as usize;
-        let mut engine = GpuBetweenness::new(&gpu, graph, width as u32, wanted)?;
+        let mut engine = gpu_engine(&gpu, graph, per_gpu, wanted, None)?;
+        let width = engine.batch_width();
         let mut batches = 0;
         while !failed.load(Ordering::Relaxed) {
             let batch = {

@@ -18,6 +18,7 @@ use super::{BatchCounts, Keep, Limits, ManySources, VertexTotals};
 use crate::error::CudaContext;
 
 mod betweenness;
+mod betweenness_blocks;
 mod heavy;
 mod hierarchy_trees;
 mod kept;
@@ -29,6 +30,7 @@ use heavy::HeavyLists;
 use kept::DeviceTotals;
 
 pub use betweenness::GpuBetweenness;
+pub use betweenness_blocks::GpuBlockBetweenness;
 pub use hierarchy_trees::{HierarchyTrees, MOST_WIDTH};
 
 /// The direction rule of a batch: Beamer's switch (`abi`'s, as every

@@ -9,8 +9,10 @@ use super::{Kernel, Rows};
 
 /// `components_start`: every vertex the root of its own tree.
 pub const START: Kernel<(Forest,)> = Kernel::new("components_start");
-/// `components_hook`: every arc unites its ends' trees.
+/// `components_hook`: every arc of a light row unites its ends' trees.
 pub const HOOK: Kernel<(Rows, Forest)> = Kernel::new("components_hook");
+/// `components_hook_heavy`: as [`HOOK`], for the heavy rows.
+pub const HOOK_HEAVY: Kernel<(Rows, Forest)> = Kernel::new("components_hook_heavy");
 /// `components_flatten`: every vertex points at its root.
 pub const FLATTEN: Kernel<(Forest,)> = Kernel::new("components_flatten");
 /// `strong_start`: each unsettled vertex's signature is its own id twice.

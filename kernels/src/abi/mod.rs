@@ -7,6 +7,7 @@
 //! CPU) compile this module, so a name or constant changes in one place.
 
 pub mod betweenness;
+pub mod betweenness_blocks;
 pub mod block_queue;
 pub mod chain_contracted;
 pub mod components;
@@ -123,8 +124,11 @@ pub const KERNEL_NAMES: &[&str] = &[
     betweenness::FORWARD.name(),
     betweenness::BACKWARD.name(),
     betweenness::REACHED.name(),
+    betweenness_blocks::SEARCH.name(),
+    betweenness_blocks::TOTALS.name(),
     components::START.name(),
     components::HOOK.name(),
+    components::HOOK_HEAVY.name(),
     components::FLATTEN.name(),
     components::STRONG_START.name(),
     components::STRONG_PROPAGATE.name(),

@@ -146,7 +146,7 @@ impl<'g> GpuBetweenness<'g> {
         let scores = |wanted: bool, count: usize| {
             DeviceBuffer::<f64>::zeroed(if wanted { count.max(1) } else { 1 }).context(allocation)
         };
-        Ok(GpuBetweenness {
+        let engine = GpuBetweenness {
             gpu,
             graph,
             wanted,
@@ -168,7 +168,9 @@ impl<'g> GpuBetweenness<'g> {
             arc_scores: scores(wanted.arcs, graph.edge_count() as usize)?,
             own_endpoints: vec![0.0; if wanted.endpoints { n } else { 0 }],
             blocks: gpu.multiprocessors() * resident,
-        })
+        };
+        gpu.settle()?;
+        Ok(engine)
     }
 
     /// The parameter blocks of the batch's kernels.
@@ -279,13 +281,15 @@ impl Betweenness for GpuBetweenness<'_> {
             return Ok(());
         }
         // The last batch's kernels are done with the sources and the
-        // reached counts before the driver's plain copies touch them (it
-        // is a non-blocking stream, which they do not wait for).
+        // reached counts before the driver's plain copy touches them, and
+        // the copy has landed before this batch's kernels read it (see
+        // `Gpu::settle`).
         self.synchronize()?;
         self.sources
             .index(..sources.len())
             .copy_from(sources)
             .context(|| "uploading a batch's sources".into())?;
+        self.gpu.settle()?;
         self.clear_batch()?;
         let (rows, paths, levels) = self.blocks();
         let count = sources.len() as u32;

@@ -10,7 +10,6 @@ use std::path::Path;
 use anyhow::Context;
 use bfs::Csr;
 use bfs::many::betweenness::{self, Betweenness, CpuBetweenness, Scale, Wanted};
-use bfs::many::gpu::GpuBetweenness;
 use bfs::output::{self, npy};
 use bfs::phases::{Phase, Phases};
 
@@ -73,14 +72,12 @@ pub(super) fn run(
             format!("{gpus} GPUs sharing the batches (--gpus)"),
         ),
         (Some(gpu), None) => {
-            let width = match asked.width {
-                Some(width) => width as u32,
-                None => GpuBetweenness::width_for(gpu, graph, count, wanted)?,
-            };
-            let found = GpuBetweenness::new(gpu, graph, width, wanted)?;
+            let width = asked.width.map(|width| width as u32);
+            let found = betweenness::gpu_engine(gpu, graph, count, wanted, width)?;
             let device = format!("{} (--device {})", found.describe(), asked.device.name());
-            engine = Some(Box::new(found));
-            (width as usize, device)
+            let width = found.batch_width();
+            engine = Some(found);
+            (width, device)
         }
         (None, None) => {
             let found = CpuBetweenness::new(graph, wanted);
