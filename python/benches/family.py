@@ -55,6 +55,12 @@ from sections import command_line, cpu_name, short, write_section
 
 HEADING = "## The BFS family"
 
+#: The line of a section written while the run went on.
+INCOMPLETE = (
+    "**Incomplete:** written as the run went on, which had not finished: the rows "
+    "below are those measured before it stopped."
+)
+
 #: Row kinds, in the order of the section's tables.
 EXACT, SAMPLED, WEAK, STRONG, BACKEND = "exact", "sampled", "weak", "strong", "backend"
 
@@ -423,8 +429,18 @@ class Bench:
                 log(f"{short(name)}: {kind}")
                 rows[kind](subject, kind)
             subject.release()
+            # A run cut off later keeps the rows measured so far.
+            if self.arguments.markdown:
+                write_section(self.arguments.markdown, HEADING, self.section(complete=False))
 
-    def section(self):
+    def add_row(self, kind, line):
+        """Adds a row of the section's tables, and logs it as it comes."""
+        self.rows[kind].append(line)
+        log(f"row: {line}")
+
+    def section(self, complete=True):
+        """The section; where not `complete`, marked as written while the
+        run went on, with the rows measured so far."""
         import networkit as nk
         import networkx as nx
         import scipy
@@ -447,6 +463,7 @@ class Bench:
                 "",
                 METHOD.format(threads=self.threads, limit=limit, probe=PROBE_SECONDS),
                 "",
+                *([] if complete else [INCOMPLETE, ""]),
                 "| graph | vertices | CSR entries | kind |",
                 "| --- | ---: | ---: | --- |",
                 *self.graphs,
@@ -529,7 +546,8 @@ class Bench:
         self.betweenness_row(subject, kind, sources, run, peer, own, gapbs, validated)
 
     def betweenness_row(self, subject, kind, sources, run, networkit, own, gapbs, validated):
-        self.rows[kind].append(
+        self.add_row(
+            kind,
             f"| {short(subject.name)} | {sources} | {seconds_cell(run.search)} | "
             f"{seconds_cell(run.wall)} | {networkit.text} | {own.text} | {gapbs.text} | "
             f"{validated} | {self.target(kind, subject.name, run.search)} |"
@@ -583,7 +601,8 @@ class Bench:
                 checks.append(
                     self.verdicts.check(row, other.value == count, f"{name} counts {other.value}")
                 )
-        self.rows[kind].append(
+        self.add_row(
+            kind,
             f"| {short(subject.name)} ({kind}) | {count if found else '-'} | "
             f"{largest if found else '-'} | {seconds_cell(run.search)} | "
             f"{seconds_cell(run.wall)} | {peer.text} | {own.text} | {gapbs.text} | "
@@ -616,7 +635,8 @@ class Bench:
         speedup = estimate / times[1]
         self.speedup = (short(subject.name), speedup)
         verdict = "met" if speedup >= SPEEDUP_TARGET else "missed"
-        self.rows[kind].append(
+        self.add_row(
+            kind,
             f"| {short(subject.name)} | {duration(estimate)} ({how}) | {duration(times[1])} | "
             f"{duration(max(times[0] - times[1], 0.0))} | {speedup:,.0f}× | {validated} | "
             f"≥ {SPEEDUP_TARGET:,}×: {verdict} |"
@@ -1169,8 +1189,13 @@ def write_serialized(subject, path):
             file.write(reverse.indices.astype("<i4").tobytes())
 
 
+STARTED = time.perf_counter()
+
+
 def log(message):
-    print(f"family: {message}", file=sys.stderr, flush=True)
+    """A line of progress, with the seconds since the run began."""
+    elapsed = time.perf_counter() - STARTED
+    print(f"family: {elapsed:7.1f} s  {message}", file=sys.stderr, flush=True)
 
 
 def duration(seconds):
