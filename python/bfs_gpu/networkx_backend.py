@@ -45,6 +45,7 @@ from ._components import (
     weakly_connected_components,
 )
 from ._converted import BfsGraph, levels_within
+from ._native import level_dict
 from ._paths import (
     all_pairs_shortest_path,
     ancestors,
@@ -294,14 +295,10 @@ def descendants_at_distance(G, source, distance):
 
 
 def _lengths(G, distances):
-    """A dict of each reached node's distance, level by level."""
-    reached = np.flatnonzero(distances >= 0)
-    levels = distances[reached]
-    if len(levels) and levels.max() < 1 << 16:
-        # numpy sorts 16-bit keys stably by radix: linear, not n log n.
-        levels = levels.astype(np.uint16)
-    order = np.argsort(levels, kind="stable")
-    return dict(zip(G.labels(reached[order]), levels[order].tolist()))
+    """A dict of each reached node's distance, level by level (filled in
+    Rust: ``_native.level_dict``)."""
+    distances = np.ascontiguousarray(distances, dtype=np.int32)
+    return level_dict(distances, None if G.identity else G.nodes)
 
 
 def single_source_shortest_path_length(G, source, cutoff=None):

@@ -4,11 +4,12 @@
 //! as `plan.rs` says), and searches it from one source, from many in
 //! batches, or for closeness, harmonic centrality and eccentricity;
 //! `ordered.rs`'s `Rows` searches rows in networkx's order for the networkx
-//! backend. Errors become Python exceptions with the command line's
+//! backend, whose answer dicts `dicts.rs` fills. Errors become Python exceptions with the command line's
 //! one-line messages (`errors.rs`).
 
 mod arrays;
 mod device;
+mod dicts;
 mod errors;
 mod graph;
 mod ordered;
@@ -42,6 +43,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<ordered::Rows>()?;
     module.add_function(wrap_pyfunction!(gpu, module)?)?;
     module.add_function(wrap_pyfunction!(variants, module)?)?;
+    module.add_function(wrap_pyfunction!(dicts::level_dict, module)?)?;
     module.add("BfsError", module.py().get_type::<errors::BfsError>())?;
     Ok(())
 }

@@ -199,3 +199,35 @@ def test_average_shortest_path_length_sums_every_pair(nx, backend, directed):
     G = nx.cycle_graph(7, create_using=nx.DiGraph if directed else nx.Graph)
     # From each node of a cycle of 7: 1 + 2 + ... + 6 one way, 1 + 1 + 2 + 2 + 3 + 3 both.
     assert nx.average_shortest_path_length(G, backend="bfs_gpu") == (3.5 if directed else 2.0)
+
+
+def test_level_dicts_are_filled_level_by_level(np, bfs_gpu):
+    """`_native.level_dict`, which fills the backend's dicts of lengths:
+    every reached node once with its distance, the levels in order and
+    each level's nodes in the graph's order; none where nothing is
+    reached; a clear error where the nodes do not match."""
+    from bfs_gpu._native import level_dict
+
+    distances = np.array([2, -1, 0, 1, 2, 300, -1, 1], dtype=np.int32)
+    nodes = ["a", ("b",), 3, "d", "e", "f", "g", "h"]
+    found = level_dict(distances, nodes)
+    assert list(found.items()) == [
+        (3, 0),
+        ("d", 1),
+        ("h", 1),
+        ("a", 2),
+        ("e", 2),
+        ("f", 300),
+    ]
+    assert list(level_dict(distances).items()) == [
+        (2, 0),
+        (3, 1),
+        (7, 1),
+        (0, 2),
+        (4, 2),
+        (5, 300),
+    ]
+    assert level_dict(np.array([-1, -1], dtype=np.int32)) == {}
+    assert level_dict(np.array([], dtype=np.int32), []) == {}
+    with pytest.raises(ValueError, match="3 distances for 2 nodes"):
+        level_dict(distances[:3], ["a", "b"])
