@@ -24,7 +24,7 @@ fails the run after the section is written.
 
 Usage: family.py [--bfs BFS] [--graph PATH]... [--markdown FILE]
                  [--device auto|gpu|cpu] [--gapbs DIR] [--peer-seconds S]
-                 [--nx-seconds S] [--seed S] [--sources N] [--nx-k K]
+                 [--nx-seconds S] [--check-seconds S] [--seed S] [--sources N] [--nx-k K]
                  [--exact-graph SPEC]... [--sampled-graph SPEC]...
                  [--weak-graph SPEC] [--strong-graph SPEC] [--nx-graph SPEC]
                  [--check-graph SPEC]
@@ -117,7 +117,8 @@ BETWEENNESS = (
     "every vertex, against networkit's exact values to {tolerance:g} relative (networkit "
     "normalizes as networkx on undirected graphs) or, where networkit did not finish, the CPU "
     "engine's run of the same command; from a sample, against the CPU engine's run of the "
-    "same command (the same sources) where the row ran on a GPU; and every row's sum over the "
+    "same command (the same sources) where the row ran on a GPU (a CPU run is waited for up to "
+    "`--check-seconds`, and the row says where it was not); and every row's sum over the "
     "vertices against the BFS distance sums from the same sources (`Graph.sums`: a source's "
     "dependencies add up to Σ (d(s, t) − 1) over the targets it reaches)."
 )
@@ -159,6 +160,12 @@ def main():
     )
     parser.add_argument(
         "--seed", type=int, default=1, help="generated graphs' seed and the sources' draw"
+    )
+    parser.add_argument(
+        "--check-seconds",
+        type=float,
+        default=300,
+        help="the CPU engine's run that checks a row is stopped past this",
     )
     parser.add_argument("--sources", type=int, default=1024, help="row 2's sampled sources")
     parser.add_argument("--nx-k", type=int, default=1000, help="row 4's k")
@@ -282,6 +289,8 @@ class Run:
     device: str = ""
     output: Optional[np.ndarray] = None
     error: str = ""
+    #: Stopped past the limit it was given.
+    stopped: bool = False
 
 
 @dataclass
@@ -644,10 +653,11 @@ class Bench:
 
     # `bfs`.
 
-    def command(self, subject, words, device=None, repeat=2):
+    def command(self, subject, words, device=None, repeat=2, limit=None):
         """Runs `bfs WORDS --graph G`, writing its values to .npy, `repeat`
         times (listed in the section where more than once); the last run's
-        times, line and values."""
+        times, line and values. Past `limit` seconds, where given, the run
+        is stopped and its `error` says so."""
         device = device or self.arguments.device
         output = os.path.join(self.folder, "values.npy")
         full = [self.bfs, *words, "--graph", subject.name]
@@ -659,7 +669,14 @@ class Bench:
         run = Run(full + ["--output", output], shown)
         for _ in range(repeat):
             started = time.perf_counter()
-            done = subprocess.run(run.words, check=False, capture_output=True, text=True)
+            try:
+                done = subprocess.run(
+                    run.words, check=False, capture_output=True, text=True, timeout=limit
+                )
+            except subprocess.TimeoutExpired:
+                run.error = f"`{shown}` stopped past {duration(limit)}"
+                run.stopped = True
+                return run
             run.wall = time.perf_counter() - started
             if done.returncode != 0:
                 last = (done.stderr.strip() or done.stdout.strip() or "no output").splitlines()
@@ -696,8 +713,13 @@ class Bench:
         elif self.on_gpu:
             log(f"{short(subject.name)}: the CPU engine's run, for the check")
             words = run.words[1 : run.words.index("--graph")]
-            cpu = self.command(subject, words, device="cpu", repeat=1)
-            if cpu.error:
+            limit = self.arguments.check_seconds
+            cpu = self.command(subject, words, device="cpu", repeat=1, limit=limit)
+            if cpu.stopped:
+                # Too long to wait for: the distance sums below still check
+                # the values' total, and the sampled rows each vertex.
+                checks.append(f"the CPU engine's run not waited for (> {duration(limit)})")
+            elif cpu.error:
                 checks.append(self.verdicts.check(row, False, cpu.error))
             else:
                 checks.append(self.compare(row, run.output, cpu.output, "the CPU engine's"))
