@@ -230,3 +230,39 @@ def test_bad_input_gets_one_line(graph_files, tmp_path):  # noqa: F811
         assert done.returncode != 0, arguments
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error:") and said in lines[0], lines
+
+
+def test_the_family_benchmark_writes_a_validated_section(tmp_path):
+    """`python/benches/family.py` (BENCHMARKS.md's "The BFS family") on
+    small graphs with the CPU engine: it runs to the end, writes its
+    section with every row and every check passed, and leaves no
+    incomplete mark. Its timings are not looked at."""
+    import subprocess
+    import sys
+
+    from helpers import required
+    from test_centrality import REPO, bfs_binary
+
+    required("networkit")
+    markdown = tmp_path / "family.md"
+    small = ["--exact-graph", "gen:kron:8", "--sampled-graph", "gen:kron:9"]
+    small += ["--weak-graph", "gen:kron:9", "--strong-graph", "gen:dkron:9"]
+    small += ["--nx-graph", "gen:kron:9", "--check-graph", "gen:kron:7"]
+    small += ["--sources", "64", "--nx-k", "50", "--peer-seconds", "10", "--nx-seconds", "1"]
+    done = subprocess.run(
+        [sys.executable, str(REPO / "python" / "benches" / "family.py"), "--bfs", bfs_binary()]
+        + ["--device", "cpu", *small, "--markdown", str(markdown)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    section = markdown.read_text()
+    assert section.startswith("## The BFS family")
+    assert "Incomplete" not in section
+    rows = [line for line in section.splitlines() if line.startswith("| gen:")]
+    for graph in ("gen:kron:8 | every vertex", "gen:kron:9 | 64 sampled", "gen:kron:9 (weak)"):
+        assert any(row.startswith(f"| {graph}") for row in rows), f"no row for {graph}"
+    assert any(row.startswith("| gen:dkron:9 (strong)") for row in rows)
+    checked = [row for row in rows if "yes:" in row]
+    assert len(checked) >= 4, section
+    assert "**NO**" not in section, section

@@ -6,7 +6,8 @@
 //! installed into `target/python-packages`, which the tests find first
 //! on their path; the Python is `$BFS_PYTHON`, else a virtual environment
 //! of the tests' own under `target/python`, made with pytest, networkx,
-//! numpy and scipy on first need. Where Python, pytest or networkx is
+//! numpy, scipy and networkit (the family benchmark's peer, whose script
+//! a test runs on small graphs) on first need. Where Python, pytest or networkx is
 //! still missing the tests skip with a visible line, except where the
 //! environment variable `CI` is set: there they fail.
 
@@ -44,7 +45,7 @@ impl std::ops::AddAssign for Counts {
 
 /// What the Python tests import beside the package, installed into the
 /// tests' own environment.
-const TEST_PACKAGES: [&str; 4] = ["pytest", "networkx", "numpy", "scipy"];
+const TEST_PACKAGES: [&str; 5] = ["pytest", "networkx", "numpy", "scipy", "networkit"];
 
 /// The Python the tests run with: `$BFS_PYTHON` where set, else the
 /// tests' own virtual environment under `target/python` (made, and given
