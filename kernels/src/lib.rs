@@ -29,7 +29,8 @@
 //! 9. `many_sources`, many searches at once: a batch of sources, a bit
 //!    each in every vertex's words (MS-BFS); a contraction hierarchy's
 //!    trees (`hierarchy_trees`); Brandes's betweenness, a lane a source
-//!    (`betweenness`).
+//!    (`betweenness`) or, for deep graphs, a block a source
+//!    (`betweenness_blocks`).
 //! 10. `components`: connected components by union–find, strongly
 //!     connected ones by reachability signatures.
 //!

@@ -1,7 +1,8 @@
 //! Betweenness centrality, of vertices and of edges, exact from every
 //! vertex or estimated from a sample of sources: Brandes's two sweeps
 //! ("A Faster Algorithm for Betweenness Centrality", 2001) from batches
-//! of sources (`kernels/src/many_sources/betweenness.rs` on the GPU,
+//! of sources (`kernels/src/many_sources/betweenness.rs` on the GPU, or
+//! `betweenness_blocks.rs` for deep graphs, chosen by [`gpu_engine`];
 //! [`CpuBetweenness`] on every core).
 //!
 //! An engine adds up, over the sources it is given, each vertex's
