@@ -35,6 +35,14 @@ pub fn level_dict<'py>(
         )));
     }
     let deepest = distances.iter().copied().max().unwrap_or(-1);
+    // A search's distances are below its vertex count; a larger one would
+    // only ask for a huge count of levels.
+    if deepest >= 0 && deepest as usize >= distances.len() {
+        return Err(bad_input(format!(
+            "a distance of {deepest} among {} nodes",
+            distances.len()
+        )));
+    }
     // Where each level's vertices begin in the order, then the order.
     let mut starts = vec![0usize; (deepest + 2).max(1) as usize];
     for &distance in distances.iter().filter(|&&distance| distance >= 0) {

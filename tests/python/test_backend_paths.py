@@ -208,7 +208,7 @@ def test_level_dicts_are_filled_level_by_level(np, bfs_gpu):
     reached; a clear error where the nodes do not match."""
     from bfs_gpu._native import level_dict
 
-    distances = np.array([2, -1, 0, 1, 2, 300, -1, 1], dtype=np.int32)
+    distances = np.array([2, -1, 0, 1, 2, 5, -1, 1], dtype=np.int32)
     nodes = ["a", ("b",), 3, "d", "e", "f", "g", "h"]
     found = level_dict(distances, nodes)
     assert list(found.items()) == [
@@ -217,7 +217,7 @@ def test_level_dicts_are_filled_level_by_level(np, bfs_gpu):
         ("h", 1),
         ("a", 2),
         ("e", 2),
-        ("f", 300),
+        ("f", 5),
     ]
     assert list(level_dict(distances).items()) == [
         (2, 0),
@@ -225,9 +225,11 @@ def test_level_dicts_are_filled_level_by_level(np, bfs_gpu):
         (7, 1),
         (0, 2),
         (4, 2),
-        (5, 300),
+        (5, 5),
     ]
     assert level_dict(np.array([-1, -1], dtype=np.int32)) == {}
     assert level_dict(np.array([], dtype=np.int32), []) == {}
     with pytest.raises(ValueError, match="3 distances for 2 nodes"):
         level_dict(distances[:3], ["a", "b"])
+    with pytest.raises(ValueError, match="a distance of 2147483647 among 2 nodes"):
+        level_dict(np.array([0, 2**31 - 1], dtype=np.int32))
