@@ -567,6 +567,14 @@ fn rows_as_other_libraries_hold_them_make_the_graph_their_entries_make() {
     )
     .unwrap();
     assert_eq!(kept, graph);
+    // A sorted row with only a repeat, or only a loop, is not canonical.
+    for (columns, edges) in [
+        (vec![1, 1, 0], vec![(0, 1), (0, 1), (1, 0)]),
+        (vec![0, 1, 0], vec![(0, 0), (0, 1), (1, 0)]),
+    ] {
+        let rows = Csr::from_rows(vec![0, 2, 3], columns).unwrap();
+        assert_eq!(rows, Csr::from_edges(2, &edges, false).unwrap());
+    }
     let fails = |offsets: Vec<u64>, columns: Vec<u32>| {
         Csr::from_rows(offsets, columns).expect_err("accepted bad rows")
     };
@@ -576,6 +584,11 @@ fn rows_as_other_libraries_hold_them_make_the_graph_their_entries_make() {
     assert_eq!(
         fails(vec![0, 1, 1], vec![2]),
         "column index 2 names no vertex: the graph has 2"
+    );
+    // The first id past the vertices is the one named.
+    assert_eq!(
+        fails(vec![0, 2, 3], vec![0, 5, 7]),
+        "column index 5 names no vertex: the graph has 2"
     );
 }
 

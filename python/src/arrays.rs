@@ -81,6 +81,9 @@ fn with_integers<T>(
     result.map_err(bad_input)
 }
 
+/// Values a task of [`convert_slice`] converts.
+const CONVERTED_CHUNK: usize = 1 << 16;
+
 /// A slice of one of numpy's index types.
 enum Integers<'a> {
     I32(&'a [i32]),
@@ -92,7 +95,7 @@ enum Integers<'a> {
 /// `values` converted to `U`, each from 0 to `most`; else which is not.
 fn convert<U>(values: Integers<'_>, name: &str, most: i128) -> Result<Vec<U>, String>
 where
-    U: TryFrom<i128> + Send,
+    U: TryFrom<i128> + Send + Default + Clone,
 {
     match values {
         Integers::I32(values) => convert_slice(values, name, most),
@@ -105,17 +108,28 @@ where
 fn convert_slice<T, U>(values: &[T], name: &str, most: i128) -> Result<Vec<U>, String>
 where
     T: Copy + Into<i128> + Sync,
-    U: TryFrom<i128> + Send,
+    U: TryFrom<i128> + Send + Default + Clone,
 {
     let within = |value: i128| (0..=most).contains(&value);
-    let converted: Option<Vec<U>> = values
-        .par_iter()
-        .map(|&value| {
-            let value: i128 = value.into();
-            within(value).then(|| U::try_from(value).ok()).flatten()
-        })
-        .collect();
-    converted.ok_or_else(|| {
+    // Written in place, a chunk a task: collecting into an `Option<Vec>`
+    // would gather pieces and copy them again.
+    let mut converted = vec![U::default(); values.len()];
+    let all_within = converted
+        .par_chunks_mut(CONVERTED_CHUNK)
+        .zip(values.par_chunks(CONVERTED_CHUNK))
+        .all(|(converted, values)| {
+            converted.iter_mut().zip(values).all(|(to, &value)| {
+                let value: i128 = value.into();
+                match within(value).then(|| U::try_from(value).ok()).flatten() {
+                    Some(value) => {
+                        *to = value;
+                        true
+                    }
+                    None => false,
+                }
+            })
+        });
+    all_within.then_some(converted).ok_or_else(|| {
         let at = values
             .iter()
             .position(|&value| !within(value.into()))

@@ -155,22 +155,35 @@ impl Csr {
         column_indices: Vec<u32>,
     ) -> Result<Csr, String> {
         let vertex_count = super::csr::vertex_count_of(&row_offsets, column_indices.len())?;
-        if let Some(&column) = column_indices
-            .par_iter()
-            .find_first(|&&column| column as usize >= vertex_count)
-        {
+        let row = |vertex: usize| {
+            &column_indices[row_offsets[vertex] as usize..row_offsets[vertex + 1] as usize]
+        };
+        // One pass over the rows says both whether every id is a vertex
+        // and whether the rows are canonical: sorted, no repeats, no loops.
+        let (named, canonical) = balanced_ranges(&row_offsets, rayon::current_num_threads() * 8)
+            .into_par_iter()
+            .map(|(first, end)| {
+                let (mut named, mut canonical) = (true, true);
+                for vertex in first..end {
+                    let mut last = None;
+                    for &column in row(vertex) {
+                        named &= (column as usize) < vertex_count;
+                        canonical &= last < Some(column) && column as usize != vertex;
+                        last = Some(column);
+                    }
+                }
+                (named, canonical)
+            })
+            .reduce(|| (true, true), |(a, b), (c, d)| (a && c, b && d));
+        if !named {
+            let &column = column_indices
+                .iter()
+                .find(|&&column| column as usize >= vertex_count)
+                .expect("the pass found one");
             return Err(format!(
                 "column index {column} names no vertex: the graph has {vertex_count}"
             ));
         }
-        let row = |vertex: usize| {
-            &column_indices[row_offsets[vertex] as usize..row_offsets[vertex + 1] as usize]
-        };
-        let canonical = (0..vertex_count).into_par_iter().all(|vertex| {
-            let row = row(vertex);
-            row.windows(2).all(|pair| pair[0] < pair[1])
-                && row.binary_search(&(vertex as u32)).is_err()
-        });
         Ok(match canonical {
             true => Csr {
                 row_offsets,
