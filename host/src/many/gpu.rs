@@ -19,6 +19,7 @@ use crate::error::CudaContext;
 
 mod betweenness;
 mod betweenness_blocks;
+mod betweenness_scores;
 mod heavy;
 mod hierarchy_trees;
 mod kept;

@@ -14,6 +14,7 @@ use bfs_kernels::abi::betweenness::{
 };
 use cust::memory::{CopyDestination, DeviceBuffer};
 
+use super::betweenness_scores::ScoreSums;
 use super::clear;
 use crate::error::CudaContext;
 use crate::gpu::{Entry, Gpu, address, blocks_for, check_cooperative, upload};
@@ -55,8 +56,7 @@ pub struct GpuBetweenness<'g> {
     level_count: DeviceBuffer<u32>,
     sources: DeviceBuffer<u32>,
     reached: DeviceBuffer<u32>,
-    vertex_scores: DeviceBuffer<f64>,
-    arc_scores: DeviceBuffer<f64>,
+    scores: ScoreSums,
     /// With `endpoints`: each source's reached vertices but itself, added
     /// on the host as batches end.
     own_endpoints: Vec<f64>,
@@ -69,8 +69,11 @@ impl<'g> GpuBetweenness<'g> {
     pub fn device_bytes(graph: &Csr, width: u32, wanted: Wanted) -> u64 {
         let (n, m) = (graph.vertex_count() as u64, graph.edge_count());
         let pairs = (BYTES_A_PAIR * n as f64 * width as f64) as u64;
-        let scores = 8 * (n * u64::from(wanted.vertices) + m * u64::from(wanted.arcs));
-        Csr::bytes_of(graph.vertex_count(), m) + pairs + scores + 8 * (n + 2) + 8 * width as u64
+        Csr::bytes_of(graph.vertex_count(), m)
+            + pairs
+            + ScoreSums::bytes(graph, wanted)
+            + 8 * (n + 2)
+            + 8 * width as u64
     }
 
     /// The widest batch, `32 · 2^k` columns and at most
@@ -143,10 +146,7 @@ impl<'g> GpuBetweenness<'g> {
         }
         let allocation = || "allocating the betweenness batch".to_string();
         let pairs = n * width as usize;
-        let scores = |wanted: bool, count: usize| {
-            DeviceBuffer::<f64>::zeroed(if wanted { count.max(1) } else { 1 }).context(allocation)
-        };
-        let engine = GpuBetweenness {
+        Ok(GpuBetweenness {
             gpu,
             graph,
             wanted,
@@ -164,13 +164,10 @@ impl<'g> GpuBetweenness<'g> {
             level_count: DeviceBuffer::zeroed(1).context(allocation)?,
             sources: DeviceBuffer::zeroed(width as usize).context(allocation)?,
             reached: DeviceBuffer::zeroed(width as usize).context(allocation)?,
-            vertex_scores: scores(wanted.vertices, n)?,
-            arc_scores: scores(wanted.arcs, graph.edge_count() as usize)?,
+            scores: ScoreSums::new(graph, wanted)?,
             own_endpoints: vec![0.0; if wanted.endpoints { n } else { 0 }],
             blocks: gpu.multiprocessors() * resident,
-        };
-        gpu.settle()?;
-        Ok(engine)
+        })
     }
 
     /// The parameter blocks of the batch's kernels.
@@ -195,19 +192,6 @@ impl<'g> GpuBetweenness<'g> {
                 level_count: address(&self.level_count),
             },
         )
-    }
-
-    /// The scores the backward sweep adds into.
-    fn scores(&self) -> Scores {
-        let pointer = |wanted: bool, buffer: &DeviceBuffer<f64>| match wanted {
-            true => address(buffer),
-            false => std::ptr::null_mut(),
-        };
-        Scores {
-            vertices: pointer(self.wanted.vertices, &self.vertex_scores),
-            edges: pointer(self.wanted.arcs, &self.arc_scores),
-            endpoint: f64::from(u8::from(self.wanted.endpoints)),
-        }
     }
 
     /// Queues the clearing of a batch's values: every pair unreached, no
@@ -281,15 +265,12 @@ impl Betweenness for GpuBetweenness<'_> {
             return Ok(());
         }
         // The last batch's kernels are done with the sources and the
-        // reached counts before the driver's plain copy touches them, and
-        // the copy has landed before this batch's kernels read it (see
-        // `Gpu::settle`).
+        // reached counts before the copy overwrites them.
         self.synchronize()?;
         self.sources
             .index(..sources.len())
             .copy_from(sources)
             .context(|| "uploading a batch's sources".into())?;
-        self.gpu.settle()?;
         self.clear_batch()?;
         let (rows, paths, levels) = self.blocks();
         let count = sources.len() as u32;
@@ -317,7 +298,7 @@ impl Betweenness for GpuBetweenness<'_> {
             self.kernels.backward.launch_cooperative(
                 self.gpu,
                 cooperative,
-                (rows, paths, levels, self.scores()),
+                (rows, paths, levels, self.scores.block(true)),
                 betweenness::BACKWARD.name(),
             )?;
         }
@@ -328,37 +309,13 @@ impl Betweenness for GpuBetweenness<'_> {
     }
 
     fn take(&mut self) -> Result<Dependencies> {
-        let context = || "reading the betweenness scores".to_string();
         self.synchronize()?;
-        let read = |wanted: bool, buffer: &DeviceBuffer<f64>, count: usize| -> Result<_> {
-            if !wanted {
-                return Ok(None);
-            }
-            let mut values = vec![0.0; count];
-            if count > 0 {
-                buffer
-                    .index(..count)
-                    .copy_to(&mut values[..])
-                    .context(context)?;
-            }
-            Ok(Some(values))
-        };
-        let n = self.graph.vertex_count() as usize;
-        let mut dependencies = Dependencies {
-            vertices: read(self.wanted.vertices, &self.vertex_scores, n)?,
-            arcs: read(
-                self.wanted.arcs,
-                &self.arc_scores,
-                self.graph.edge_count() as usize,
-            )?,
-        };
+        let mut dependencies = self.scores.take(self.gpu)?;
         if let Some(vertices) = &mut dependencies.vertices {
             for (value, own) in vertices.iter_mut().zip(&mut self.own_endpoints) {
                 *value += std::mem::take(own);
             }
         }
-        clear(self.gpu, &mut self.vertex_scores, "the scores")?;
-        clear(self.gpu, &mut self.arc_scores, "the scores")?;
         Ok(dependencies)
     }
 

@@ -14,7 +14,7 @@ use bfs_kernels::abi::betweenness_blocks::{
 };
 use cust::memory::{CopyDestination, DeviceBuffer};
 
-use super::clear;
+use super::betweenness_scores::ScoreSums;
 use crate::error::CudaContext;
 use crate::gpu::{Entry, Gpu, address, blocks_for, upload};
 use crate::many::betweenness::{Betweenness, Dependencies, Wanted, check_batch};
@@ -51,8 +51,7 @@ pub struct GpuBlockBetweenness<'g> {
     level_ends: DeviceBuffer<u32>,
     totals: DeviceBuffer<f64>,
     sources: DeviceBuffer<u32>,
-    vertex_scores: DeviceBuffer<f64>,
-    arc_scores: DeviceBuffer<f64>,
+    scores: ScoreSums,
     slots: u32,
 }
 
@@ -60,11 +59,10 @@ impl<'g> GpuBlockBetweenness<'g> {
     /// Device bytes of an engine of `slots` slots over `graph`.
     pub fn device_bytes(graph: &Csr, slots: u32, wanted: Wanted) -> u64 {
         let (n, m) = (graph.vertex_count() as u64, graph.edge_count());
-        let scores = 8 * (n * u64::from(wanted.vertices) + m * u64::from(wanted.arcs));
         let sources = 4 * slots as u64 * SOURCES_A_SLOT as u64;
         Csr::bytes_of(graph.vertex_count(), m)
             + slots as u64 * (BYTES_A_VERTEX * n + 4)
-            + scores
+            + ScoreSums::bytes(graph, wanted)
             + sources
     }
 
@@ -116,10 +114,7 @@ impl<'g> GpuBlockBetweenness<'g> {
         }
         let allocation = || "allocating the betweenness slots".to_string();
         let s = slots as usize;
-        let scores = |wanted: bool, count: usize| {
-            DeviceBuffer::<f64>::zeroed(if wanted { count.max(1) } else { 1 }).context(allocation)
-        };
-        let engine = GpuBlockBetweenness {
+        Ok(GpuBlockBetweenness {
             gpu,
             graph,
             wanted,
@@ -132,14 +127,12 @@ impl<'g> GpuBlockBetweenness<'g> {
             marks: DeviceBuffer::zeroed((2 * s * n).max(1)).context(allocation)?,
             queue: DeviceBuffer::zeroed((s * n).max(1)).context(allocation)?,
             level_ends: DeviceBuffer::zeroed(s * (n + 1)).context(allocation)?,
-            totals: scores(wanted.vertices, s * n)?,
+            totals: DeviceBuffer::zeroed(if wanted.vertices { (s * n).max(1) } else { 1 })
+                .context(allocation)?,
             sources: DeviceBuffer::zeroed(s * SOURCES_A_SLOT).context(allocation)?,
-            vertex_scores: scores(wanted.vertices, n)?,
-            arc_scores: scores(wanted.arcs, graph.edge_count() as usize)?,
+            scores: ScoreSums::new(graph, wanted)?,
             slots,
-        };
-        gpu.settle()?;
-        Ok(engine)
+        })
     }
 
     fn slots(&self) -> Slots {
@@ -174,27 +167,19 @@ impl Betweenness for GpuBlockBetweenness<'_> {
         if sources.is_empty() {
             return Ok(());
         }
-        // The last launch is done with the sources before the driver's
-        // plain copy overwrites them, and the copy has landed before this
-        // launch reads it (see `Gpu::settle`).
+        // The last launch is done with the sources before the copy
+        // overwrites them.
         self.synchronize()?;
         self.sources
             .index(..sources.len())
             .copy_from(sources)
             .context(|| "uploading the sources".into())?;
-        self.gpu.settle()?;
         let rows = Rows {
             offsets: address(&self.offsets).cast_const(),
             columns: address(&self.columns).cast_const(),
         };
-        let scores = Scores {
-            vertices: std::ptr::null_mut(),
-            edges: match self.wanted.arcs {
-                true => address(&self.arc_scores),
-                false => std::ptr::null_mut(),
-            },
-            endpoint: f64::from(u8::from(self.wanted.endpoints)),
-        };
+        // The vertices' scores are summed from the slots' totals at the end.
+        let scores = self.scores.block(false);
         // SAFETY: the slots are sized for the graph and `self.slots`
         // blocks, their marks zero (allocated so, and each launch leaves
         // them so); the sources are vertices (checked); the arc scores
@@ -216,8 +201,6 @@ impl Betweenness for GpuBlockBetweenness<'_> {
     }
 
     fn take(&mut self) -> Result<Dependencies> {
-        let context = || "reading the betweenness scores".to_string();
-        let n = self.graph.vertex_count() as usize;
         if self.wanted.vertices {
             let threads = self.graph.vertex_count().max(1);
             // SAFETY: the totals and scores are sized for the graph, and
@@ -230,36 +213,13 @@ impl Betweenness for GpuBlockBetweenness<'_> {
                         TOTALS_BLOCK_SIZE,
                         0,
                     ),
-                    (self.slots(), address(&self.vertex_scores)),
+                    (self.slots(), self.scores.vertices()),
                 )
             }
             .context(|| "launching betweenness_blocks_totals".into())?;
         }
         self.synchronize()?;
-        let read = |wanted: bool, buffer: &DeviceBuffer<f64>, count: usize| -> Result<_> {
-            if !wanted {
-                return Ok(None);
-            }
-            let mut values = vec![0.0; count];
-            if count > 0 {
-                buffer
-                    .index(..count)
-                    .copy_to(&mut values[..])
-                    .context(context)?;
-            }
-            Ok(Some(values))
-        };
-        let dependencies = Dependencies {
-            vertices: read(self.wanted.vertices, &self.vertex_scores, n)?,
-            arcs: read(
-                self.wanted.arcs,
-                &self.arc_scores,
-                self.graph.edge_count() as usize,
-            )?,
-        };
-        clear(self.gpu, &mut self.vertex_scores, "the scores")?;
-        clear(self.gpu, &mut self.arc_scores, "the scores")?;
-        Ok(dependencies)
+        self.scores.take(self.gpu)
     }
 
     fn describe(&self) -> String {
