@@ -107,7 +107,6 @@ impl<'g> GpuComponents<'g> {
             flags: DeviceBuffer::zeroed(MOST_SWEEPS_A_LOOK as usize).context(allocation)?,
             signatures: None,
         };
-        gpu.settle()?;
         Ok(engine)
     }
 
@@ -257,7 +256,6 @@ impl<'g> GpuComponents<'g> {
                 DeviceBuffer::zeroed(n).context(allocation)?,
                 DeviceBuffer::zeroed(m).context(allocation)?,
             ));
-            self.gpu.settle()?;
         }
         let stream = self.gpu.stream();
         let (reached_by, reaches, dropped) = self.signatures.as_mut().expect("made above");
@@ -278,8 +276,7 @@ impl<'g> GpuComponents<'g> {
         })
     }
 
-    /// Waits for the stream: the driver's plain copies do not (it is a
-    /// non-blocking stream).
+    /// Waits for the stream's kernels, so that a failure is named here.
     fn synchronize(&self) -> Result<()> {
         self.gpu
             .stream()

@@ -13,7 +13,7 @@ use cust::stream::{Stream, StreamFlags};
 
 use super::Variant;
 use super::kernel_code::{self, KernelCode};
-use crate::error::{CudaContext, describe_cuda, driver_result};
+use crate::error::{CudaContext, describe_cuda};
 use crate::{Error, Result};
 
 /// An open CUDA device with the kernels loaded and a stream to run them on.
@@ -125,8 +125,13 @@ impl Gpu {
                 "compute capability",
             )?,
         );
+        // A blocking stream: it waits for the driver's plain copies and
+        // memsets (`DeviceBuffer::from_slice`, `zeroed`, `copy_from`), which
+        // run on the legacy default stream, and they wait for it. A
+        // non-blocking one would let a kernel start before a pageable
+        // upload's bytes land, or before a memset, with nothing to say so.
         let stream =
-            Stream::new(StreamFlags::NON_BLOCKING, None).context(|| "creating a stream".into())?;
+            Stream::new(StreamFlags::DEFAULT, None).context(|| "creating a stream".into())?;
         let context_created = Instant::now();
         let (module, kernel_code) = match ptx {
             Some(ptx) => (kernel_code::load_ptx(ptx)?, KernelCode::Ptx),
@@ -208,20 +213,6 @@ impl Gpu {
     /// The stream every variant runs on.
     pub(crate) fn stream(&self) -> &Stream {
         &self.stream
-    }
-
-    /// Waits until the driver's plain copies and memsets are done. They
-    /// run on the legacy default stream, which [`Gpu::stream`] (a
-    /// non-blocking stream) does not wait for: a pageable copy may return
-    /// before its bytes land, and a memset returns at once. An engine
-    /// settles after it allocates and uploads, before its first kernel.
-    pub(crate) fn settle(&self) -> Result<()> {
-        // The driver's handle for the legacy default stream.
-        const LEGACY_STREAM: cust::sys::CUstream = 0x1 as cust::sys::CUstream;
-        // SAFETY: waits on a stream handle the driver defines for every
-        // context; this device's context is current (`Gpu::new`).
-        let result = unsafe { cust::sys::cuStreamSynchronize(LEGACY_STREAM) };
-        driver_result(result, || "waiting for the uploads".into())
     }
 
     /// A kernel of the loaded module, by its entry name in [`bfs_kernels::abi`].

@@ -54,13 +54,6 @@ pub(crate) struct BatchOptions {
     pub(crate) method: Method,
 }
 
-/// The GPU where `device` asks for one, opened now: `None` for the CPU
-/// devices, and for `auto` on a machine without a GPU (after a note; the
-/// second value says why).
-pub(crate) fn open_gpu(device: DeviceChoice) -> anyhow::Result<(Option<Gpu>, Option<String>)> {
-    crate::device::finish(crate::device::DeviceOpening::start(device, None), device)
-}
-
 /// What a run's graph file held beside the graph, by the file's name.
 pub(crate) struct Prepared<'a> {
     /// The graph's name, for notes.

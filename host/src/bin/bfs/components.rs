@@ -11,7 +11,7 @@ use bfs::components::{self, Components, GpuComponents, Kind};
 use bfs::output::{self, npy};
 use clap::Args;
 
-use crate::batch_engine::open_gpu;
+use crate::device::{self, DeviceOpening};
 use crate::{DeviceChoice, GraphArgs};
 
 /// The options of `bfs components`.
@@ -37,6 +37,7 @@ pub struct ComponentsArgs {
 /// `bfs components`.
 pub fn run(arguments: &ComponentsArgs) -> anyhow::Result<()> {
     let graph_source = arguments.graph.source()?;
+    let opening = DeviceOpening::start(arguments.device, None);
     let started = Instant::now();
     let graph = graph_source.load_with(arguments.graph.reader.into())?;
     println!(
@@ -65,7 +66,7 @@ pub fn run(arguments: &ComponentsArgs) -> anyhow::Result<()> {
         );
         kind = Kind::Weak;
     }
-    let (gpu, no_gpu) = open_gpu(arguments.device)?;
+    let (gpu, no_gpu) = device::finish(opening, arguments.device)?;
     let (found, device) = match &gpu {
         Some(gpu) => {
             let mut engine = GpuComponents::new(gpu, &graph)?;
