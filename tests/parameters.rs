@@ -6,6 +6,8 @@
 //! host's launch, which passes a `P`, passes what the kernel reads. No GPU
 //! is needed: the PTX is the one `bfs` embeds.
 
+use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::mem::{offset_of, size_of};
 
 use bfs::abi::betweenness::{self, Levels, Paths, Scores};
@@ -16,10 +18,13 @@ use bfs::abi::frontier::FrontierLevel;
 use bfs::abi::hierarchy_trees::{self, Arcs, Chains, Labels, Tally};
 use bfs::abi::many_sources::{self, Kept, Step};
 use bfs::abi::{
-    Kernel, Parameters, Rows, block_queue, direction_optimizing, distributed, global_queue,
-    hierarchical_queue, hub_chunks, hybrid_cpu, small_frontier, two_kernel, vertex_levels,
+    KERNEL_NAMES, Kernel, Parameters, Rows, SM90_KERNEL_NAMES, block_queue, chain_contracted,
+    direction_optimizing, distributed, ghost_zones, global_queue, hierarchical_queue,
+    hierarchy_sweep, hub_chunks, hybrid_cpu, on_chip, partitioned, persistent,
+    persistent_direction_optimizing, renumbering, small_frontier, two_kernel, vertex_levels,
+    warp_specialized,
 };
-use bfs::gpu::KERNELS_PTX;
+use bfs::gpu::{CLUSTER_KERNELS_PTX, KERNELS_PTX};
 
 /// A field of a parameter block: its name, offset and size.
 type Field = (&'static str, usize, usize);
@@ -234,12 +239,28 @@ fn kept() -> Vec<Field> {
     })
 }
 
+/// The entry points of both modules' PTX.
+fn entry_points() -> BTreeSet<&'static str> {
+    [KERNELS_PTX, CLUSTER_KERNELS_PTX]
+        .iter()
+        .flat_map(|ptx| ptx.split(".entry ").skip(1))
+        .map(|after| &after[..after.find('(').unwrap()])
+        .collect()
+}
+
+/// The text of `name`'s entry, from its `.entry` on, in whichever module
+/// holds it.
+fn entry_text(name: &str) -> &'static str {
+    let entry = format!(".entry {name}(");
+    [KERNELS_PTX, CLUSTER_KERNELS_PTX]
+        .iter()
+        .find_map(|ptx| ptx.find(&entry).map(|start| &ptx[start..]))
+        .unwrap_or_else(|| panic!("no .entry {name} in the PTX"))
+}
+
 /// The entry's parameters in the PTX: (size, alignment) each.
 fn entry_parameters(name: &str) -> Vec<(usize, usize)> {
-    let start = KERNELS_PTX
-        .find(&format!(".entry {name}("))
-        .unwrap_or_else(|| panic!("no .entry {name} in the PTX"));
-    let list = &KERNELS_PTX[start..];
+    let list = entry_text(name);
     let list = &list[list.find('(').unwrap() + 1..list.find(')').unwrap()];
     list.split(',')
         .map(|parameter| {
@@ -260,8 +281,7 @@ fn entry_parameters(name: &str) -> Vec<(usize, usize)> {
 
 /// The entry's reads of parameter `index`: (offset, bytes) each.
 fn reads_of(name: &str, index: usize) -> Vec<(usize, usize)> {
-    let start = KERNELS_PTX.find(&format!(".entry {name}(")).unwrap();
-    let body = &KERNELS_PTX[start..];
+    let body = entry_text(name);
     let body = &body[..body.find("\n}").unwrap()];
     let parameter = format!("[{name}_param_{index}");
     body.lines()
@@ -284,10 +304,16 @@ fn reads_of(name: &str, index: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
+thread_local! {
+    /// The entry points this thread's [`check`]s checked.
+    static CHECKED: RefCell<BTreeSet<&'static str>> = const { RefCell::new(BTreeSet::new()) };
+}
+
 /// Checks `kernel`'s entry against `P`, and each block (its index in `P`
 /// and its fields) against the entry's reads of it.
 fn check<P: Parameters>(kernel: Kernel<P>, blocks: &[(usize, Vec<Field>)]) {
     let name = kernel.name();
+    CHECKED.with(|checked| checked.borrow_mut().insert(name));
     assert_eq!(entry_parameters(name), P::LAYOUT, "{name}'s parameters");
     for (index, fields) in blocks {
         let (size, _) = P::LAYOUT[*index];
@@ -423,4 +449,57 @@ fn the_components_kernels_take_their_blocks_as_the_host_lays_them_out() {
     for kernel in [components::STRONG_PROPAGATE, components::STRONG_SPLIT] {
         check(kernel, &[(0, rows()), (1, signatures())]);
     }
+}
+
+#[test]
+fn the_kernels_of_scalars_and_pointers_take_them_in_order() {
+    check(direction_optimizing::BOTTOM_UP, &[]);
+    check(direction_optimizing::BOTTOM_UP_NARROW, &[]);
+    check(direction_optimizing::QUEUE_TO_BITMAP, &[]);
+    check(direction_optimizing::BITMAP_TO_QUEUE, &[]);
+    check(distributed::MEET_PEERS, &[]);
+    check(distributed::BOTTOM_UP, &[]);
+    check(distributed::BOTTOM_UP_NARROW, &[]);
+    check(distributed::READ_PEER_FRONTIERS, &[]);
+    check(distributed::READ_PEER_QUEUES, &[]);
+    check(distributed::LIST_DELEGATES, &[]);
+    check(hub_chunks::SPLIT, &[]);
+    check(persistent::LEVELS, &[]);
+    check(persistent_direction_optimizing::SEARCH, &[]);
+    check(persistent_direction_optimizing::SEARCH_NARROW, &[]);
+    check(partitioned::SEARCH, &[]);
+    check(warp_specialized::SEARCH, &[]);
+    check(ghost_zones::SEARCH, &[]);
+    check(renumbering::GATHER, &[]);
+    check(chain_contracted::SEARCH, &[]);
+    check(chain_contracted::LEVELS, &[]);
+    check(chain_contracted::PARENTS, &[]);
+    check(hierarchy_sweep::SEARCH, &[]);
+    check(hierarchy_sweep::GRID_SEARCH, &[]);
+    check(on_chip::SEARCH, &[]);
+}
+
+/// Every entry point in the PTX is declared with its parameters' type
+/// (the ABI's lists, gathered from those declarations, name exactly the
+/// PTX's entries), and every one of them is checked above.
+#[test]
+fn every_entry_point_in_the_ptx_has_its_parameters_checked() {
+    let in_ptx = entry_points();
+    let declared: BTreeSet<&str> = KERNEL_NAMES
+        .iter()
+        .chain(SM90_KERNEL_NAMES)
+        .copied()
+        .collect();
+    assert_eq!(declared, in_ptx, "the ABI's entry points and the PTX's");
+    assert_eq!(declared.len(), KERNEL_NAMES.len() + SM90_KERNEL_NAMES.len());
+    the_frontier_kernels_take_a_level_block_as_the_host_lays_it_out();
+    the_exchange_kernels_take_the_owned_block_and_the_outbox_as_the_host_lays_them_out();
+    the_textbooks_first_kernels_take_their_scalars_in_order();
+    the_batch_kernels_take_one_step_block_as_the_host_lays_it_out();
+    the_hierarchy_tree_kernels_take_their_blocks_as_the_host_lays_them_out();
+    the_betweenness_kernels_take_their_blocks_as_the_host_lays_them_out();
+    the_components_kernels_take_their_blocks_as_the_host_lays_them_out();
+    the_kernels_of_scalars_and_pointers_take_them_in_order();
+    let checked = CHECKED.with(|checked| checked.borrow().clone());
+    assert_eq!(checked, in_ptx, "the entry points checked and the PTX's");
 }

@@ -7,15 +7,13 @@
 //! vertex each. The source's place, looked up on the host, gives the seeds.
 
 use bfs_kernels::abi::{BLOCK_SIZE, chain_contracted};
-use cust::function::Function;
-use cust::launch;
 use std::time::Duration;
 
 use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::{
-    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, blocks_for,
-    download, upload,
+    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, Work, address, blocks_for, download,
+    upload,
 };
 use crate::error::CudaContext;
 use crate::graph::chains::{ChainContraction, Place, WeightedRows};
@@ -36,7 +34,7 @@ pub const NEAR_FAR_DELTA: u32 = 192;
 pub struct ChainContracted<'g> {
     gpu: &'g Gpu,
     graph: &'g Csr,
-    search_kernel: Function<'g>,
+    search_kernel: Entry<'g, chain_contracted::Search>,
     contraction: ChainContraction,
     row_offsets: DeviceBuffer<u32>,
     arcs: DeviceBuffer<u32>,
@@ -52,8 +50,8 @@ pub struct ChainContracted<'g> {
 /// vertices' distances and the work counters their search writes, and the
 /// two kernels that give every vertex its level and parent from them.
 pub(super) struct ChainLevels<'g> {
-    levels_kernel: Function<'g>,
-    parents_kernel: Function<'g>,
+    levels_kernel: Entry<'g, chain_contracted::Levels>,
+    parents_kernel: Entry<'g, chain_contracted::Parents>,
     places: DeviceBuffer<u32>,
     chains: DeviceBuffer<u32>,
     /// A distance per kept vertex, written by the search.
@@ -70,8 +68,8 @@ impl<'g> ChainLevels<'g> {
         let allocation = || "allocating the chains' levels and parents".to_string();
         let vertex_count = contraction.places.len() / 2;
         Ok(ChainLevels {
-            levels_kernel: gpu.kernel(chain_contracted::LEVELS)?,
-            parents_kernel: gpu.kernel(chain_contracted::PARENTS)?,
+            levels_kernel: gpu.entry(chain_contracted::LEVELS)?,
+            parents_kernel: gpu.entry(chain_contracted::PARENTS)?,
             places: upload(&contraction.places)?,
             chains: upload(&contraction.chains)?,
             kept_levels: DeviceBuffer::zeroed(contraction.kept_count().max(1) as usize)
@@ -108,26 +106,36 @@ impl<'g> ChainLevels<'g> {
         // kernel's contract, arguments in its parameter order; both run
         // after the search, in order on the one stream.
         unsafe {
-            launch!(levels<<<blocks, BLOCK_SIZE, 0, stream>>>(
-                self.places.as_device_ptr(),
-                self.chains.as_device_ptr(),
-                self.kept_levels.as_device_ptr(),
-                vertex_count,
-                source,
-                chain,
-                position,
-                self.levels.as_device_ptr(),
-                self.parents.as_device_ptr()
-            ))
-            .context(|| "launching chain_contracted_levels".into())?;
-            launch!(parents<<<blocks, BLOCK_SIZE, 0, stream>>>(
-                graph.row_offsets.as_device_ptr(),
-                graph.column_indices.as_device_ptr(),
-                self.levels.as_device_ptr(),
-                vertex_count,
-                self.parents.as_device_ptr()
-            ))
-            .context(|| "launching chain_contracted_parents".into())?;
+            levels
+                .launch(
+                    stream,
+                    (blocks, BLOCK_SIZE, 0),
+                    (
+                        address(&self.places).cast_const(),
+                        address(&self.chains).cast_const(),
+                        address(&self.kept_levels).cast_const(),
+                        vertex_count,
+                        source,
+                        chain,
+                        position,
+                        address(&self.levels),
+                        address(&self.parents),
+                    ),
+                )
+                .context(|| "launching chain_contracted_levels".into())?;
+            parents
+                .launch(
+                    stream,
+                    (blocks, BLOCK_SIZE, 0),
+                    (
+                        address(&graph.row_offsets).cast_const(),
+                        address(&graph.column_indices).cast_const(),
+                        address(&self.levels).cast_const(),
+                        vertex_count,
+                        address(&self.parents),
+                    ),
+                )
+                .context(|| "launching chain_contracted_parents".into())?;
         }
         Ok(())
     }
@@ -216,14 +224,10 @@ impl<'g> ChainContracted<'g> {
             capacity.clamp(2, fitting_capacity)
         });
         let layout = chain_contracted::ChainContractedLayout::new(kept_count, queue_capacity);
-        let search_kernel = gpu.kernel(chain_contracted::SEARCH)?;
+        let search_kernel = gpu.entry(chain_contracted::SEARCH)?;
         let scratch = if in_shared {
             // `region_shape` kept the layout within the device's opt-in limit.
-            allow_shared_memory(
-                &search_kernel,
-                layout.bytes() as u32,
-                chain_contracted::SEARCH,
-            )?;
+            search_kernel.allow_shared_memory(layout.bytes() as u32)?;
             None
         } else {
             Some(
@@ -276,9 +280,9 @@ impl GpuBfs for ChainContracted<'_> {
         let stream = self.gpu.stream();
         let kept_count = self.contraction.kept_count();
         let (scratch, shared_bytes) = match &self.scratch {
-            Some(scratch) => (scratch.as_device_ptr(), 0),
+            Some(scratch) => (address(scratch), 0),
             None => (
-                cust::memory::DevicePointer::null(),
+                std::ptr::null_mut(),
                 chain_contracted::ChainContractedLayout::new(kept_count, self.queue_capacity)
                     .bytes() as u32,
             ),
@@ -293,21 +297,26 @@ impl GpuBfs for ChainContracted<'_> {
         // `kept_count` entries, `work` two. The kernel's contract, arguments
         // in its parameter order.
         unsafe {
-            launch!(search<<<1, chain_contracted::BLOCK_SIZE, shared_bytes, stream>>>(
-                self.row_offsets.as_device_ptr(),
-                self.arcs.as_device_ptr(),
-                kept_count,
-                first,
-                first_distance,
-                second,
-                second_distance,
-                NEAR_FAR_DELTA,
-                self.queue_capacity,
-                scratch,
-                self.chain_levels.kept_levels.as_device_ptr(),
-                self.chain_levels.work.as_device_ptr()
-            ))
-            .context(|| "launching chain_contracted_search".into())?;
+            search
+                .launch(
+                    stream,
+                    (1, chain_contracted::BLOCK_SIZE, shared_bytes),
+                    (
+                        address(&self.row_offsets).cast_const(),
+                        address(&self.arcs).cast_const(),
+                        kept_count,
+                        first,
+                        first_distance,
+                        second,
+                        second_distance,
+                        NEAR_FAR_DELTA,
+                        self.queue_capacity,
+                        scratch,
+                        address(&self.chain_levels.kept_levels),
+                        address(&self.chain_levels.work),
+                    ),
+                )
+                .context(|| "launching chain_contracted_search".into())?;
         }
         self.chain_levels
             .launch(self.gpu, graph, source, source_chain)?;

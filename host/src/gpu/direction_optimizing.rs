@@ -7,15 +7,16 @@
 //! ([`RowOffsets`]). Directed (non-symmetric) graphs run top-down only.
 
 use bfs_kernels::abi::BLOCK_SIZE;
-use bfs_kernels::abi::direction_optimizing::{self, Switch};
-use cust::function::Function;
-use cust::launch;
+use bfs_kernels::abi::EdgeOffset;
+use bfs_kernels::abi::direction_optimizing::{self, BottomUp, Switch};
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::hub_chunks::{ChunkedTopDown, TopDownLevel};
 use super::queue::{FrontierQueues, at_level, visited_words};
-use super::row_offsets::RowOffsets;
-use super::{DeviceGraph, Direction, Driver, Gpu, GpuBfs, GpuRun, Step, blocks_for};
+use super::row_offsets::{ByRowOffset, RowOffsets, with_row_offsets};
+use super::{
+    DeviceGraph, Direction, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, address, blocks_for,
+};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 
@@ -36,11 +37,9 @@ pub struct DirectionOptimizing<'g> {
     graph: &'g Csr,
     symmetric: bool,
     top_down: ChunkedTopDown<'g>,
-    bottom_up: Function<'g>,
-    /// The bottom-up kernel's row offsets where they are narrow.
-    narrow_row_offsets: Option<DeviceBuffer<u32>>,
-    queue_to_bitmap: Function<'g>,
-    bitmap_to_queue: Function<'g>,
+    bottom_up: ByRowOffset<'g, BottomUp<EdgeOffset>, BottomUp<u32>>,
+    queue_to_bitmap: Entry<'g, direction_optimizing::QueueToBitmap>,
+    bitmap_to_queue: Entry<'g, direction_optimizing::BitmapToQueue>,
     queues: FrontierQueues,
     frontier_bitmap: DeviceBuffer<u32>,
     next_bitmap: DeviceBuffer<u32>,
@@ -59,20 +58,22 @@ impl<'g> DirectionOptimizing<'g> {
     pub fn with_row_offsets(gpu: &'g Gpu, graph: &'g Csr, row_offsets: RowOffsets) -> Result<Self> {
         let words = visited_words(graph.vertex_count());
         let allocation = || "allocating direction-optimizing buffers".to_string();
-        let bottom_up = match row_offsets {
-            RowOffsets::Wide => direction_optimizing::BOTTOM_UP,
-            RowOffsets::Narrow => direction_optimizing::BOTTOM_UP_NARROW,
-        };
         Ok(DirectionOptimizing {
             gpu,
             graph,
             symmetric: graph.is_symmetric(),
             top_down: ChunkedTopDown::new(gpu, graph, 0..graph.vertex_count())?,
-            bottom_up: gpu.kernel(bottom_up)?,
-            narrow_row_offsets: row_offsets
-                .upload_copy(graph.row_offsets(), "direction-optimizing")?,
-            queue_to_bitmap: gpu.kernel(direction_optimizing::QUEUE_TO_BITMAP)?,
-            bitmap_to_queue: gpu.kernel(direction_optimizing::BITMAP_TO_QUEUE)?,
+            bottom_up: row_offsets.entry(
+                gpu,
+                (
+                    direction_optimizing::BOTTOM_UP,
+                    direction_optimizing::BOTTOM_UP_NARROW,
+                ),
+                graph.row_offsets(),
+                "direction-optimizing",
+            )?,
+            queue_to_bitmap: gpu.entry(direction_optimizing::QUEUE_TO_BITMAP)?,
+            bitmap_to_queue: gpu.entry(direction_optimizing::BITMAP_TO_QUEUE)?,
             queues: FrontierQueues::new(graph.vertex_count())?,
             frontier_bitmap: DeviceBuffer::zeroed(words).context(allocation)?,
             next_bitmap: DeviceBuffer::zeroed(words).context(allocation)?,
@@ -119,15 +120,21 @@ impl<'g> DirectionOptimizing<'g> {
 
     /// One bottom-up level from `frontier_bitmap`; returns `awake_count`.
     fn bottom_up_step(&mut self, graph: &DeviceGraph, level: u32) -> Result<u32> {
-        let (stream, kernel, queues) = (self.gpu.stream(), &self.bottom_up, &self.queues);
+        let (stream, queues) = (self.gpu.stream(), &self.queues);
         let vertex_count = graph.vertex_count;
         let context = || "running a bottom-up level".to_string();
-        // The row offsets' address: the narrow copy's where the kernel
-        // chosen reads 32 bits, else the graph's own.
-        let row_offsets = match &self.narrow_row_offsets {
-            Some(narrow) => narrow.as_device_ptr().as_raw(),
-            None => graph.row_offsets.as_device_ptr().as_raw(),
-        };
+        let shape = (blocks_for(vertex_count, BLOCK_SIZE), BLOCK_SIZE, 4);
+        let columns = address(&graph.column_indices).cast_const();
+        let (frontier, next) = (
+            address(&self.frontier_bitmap).cast_const(),
+            address(&self.next_bitmap),
+        );
+        let (visited, levels, parents) = (
+            address(&queues.visited),
+            address(&queues.levels),
+            address(&queues.parents),
+        );
+        let awake = address(&self.awake);
         // SAFETY: the row offsets of the width the kernel reads, bitmaps of
         // `ceil(n / 32)` words, the rest sized for `n` and the graph
         // symmetric (checked before choosing bottom-up):
@@ -136,17 +143,22 @@ impl<'g> DirectionOptimizing<'g> {
         unsafe {
             self.next_bitmap.set_zero_async(stream).context(context)?;
             self.awake.set_zero_async(stream).context(context)?;
-            launch!(kernel<<<blocks_for(vertex_count, BLOCK_SIZE), BLOCK_SIZE, 4, stream>>>(
-                row_offsets,
-                graph.column_indices.as_device_ptr(),
-                self.frontier_bitmap.as_device_ptr(),
-                self.next_bitmap.as_device_ptr(),
-                queues.visited.as_device_ptr(),
-                queues.levels.as_device_ptr(),
-                queues.parents.as_device_ptr(),
-                level,
-                vertex_count,
-                self.awake.as_device_ptr()
+            let wide = address(&graph.row_offsets).cast_const();
+            with_row_offsets!(&self.bottom_up, wide, |kernel, rows| kernel.launch(
+                stream,
+                shape,
+                (
+                    rows,
+                    columns,
+                    frontier,
+                    next,
+                    visited,
+                    levels,
+                    parents,
+                    level,
+                    vertex_count,
+                    awake,
+                ),
             ))
             .context(context)?;
             self.awake
@@ -168,12 +180,17 @@ impl<'g> DirectionOptimizing<'g> {
             self.frontier_bitmap
                 .set_zero_async(stream)
                 .context(context)?;
-            launch!(kernel<<<blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
-                self.queues.frontier(),
-                frontier_size,
-                self.frontier_bitmap.as_device_ptr()
-            ))
-            .context(context)
+            kernel
+                .launch(
+                    stream,
+                    (blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, 0),
+                    (
+                        self.queues.frontier().as_ptr(),
+                        frontier_size,
+                        address(&self.frontier_bitmap),
+                    ),
+                )
+                .context(context)
         }
     }
 
@@ -187,13 +204,17 @@ impl<'g> DirectionOptimizing<'g> {
         // the queue has room for them after it:
         // `direction_optimizing_bitmap_to_queue`'s contract.
         unsafe {
-            launch!(kernel<<<blocks_for(words, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
-                self.frontier_bitmap.as_device_ptr(),
-                0u32,
-                words,
-                self.queues.next_frontier(),
-                self.queues.next_frontier_size.as_device_ptr()
-            ))
+            kernel.launch(
+                stream,
+                (blocks_for(words, BLOCK_SIZE), BLOCK_SIZE, 0),
+                (
+                    address(&self.frontier_bitmap).cast_const(),
+                    0,
+                    words,
+                    self.queues.next_frontier().as_mut_ptr(),
+                    address(&self.queues.next_frontier_size),
+                ),
+            )
         }
         .context(|| "converting the frontier bitmap to a queue".into())?;
         self.queues.advance(self.gpu)

@@ -14,14 +14,12 @@
 //! shape fits once every shape is tried.
 
 use bfs_kernels::abi::{BLOCK_SIZE, ghost_zones, renumbering};
-use cust::function::Function;
-use cust::launch;
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer};
 
 use super::partitioned::shared_limit;
 use super::{
-    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, blocks_for,
-    check_cooperative, copy_to_host, launch_cooperative, reset_labels, upload,
+    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, Work, address, blocks_for,
+    copy_to_host, reset_labels, upload,
 };
 use crate::error::CudaContext;
 use crate::graph::ghost_zones::{
@@ -43,8 +41,8 @@ pub const HOPS: [u32; 3] = [16, 4, 1];
 /// The zones and the search's arrays on the device.
 pub struct GhostZones<'g> {
     gpu: &'g Gpu,
-    kernel: Function<'g>,
-    gather: Function<'g>,
+    kernel: Entry<'g, ghost_zones::Search>,
+    gather: Entry<'g, renumbering::Gather>,
     zones: ZoneImages,
     zone_capacity: u32,
     image_capacity: u32,
@@ -159,15 +157,9 @@ impl<'g> GhostZones<'g> {
             .unwrap_or(0);
         let image_capacity = most_image_words.min((room / 4) & !3);
         let shared_bytes = ghost_zones::shared_bytes(zone_capacity, image_capacity);
-        let kernel = gpu.kernel(ghost_zones::SEARCH)?;
-        allow_shared_memory(&kernel, shared_bytes, ghost_zones::SEARCH)?;
-        let resident = check_cooperative(
-            gpu,
-            &kernel,
-            ghost_zones::BLOCK_SIZE,
-            shared_bytes,
-            ghost_zones::SEARCH,
-        )?;
+        let kernel = gpu.entry(ghost_zones::SEARCH)?;
+        kernel.allow_shared_memory(shared_bytes)?;
+        let resident = kernel.check_cooperative(gpu, ghost_zones::BLOCK_SIZE, shared_bytes)?;
         let vertex_count = zones.renumbering.old_ids.len();
         let zone_count = zones.zone_count() as usize;
         let allocation = || "allocating the ghost zones' search".to_string();
@@ -193,7 +185,7 @@ impl<'g> GhostZones<'g> {
         Ok(GhostZones {
             gpu,
             kernel,
-            gather: gpu.kernel(renumbering::GATHER)?,
+            gather: gpu.entry(renumbering::GATHER)?,
             blocks: resident * gpu.multiprocessors(),
             zones,
             zone_capacity,
@@ -288,9 +280,7 @@ impl GpuBfs for GhostZones<'_> {
                 .context(context)?;
             device.counters.set_zero_async(stream).context(context)?;
         }
-        // SAFETY: the parameters are the addresses of values of
-        // `ghost_zone_search`'s parameters, in its order and types: the
-        // zones as `zones::GhostZones::build` made them (at most `zone_capacity`
+        // SAFETY: `ghost_zone_search`'s contract: the zones as `zones::GhostZones::build` made them (at most `zone_capacity`
         // vertices each) and their images as `zone_images` laid them out
         // (a device allocation, on 256 bytes; each image on a quad,
         // `image_capacity` a multiple of 4), the labels reset from the
@@ -299,20 +289,18 @@ impl GpuBfs for GhostZones<'_> {
         // the launch shape with this shared memory and `blocks` is within
         // its occupancy.
         unsafe {
-            launch_cooperative!(
+            self.kernel.launch_cooperative(
                 self.gpu,
-                &self.kernel,
                 (
                     self.blocks,
                     ghost_zones::BLOCK_SIZE,
                     ghost_zones::shared_bytes(self.zone_capacity, self.image_capacity),
                 ),
-                ghost_zones::SEARCH,
-                [
-                    device.zone_records.as_device_ptr(),
-                    device.images.as_device_ptr(),
-                    device.ghost_of_rows.as_device_ptr(),
-                    device.ghost_of.as_device_ptr(),
+                (
+                    address(&device.zone_records).cast_const(),
+                    address(&device.images).cast_const(),
+                    address(&device.ghost_of_rows).cast_const(),
+                    address(&device.ghost_of).cast_const(),
                     self.zones.renumbering.old_ids.len() as u32,
                     self.zones.partition_size,
                     self.zones.zone_count(),
@@ -320,15 +308,15 @@ impl GpuBfs for GhostZones<'_> {
                     self.zone_capacity,
                     self.image_capacity,
                     renumbered_source,
-                    device.levels.as_device_ptr(),
-                    device.parents.as_device_ptr(),
-                    device.unvisited.as_device_ptr(),
-                    device.queued_at.as_device_ptr(),
-                    device.zone_lists.as_device_ptr(),
-                    device.step_words.as_device_ptr(),
-                    device.next_entries.as_device_ptr(),
-                    device.counters.as_device_ptr(),
-                ]
+                    address(&device.levels),
+                    address(&device.parents),
+                    address(&device.unvisited),
+                    address(&device.queued_at),
+                    address(&device.zone_lists),
+                    address(&device.step_words),
+                    address(&device.next_entries),
+                    address(&device.counters),
+                ),
             )?;
         }
         let elapsed = self.timer.stop(self.gpu)?;
@@ -375,16 +363,21 @@ impl GhostZones<'_> {
         // or vertices) ran before on this stream; the own-id outputs are
         // their own allocations of `vertex_count` entries.
         unsafe {
-            launch!(gather<<<blocks_for(vertex_count, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
-                device.new_ids.as_device_ptr(),
-                device.old_ids.as_device_ptr(),
-                device.levels.as_device_ptr(),
-                device.parents.as_device_ptr(),
-                vertex_count,
-                device.own_levels.as_device_ptr(),
-                device.own_parents.as_device_ptr()
-            ))
-            .context(|| format!("launching {}", renumbering::GATHER))?;
+            gather
+                .launch(
+                    stream,
+                    (blocks_for(vertex_count, BLOCK_SIZE), BLOCK_SIZE, 0),
+                    (
+                        address(&device.new_ids).cast_const(),
+                        address(&device.old_ids).cast_const(),
+                        address(&device.levels).cast_const(),
+                        address(&device.parents).cast_const(),
+                        vertex_count,
+                        address(&device.own_levels),
+                        address(&device.own_parents),
+                    ),
+                )
+                .context(|| format!("launching {}", gather.name()))?;
         }
         stream.synchronize().context(context)?;
         Ok(Bfs {

@@ -9,15 +9,10 @@
 
 use bfs_kernels::abi::chain_contracted;
 use bfs_kernels::abi::hierarchy_sweep;
-use cust::function::Function;
-use cust::launch;
 use cust::memory::DeviceBuffer;
 
 use super::chain_contracted::{ChainLevels, seeds, upload_row_offsets};
-use super::{
-    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, check_cooperative,
-    launch_cooperative, upload,
-};
+use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, address, upload};
 use crate::error::CudaContext;
 use crate::graph::chains::ChainContraction;
 use crate::graph::hierarchy::{
@@ -65,7 +60,7 @@ const GRID_BLOCKS_PER_MULTIPROCESSOR: u32 = 1;
 
 /// The grid's sweep: its kernel, its blocks, its barrier words and flags.
 struct GridSweep<'g> {
-    kernel: Function<'g>,
+    kernel: Entry<'g, hierarchy_sweep::GridSearch>,
     blocks: u32,
     barrier_words: DeviceBuffer<u64>,
     flags: DeviceBuffer<u32>,
@@ -75,13 +70,11 @@ impl<'g> GridSweep<'g> {
     /// Loads the kernel and sizes the grid: [`GRID_BLOCKS_PER_MULTIPROCESSOR`]
     /// blocks on each multiprocessor, as many as stay resident.
     fn new(gpu: &'g Gpu) -> Result<Self> {
-        let kernel = gpu.kernel(hierarchy_sweep::GRID_SEARCH)?;
-        let resident = check_cooperative(
+        let kernel = gpu.entry(hierarchy_sweep::GRID_SEARCH)?;
+        let resident = kernel.check_cooperative(
             gpu,
-            &kernel,
             hierarchy_sweep::GRID_BLOCK_SIZE,
             hierarchy_sweep::GRID_SHARED_BYTES,
-            hierarchy_sweep::GRID_SEARCH,
         )?;
         let allocation = || "allocating the hierarchy sweep's barrier words".to_string();
         Ok(GridSweep {
@@ -97,7 +90,7 @@ impl<'g> GridSweep<'g> {
 pub struct HierarchySweep<'g> {
     gpu: &'g Gpu,
     graph: &'g Csr,
-    search_kernel: Function<'g>,
+    search_kernel: Entry<'g, hierarchy_sweep::Search>,
     hierarchy: ContractionHierarchy,
     level_starts: DeviceBuffer<u32>,
     wide_ends: DeviceBuffer<u32>,
@@ -203,11 +196,11 @@ impl<'g> HierarchySweep<'g> {
             }
             Some(placement) => placement,
         };
-        let search_kernel = gpu.kernel(hierarchy_sweep::SEARCH)?;
+        let search_kernel = gpu.entry(hierarchy_sweep::SEARCH)?;
         let shared_bytes =
             hierarchy_sweep::shared_bytes(kept_count, placement == Placement::SharedMemory);
         // `distances_fit` kept the size within the device's opt-in limit.
-        allow_shared_memory(&search_kernel, shared_bytes as u32, hierarchy_sweep::SEARCH)?;
+        search_kernel.allow_shared_memory(shared_bytes as u32)?;
         let grid = match placement {
             Placement::Grid => Some(GridSweep::new(gpu)?),
             _ => None,
@@ -274,6 +267,20 @@ impl GpuBfs for HierarchySweep<'_> {
             seeds(&self.hierarchy.chains, source);
         let stream = self.gpu.stream();
         let kept_count = self.hierarchy.chains.kept_count();
+        // Both sweeps' parameters but their last few.
+        let (level_starts, wide_ends, level_count) = (
+            address(&self.level_starts).cast_const(),
+            address(&self.wide_ends).cast_const(),
+            self.hierarchy.level_count(),
+        );
+        let (lower_rows, lower_arcs, higher_rows, higher_arcs) = (
+            address(&self.lower_rows).cast_const(),
+            address(&self.lower_arcs).cast_const(),
+            address(&self.higher_rows).cast_const(),
+            address(&self.higher_arcs).cast_const(),
+        );
+        let kept_levels = address(&self.chain_levels.kept_levels);
+        let work = address(&self.chain_levels.work);
         self.timer.start(self.gpu)?;
         match &mut self.grid {
             Some(grid) => {
@@ -291,33 +298,31 @@ impl GpuBfs for HierarchySweep<'_> {
                 // words, flags and work zeroed above; `GridSweep::new`
                 // found this many blocks of this shape resident.
                 unsafe {
-                    launch_cooperative!(
+                    grid.kernel.launch_cooperative(
                         self.gpu,
-                        &grid.kernel,
                         (
                             grid.blocks,
                             hierarchy_sweep::GRID_BLOCK_SIZE,
-                            hierarchy_sweep::GRID_SHARED_BYTES
+                            hierarchy_sweep::GRID_SHARED_BYTES,
                         ),
-                        hierarchy_sweep::GRID_SEARCH,
-                        [
-                            self.level_starts.as_device_ptr(),
-                            self.wide_ends.as_device_ptr(),
-                            self.hierarchy.level_count(),
-                            self.lower_rows.as_device_ptr(),
-                            self.lower_arcs.as_device_ptr(),
-                            self.higher_rows.as_device_ptr(),
-                            self.higher_arcs.as_device_ptr(),
+                        (
+                            level_starts,
+                            wide_ends,
+                            level_count,
+                            lower_rows,
+                            lower_arcs,
+                            higher_rows,
+                            higher_arcs,
                             kept_count,
                             first,
                             first_distance,
                             second,
                             second_distance,
-                            self.chain_levels.kept_levels.as_device_ptr(),
-                            grid.barrier_words.as_device_ptr(),
-                            grid.flags.as_device_ptr(),
-                            self.chain_levels.work.as_device_ptr(),
-                        ]
+                            kept_levels,
+                            address(&grid.barrier_words),
+                            address(&grid.flags),
+                            work,
+                        ),
                     )?;
                 }
             }
@@ -333,27 +338,31 @@ impl GpuBfs for HierarchySweep<'_> {
                 // least 1, paths shorter than 2^31), and the seeds come
                 // from the source's place; the shared memory is the size
                 // allowed in `new` for this placement; `kept_levels` holds
-                // `kept_count` entries, `work` two. The kernel's contract,
-                // arguments in its parameter order.
+                // `kept_count` entries, `work` two: the kernel's contract.
                 unsafe {
-                    launch!(search<<<1, hierarchy_sweep::BLOCK_SIZE, shared_bytes as u32, stream>>>(
-                        self.level_starts.as_device_ptr(),
-                        self.wide_ends.as_device_ptr(),
-                        self.hierarchy.level_count(),
-                        self.lower_rows.as_device_ptr(),
-                        self.lower_arcs.as_device_ptr(),
-                        self.higher_rows.as_device_ptr(),
-                        self.higher_arcs.as_device_ptr(),
-                        kept_count,
-                        first,
-                        first_distance,
-                        second,
-                        second_distance,
-                        in_shared as u32,
-                        self.chain_levels.kept_levels.as_device_ptr(),
-                        self.chain_levels.work.as_device_ptr()
-                    ))
-                    .context(|| "launching hierarchy_sweep_search".into())?;
+                    search
+                        .launch(
+                            stream,
+                            (1, hierarchy_sweep::BLOCK_SIZE, shared_bytes as u32),
+                            (
+                                level_starts,
+                                wide_ends,
+                                level_count,
+                                lower_rows,
+                                lower_arcs,
+                                higher_rows,
+                                higher_arcs,
+                                kept_count,
+                                first,
+                                first_distance,
+                                second,
+                                second_distance,
+                                u32::from(in_shared),
+                                kept_levels,
+                                work,
+                            ),
+                        )
+                        .context(|| "launching hierarchy_sweep_search".into())?;
                 }
             }
         }

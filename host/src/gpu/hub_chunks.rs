@@ -12,13 +12,11 @@
 
 use bfs_kernels::abi::frontier::FrontierLevel;
 use bfs_kernels::abi::{BLOCK_SIZE, EdgeOffset, direction_optimizing, hub_chunks};
-use cust::function::Function;
-use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, DevicePointer, LockedBuffer};
 use rayon::prelude::*;
 use std::ops::Range;
 
-use super::{Entry, Gpu, blocks_for};
+use super::{Entry, Gpu, address, blocks_for};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 
@@ -38,7 +36,7 @@ pub struct TopDownLevel {
 
 /// The three kernels, the light queue, the chunk list and the two counts.
 pub struct ChunkedTopDown<'g> {
-    split: Function<'g>,
+    split: Entry<'g, hub_chunks::Split>,
     top_down: Entry<'g, (FrontierLevel, *mut u64)>,
     expand: Entry<'g, (FrontierLevel, *mut u64)>,
     light_queue: DeviceBuffer<u32>,
@@ -63,7 +61,7 @@ impl<'g> ChunkedTopDown<'g> {
         let allocation = || "allocating the hub chunks' buffers".to_string();
         let zeroed = |count: u64| DeviceBuffer::<u32>::zeroed(count.max(1) as usize);
         Ok(ChunkedTopDown {
-            split: gpu.kernel(hub_chunks::SPLIT)?,
+            split: gpu.entry(hub_chunks::SPLIT)?,
             top_down: gpu.entry(direction_optimizing::TOP_DOWN)?,
             expand: gpu.entry(hub_chunks::EXPAND)?,
             light_queue: zeroed(most_vertices).context(allocation)?,
@@ -176,7 +174,7 @@ impl<'g> ChunkedTopDown<'g> {
     ) -> Result<()> {
         let stream = gpu.stream();
         let context = || "splitting a frontier's hubs into chunks".to_string();
-        let sizes = self.sizes.as_device_ptr();
+        let sizes = address(&self.sizes);
         let split = &self.split;
         // SAFETY: the light queue has room for the frontier's vertices and
         // `chunks` for their chunks (the allocation's bounds):
@@ -184,18 +182,23 @@ impl<'g> ChunkedTopDown<'g> {
         // after the stream has passed the copy.
         unsafe {
             self.sizes.set_zero_async(stream).context(context)?;
-            launch!(split<<<blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
-                frontier,
-                frontier_size,
-                row_offsets,
-                first_vertex,
-                delegated_degree,
-                self.light_queue.as_device_ptr(),
-                sizes,
-                self.chunks.as_device_ptr(),
-                sizes.add(1)
-            ))
-            .context(context)?;
+            split
+                .launch(
+                    stream,
+                    (blocks_for(frontier_size, BLOCK_SIZE), BLOCK_SIZE, 0),
+                    (
+                        frontier.as_ptr(),
+                        frontier_size,
+                        row_offsets.as_ptr(),
+                        first_vertex,
+                        delegated_degree,
+                        address(&self.light_queue),
+                        sizes,
+                        address(&self.chunks),
+                        sizes.wrapping_add(1),
+                    ),
+                )
+                .context(context)?;
             self.sizes
                 .async_copy_to(&mut self.sizes_on_host, stream)
                 .context(context)

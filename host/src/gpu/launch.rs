@@ -1,7 +1,8 @@
 //! Launch helpers every driver shares: the device timer around a search,
-//! kernels launched with their parameters' type ([`Entry`]), the opt-in to
-//! large dynamic shared memory, and cooperative launches (every block
-//! resident at once, for grid barriers), which cust lacks.
+//! and kernels launched with their parameters' type ([`Entry`]), the one
+//! way the host launches a kernel: ordinary launches, cooperative ones
+//! (every block resident at once, for grid barriers, which cust lacks) and
+//! clusters, with the opt-in to large dynamic shared memory.
 
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
@@ -51,7 +52,7 @@ impl Timer {
 
 /// Lets `kernel` (named `name`) take `bytes` of dynamic shared memory, past
 /// the 48 KB every kernel gets, up to the device's opt-in limit.
-pub(crate) fn allow_shared_memory(kernel: &Function<'_>, bytes: u32, name: &str) -> Result<()> {
+fn allow_shared_memory(kernel: &Function<'_>, bytes: u32, name: &str) -> Result<()> {
     // SAFETY: sets an attribute of a loaded kernel; the driver refuses a
     // size beyond the device's limit with an error, returned here.
     let result = unsafe {
@@ -68,7 +69,7 @@ pub(crate) fn allow_shared_memory(kernel: &Function<'_>, bytes: u32, name: &str)
 /// shared memory fits on a multiprocessor, as a cooperative launch of one
 /// block per multiprocessor needs, and that the device runs such launches;
 /// returns how many such blocks stay resident on a multiprocessor.
-pub(crate) fn check_cooperative(
+fn check_cooperative(
     gpu: &Gpu,
     kernel: &Function<'_>,
     block_size: u32,
@@ -98,9 +99,12 @@ pub(crate) fn check_cooperative(
 /// A kernel loaded together with the type of its parameters, from its
 /// [`Kernel`] in the ABI: its launch takes one `P`, by value, so a
 /// launch whose arguments are not the kernel's (a pointer to `u64` for one
-/// to `u32`, a missing field of a parameter block) does not compile.
+/// to `u32`, a missing field of a parameter block) does not compile. The
+/// one way the host launches a kernel: ordinary, cooperative or as a
+/// cluster.
 pub(crate) struct Entry<'g, P> {
     function: Function<'g>,
+    name: &'static str,
     parameters: PhantomData<fn(P)>,
 }
 
@@ -109,6 +113,21 @@ impl Gpu {
     pub(crate) fn entry<P>(&self, kernel: Kernel<P>) -> Result<Entry<'_, P>> {
         Ok(Entry {
             function: self.kernel(kernel.name())?,
+            name: kernel.name(),
+            parameters: PhantomData,
+        })
+    }
+
+    /// The kernel `kernel` names in the sm_90 module, for `variant`; an
+    /// error on a device without thread-block clusters.
+    pub(crate) fn cluster_entry<P>(
+        &self,
+        kernel: Kernel<P>,
+        variant: &str,
+    ) -> Result<Entry<'_, P>> {
+        Ok(Entry {
+            function: self.cluster_kernel(kernel.name(), variant)?,
+            name: kernel.name(),
             parameters: PhantomData,
         })
     }
@@ -118,6 +137,30 @@ impl<'g, P> Entry<'g, P> {
     /// The kernel, for its attributes.
     pub(crate) fn function(&self) -> &Function<'g> {
         &self.function
+    }
+
+    /// Its name in the PTX.
+    pub(crate) fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Lets it take `bytes` of dynamic shared memory, past the 48 KB every
+    /// kernel gets, up to the device's opt-in limit.
+    pub(crate) fn allow_shared_memory(&self, bytes: u32) -> Result<()> {
+        allow_shared_memory(&self.function, bytes, self.name)
+    }
+
+    /// Checks that a block of `block_size` threads and `shared_bytes` of
+    /// shared memory fits on a multiprocessor, as a cooperative launch of
+    /// a block a multiprocessor needs, and that `gpu` runs such launches;
+    /// returns how many such blocks stay resident on a multiprocessor.
+    pub(crate) fn check_cooperative(
+        &self,
+        gpu: &Gpu,
+        block_size: u32,
+        shared_bytes: u32,
+    ) -> Result<u32> {
+        check_cooperative(gpu, &self.function, block_size, shared_bytes, self.name)
     }
 }
 
@@ -149,92 +192,57 @@ impl<P: Parameters> Entry<'_, P> {
     /// `shared_bytes` of dynamic shared memory and `parameters`.
     ///
     /// # Safety
-    /// As [`launch`](Self::launch), and [`check_cooperative`] passed for
-    /// this kernel, block size and `shared_bytes`, its blocks per
-    /// multiprocessor times the multiprocessors at least `blocks`.
+    /// As [`launch`](Self::launch), and
+    /// [`check_cooperative`](Self::check_cooperative) passed for this
+    /// block size and `shared_bytes`, its blocks per multiprocessor times
+    /// the multiprocessors at least `blocks`.
     pub(crate) unsafe fn launch_cooperative(
         &self,
         gpu: &Gpu,
         (blocks, block_size, shared_bytes): (u32, u32, u32),
         mut parameters: P,
-        name: &str,
+    ) -> Result<()> {
+        parameters.with_addresses(|addresses| {
+            // SAFETY: `addresses` as in `launch`; the caller's contract,
+            // and the blocks are within the occupancy `check_cooperative`
+            // found.
+            let result = unsafe {
+                cust::sys::cuLaunchCooperativeKernel(
+                    self.function.to_raw(),
+                    blocks,
+                    1,
+                    1,
+                    block_size,
+                    1,
+                    1,
+                    shared_bytes,
+                    gpu.stream().as_inner(),
+                    addresses.as_mut_ptr(),
+                )
+            };
+            driver_result(result, || format!("launching {}", self.name))
+        })
+    }
+
+    /// Queues the kernel on `gpu`'s stream as one thread-block cluster of
+    /// `blocks` blocks of `block_size` threads, with `shared_bytes` of
+    /// dynamic shared memory each, and `parameters`.
+    ///
+    /// # Safety
+    /// As [`launch`](Self::launch), and
+    /// [`cluster::max_active_clusters`](super::cluster::max_active_clusters)
+    /// found room for at least one such cluster.
+    pub(crate) unsafe fn launch_cluster(
+        &self,
+        gpu: &Gpu,
+        shape: (u32, u32, u32),
+        mut parameters: P,
     ) -> Result<()> {
         parameters.with_addresses(|addresses| {
             // SAFETY: `addresses` as in `launch`; the caller's contract.
-            unsafe {
-                cooperative_launch(
-                    gpu,
-                    &self.function,
-                    (blocks, block_size, shared_bytes),
-                    addresses,
-                    name,
-                )
-            }
+            unsafe { super::cluster::launch(gpu, &self.function, shape, addresses, self.name) }
         })
     }
-}
-
-/// A kernel parameter as `cuLaunchCooperativeKernel` takes it: the address of its value.
-pub(crate) fn parameter<T>(value: &mut T) -> *mut std::ffi::c_void {
-    (value as *mut T).cast()
-}
-
-/// Launches a kernel cooperatively with its arguments written in place, as
-/// cust's `launch!` does for ordinary launches:
-/// `launch_cooperative!(gpu, &kernel, (blocks, block_size, shared_bytes), name, [argument, …])`.
-/// Each argument is evaluated into a temporary that lives until the
-/// launch has returned (the driver copies the values at the launch), and
-/// its address is passed; the arguments' types must be the kernel's
-/// parameter types, in its order.
-///
-/// # Safety
-/// As [`cooperative_launch`]: the caller writes `unsafe` around it.
-macro_rules! launch_cooperative {
-    ($gpu:expr, $kernel:expr, $shape:expr, $name:expr, [$($argument:expr),+ $(,)?]) => {
-        $crate::gpu::launch::cooperative_launch(
-            $gpu,
-            $kernel,
-            $shape,
-            &mut [$($crate::gpu::launch::parameter(&mut { $argument })),+],
-            $name,
-        )
-    };
-}
-pub(crate) use launch_cooperative;
-
-/// Launches `kernel` (named `name`) on `gpu`'s stream as a cooperative
-/// launch of `blocks` blocks of `block_size` threads, all resident at once
-/// (cust has no call for it).
-///
-/// # Safety
-/// `parameters` are the addresses of values of the kernel's parameters,
-/// in its order and types, meeting its contract; [`check_cooperative`]
-/// passed for this kernel, block size and `shared_bytes`, and its blocks
-/// per multiprocessor times the multiprocessors are at least `blocks`.
-pub(crate) unsafe fn cooperative_launch(
-    gpu: &Gpu,
-    kernel: &Function<'_>,
-    (blocks, block_size, shared_bytes): (u32, u32, u32),
-    parameters: &mut [*mut std::ffi::c_void],
-    name: &str,
-) -> Result<()> {
-    // SAFETY: the caller's contract, and the blocks are within the
-    // occupancy `check_cooperative` found.
-    let result = unsafe {
-        cust::sys::cuLaunchCooperativeKernel(
-            kernel.to_raw(),
-            blocks,
-            1,
-            1,
-            block_size,
-            1,
-            1,
-            shared_bytes,
-            gpu.stream().as_inner(),
-            parameters.as_mut_ptr(),
-        )
-    };
-    driver_result(result, || format!("launching {name}"))
 }
 
 /// Blocks of `block_size` threads needed to give each of `count` items a thread.

@@ -47,6 +47,7 @@ pub use memory::DeviceGraph;
 pub(crate) use memory::{address, copy_to_host, filled_on_every_core, upload};
 pub use registry::{Driver, GpuBfs};
 pub use row_offsets::RowOffsets;
+pub(crate) use row_offsets::{ByRowOffset, with_row_offsets};
 pub use run::{Direction, Exchange, GpuRun, Step, Work, exchange_time, median_exchange_per_level};
 pub use search::Search;
 
@@ -67,10 +68,7 @@ pub use partitioned::Partitioned;
 pub use persistent_direction_optimizing::PersistentDirectionOptimizing;
 
 use crate::{Csr, Result};
-pub(crate) use launch::{
-    Entry, Timer, allow_shared_memory, blocks_for, check_cooperative, cooperative_launch,
-    launch_cooperative, parameter,
-};
+pub(crate) use launch::{Entry, Timer, blocks_for};
 use memory::{download, reset_labels};
 
 // The registry: one row a variant, `Name: module, "name", "description";`.

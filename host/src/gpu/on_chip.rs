@@ -13,12 +13,10 @@
 //! refused with the bytes it would need.
 
 use bfs_kernels::abi::on_chip;
-use cust::function::Function;
 use cust::memory::DeviceBuffer;
 
 use super::{
-    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, cluster, copy_to_host,
-    parameter,
+    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, address, cluster, copy_to_host,
 };
 use crate::error::CudaContext;
 use crate::{Bfs, Csr, Error, Result};
@@ -89,7 +87,7 @@ impl ClusterShape {
 /// parents, and the cluster it runs in.
 pub struct OnChip<'g> {
     gpu: &'g Gpu,
-    kernel: Function<'g>,
+    kernel: Entry<'g, on_chip::Search>,
     shape: ClusterShape,
     segments: DeviceBuffer<u32>,
     levels: DeviceBuffer<u32>,
@@ -132,8 +130,8 @@ impl<'g> Driver<'g> for OnChip<'g> {
     /// Lays `graph` out for the largest cluster `gpu` runs it in, and
     /// uploads it.
     fn new(gpu: &'g Gpu, graph: &'g Csr) -> Result<Self> {
-        let kernel = gpu.cluster_kernel(on_chip::SEARCH, "on-chip")?;
-        cluster::allow_large_clusters(&kernel, on_chip::SEARCH)?;
+        let kernel = gpu.cluster_entry(on_chip::SEARCH, "on-chip")?;
+        cluster::allow_large_clusters(kernel.function(), kernel.name())?;
         let limit = gpu.shared_memory_per_block();
         let mut needed = u64::MAX;
         let mut blocks = cluster::MOST_BLOCKS;
@@ -142,9 +140,9 @@ impl<'g> Driver<'g> for OnChip<'g> {
             let bytes = shape.layout().bytes();
             needed = needed.min(bytes);
             if bytes <= limit as u64 {
-                allow_shared_memory(&kernel, bytes as u32, on_chip::SEARCH)?;
+                kernel.allow_shared_memory(bytes as u32)?;
                 let launch = (blocks, on_chip::BLOCK_SIZE, bytes as u32);
-                if cluster::max_active_clusters(gpu, &kernel, launch) > 0 {
+                if cluster::max_active_clusters(gpu, kernel.function(), launch) > 0 {
                     break shape;
                 }
             }
@@ -183,32 +181,21 @@ impl GpuBfs for OnChip<'_> {
     fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
         let shared_bytes = self.shape.layout().bytes() as u32;
         self.timer.start(self.gpu)?;
-        let mut segments = self.segments.as_device_ptr();
-        let mut vertex_count = graph.vertex_count;
-        let mut neighbour_capacity = self.shape.neighbour_capacity;
-        let mut source_parameter = source;
-        let mut levels = self.levels.as_device_ptr();
-        let mut parents = self.parents.as_device_ptr();
-        let mut parameters = [
-            parameter(&mut segments),
-            parameter(&mut vertex_count),
-            parameter(&mut neighbour_capacity),
-            parameter(&mut source_parameter),
-            parameter(&mut levels),
-            parameter(&mut parents),
-        ];
-        // SAFETY: the parameters are the addresses of values of
-        // `on_chip_search`'s parameters, in its order and types: the
-        // segments `ClusterShape::segments` laid out for this cluster, the
+        // SAFETY: `on_chip_search`'s contract: the segments `ClusterShape::segments` laid out for this cluster, the
         // graph's size, a checked source, and slot-ordered buffers of
         // `blocks * slots` entries; `new` found room for this cluster.
         unsafe {
-            cluster::launch(
+            self.kernel.launch_cluster(
                 self.gpu,
-                &self.kernel,
                 (self.shape.blocks, on_chip::BLOCK_SIZE, shared_bytes),
-                &mut parameters,
-                on_chip::SEARCH,
+                (
+                    address(&self.segments).cast_const(),
+                    graph.vertex_count,
+                    self.shape.neighbour_capacity,
+                    source,
+                    address(&self.levels),
+                    address(&self.parents),
+                ),
             )?;
         }
         let elapsed = self.timer.stop(self.gpu)?;

@@ -15,14 +15,10 @@
 use std::time::Duration;
 
 use bfs_kernels::abi::partitioned;
-use cust::function::Function;
 use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::queue::visited_words;
-use super::{
-    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Timer, Work, allow_shared_memory, check_cooperative,
-    copy_to_host, launch_cooperative,
-};
+use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, Work, address, copy_to_host};
 use crate::error::CudaContext;
 use crate::graph::reorder::Renumbering;
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
@@ -51,7 +47,7 @@ pub const STAGED_LEVEL_WINDOW: u32 = 1024;
 /// count of outstanding dirty bits and the kernel's counters.
 pub struct Partitioned<'g> {
     gpu: &'g Gpu,
-    kernel: Function<'g>,
+    kernel: Entry<'g, partitioned::Search>,
     renumbering: Renumbering,
     graph: DeviceGraph,
     labels: PartitionLabels,
@@ -87,15 +83,9 @@ impl<'g> Partitioned<'g> {
         let column_capacity = most_columns
             .min(shared_limit.saturating_sub(partitioned::shared_bytes(partition_size, 0)) / 4);
         let shared_bytes = partitioned::shared_bytes(partition_size, column_capacity);
-        let kernel = gpu.kernel(partitioned::SEARCH)?;
-        allow_shared_memory(&kernel, shared_bytes, partitioned::SEARCH)?;
-        check_cooperative(
-            gpu,
-            &kernel,
-            partitioned::BLOCK_SIZE,
-            shared_bytes,
-            partitioned::SEARCH,
-        )?;
+        let kernel = gpu.entry(partitioned::SEARCH)?;
+        kernel.allow_shared_memory(shared_bytes)?;
+        kernel.check_cooperative(gpu, partitioned::BLOCK_SIZE, shared_bytes)?;
         Ok(Partitioned {
             gpu,
             kernel,
@@ -134,34 +124,31 @@ impl GpuBfs for Partitioned<'_> {
         self.labels
             .reset(self.gpu, self.renumbering.new_ids[source as usize])?;
         let shared_bytes = partitioned::shared_bytes(self.partition_size, self.column_capacity);
-        // SAFETY: the parameters are the addresses of values of
-        // `partitioned_search`'s parameters, in its order and types: the
-        // renumbered CSR grown into partitions of `partition_size` (a
+        let (labels, dirty, outstanding, counters) = self.labels.addresses();
+        // SAFETY: `partitioned_search`'s contract: the renumbered CSR grown into partitions of `partition_size` (a
         // multiple of 32, `partition_size()`), labels, dirty bitmap and
         // outstanding count for its `n` vertices reset by `reset`; `new`
         // checked the launch shape with this shared memory.
         unsafe {
-            launch_cooperative!(
+            self.kernel.launch_cooperative(
                 self.gpu,
-                &self.kernel,
                 (
                     self.gpu.multiprocessors(),
                     partitioned::BLOCK_SIZE,
-                    shared_bytes
+                    shared_bytes,
                 ),
-                partitioned::SEARCH,
-                [
-                    self.graph.row_offsets.as_device_ptr(),
-                    self.graph.column_indices.as_device_ptr(),
+                (
+                    address(&self.graph.row_offsets).cast_const(),
+                    address(&self.graph.column_indices).cast_const(),
                     self.graph.vertex_count,
                     self.partition_size,
                     self.column_capacity,
                     self.level_window,
-                    self.labels.labels.as_device_ptr(),
-                    self.labels.dirty.as_device_ptr(),
-                    self.labels.outstanding.as_device_ptr(),
-                    self.labels.counters.as_device_ptr(),
-                ]
+                    labels,
+                    dirty,
+                    outstanding,
+                    counters,
+                ),
             )?;
         }
         let elapsed = self.timer.stop(self.gpu)?;
@@ -196,6 +183,18 @@ impl PartitionLabels {
             outstanding: DeviceBuffer::zeroed(2).context(allocation)?,
             counters: DeviceBuffer::zeroed(3).context(allocation)?,
         })
+    }
+
+    /// What the search kernels take last: the labels, the dirty bits, the
+    /// outstanding count (a `u64` the host resets as two words) and the
+    /// counters.
+    pub(super) fn addresses(&self) -> (*mut u64, *mut u32, *mut u64, *mut u64) {
+        (
+            address(&self.labels),
+            address(&self.dirty),
+            address(&self.outstanding).cast::<u64>(),
+            address(&self.counters),
+        )
     }
 
     /// Labels every vertex unreached but `source` (level 0) and marks the

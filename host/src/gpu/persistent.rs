@@ -4,20 +4,17 @@
 //! large-frontier stretches of a road network this way.
 
 use bfs_kernels::abi::{EdgeOffset, persistent};
-use cust::function::Function;
 use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::queue::FrontierQueues;
-use super::{
-    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, check_cooperative, launch_cooperative,
-};
+use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, address};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 
 /// The persistent kernel, its grid size, its barrier words, the rows it
 /// stages between levels, and where it reports the level it reached.
 pub struct PersistentLevels<'g> {
-    kernel: Function<'g>,
+    kernel: Entry<'g, persistent::Levels>,
     level_words: DeviceBuffer<u64>,
     staged_rows: DeviceBuffer<EdgeOffset>,
     staged_capacity: u32,
@@ -35,14 +32,8 @@ impl<'g> PersistentLevels<'g> {
     /// Loads the kernel and sizes the grid to one block per multiprocessor,
     /// after checking the device can keep them all resident.
     pub fn new(gpu: &'g Gpu, vertex_count: u32) -> Result<Self> {
-        let kernel = gpu.kernel(persistent::LEVELS)?;
-        check_cooperative(
-            gpu,
-            &kernel,
-            persistent::BLOCK_SIZE,
-            persistent::SHARED_BYTES,
-            persistent::LEVELS,
-        )?;
+        let kernel = gpu.entry(persistent::LEVELS)?;
+        kernel.check_cooperative(gpu, persistent::BLOCK_SIZE, persistent::SHARED_BYTES)?;
         let allocation = || "allocating the persistent kernel's buffers".to_string();
         Ok(PersistentLevels {
             kernel,
@@ -70,37 +61,34 @@ impl<'g> PersistentLevels<'g> {
         // SAFETY: a memset on the stream, ordered before the launch below.
         unsafe { self.level_words.set_zero_async(stream) }
             .context(|| "starting the persistent kernel".into())?;
-        // SAFETY: the parameters are the addresses of values of
-        // `persistent_levels`' parameters, in its order and types, all sized
-        // for the graph's `n` (checked by `Search::run`) and initialised as
+        // SAFETY: `persistent_levels`' contract: its buffers all sized for
+        // the graph's `n` (checked by `Search::run`) and initialised as
         // its contract says (the frontier in the queue at `frontier_start`,
         // the barrier words 0); `new` checked the launch shape.
         unsafe {
-            launch_cooperative!(
+            self.kernel.launch_cooperative(
                 gpu,
-                &self.kernel,
                 (
                     gpu.multiprocessors(),
                     persistent::BLOCK_SIZE,
-                    persistent::SHARED_BYTES
+                    persistent::SHARED_BYTES,
                 ),
-                persistent::LEVELS,
-                [
-                    graph.row_offsets.as_device_ptr(),
-                    graph.column_indices.as_device_ptr(),
-                    queues.queue.as_device_ptr(),
+                (
+                    address(&graph.row_offsets).cast_const(),
+                    address(&graph.column_indices).cast_const(),
+                    address(&queues.queue),
                     queues.frontier_start(),
                     queues.frontier_size(),
-                    self.staged_rows.as_device_ptr(),
+                    address(&self.staged_rows),
                     self.staged_capacity,
-                    self.level_words.as_device_ptr(),
-                    queues.visited.as_device_ptr(),
-                    queues.levels.as_device_ptr(),
-                    queues.parents.as_device_ptr(),
-                    self.reached.as_device_ptr(),
+                    address(&self.level_words),
+                    address(&queues.visited),
+                    address(&queues.levels),
+                    address(&queues.parents),
+                    address(&self.reached),
                     first_level,
                     handoff_size,
-                ]
+                ),
             )?;
         }
         stream

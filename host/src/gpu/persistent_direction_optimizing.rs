@@ -5,17 +5,13 @@
 //! fewer than 2^32 CSR entries is searched over a copy of its row offsets
 //! in 32 bits.
 
-use bfs_kernels::abi::hub_chunks;
-use bfs_kernels::abi::persistent_direction_optimizing;
-use cust::function::Function;
+use bfs_kernels::abi::persistent_direction_optimizing::{self, Search};
+use bfs_kernels::abi::{EdgeOffset, hub_chunks};
 use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::queue::{FrontierQueues, visited_words};
-use super::row_offsets::RowOffsets;
-use super::{
-    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, check_cooperative, cooperative_launch,
-    parameter,
-};
+use super::row_offsets::{ByRowOffset, RowOffsets, with_row_offsets};
+use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, address};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 
@@ -24,9 +20,7 @@ use crate::{Csr, Result};
 /// lists, the barriers' counters and the level the kernel reached.
 pub struct PersistentDirectionOptimizing<'g> {
     gpu: &'g Gpu,
-    kernel: Function<'g>,
-    kernel_name: &'static str,
-    narrow_row_offsets: Option<DeviceBuffer<u32>>,
+    kernel: ByRowOffset<'g, Search<EdgeOffset>, Search<u32>>,
     blocks_per_multiprocessor: u32,
     symmetric: bool,
     queues: FrontierQueues,
@@ -47,27 +41,25 @@ impl<'g> PersistentDirectionOptimizing<'g> {
     /// of the wide kernel on a small graph) or narrow.
     pub fn with_row_offsets(gpu: &'g Gpu, graph: &'g Csr, row_offsets: RowOffsets) -> Result<Self> {
         let allocation = || "allocating persistent direction-optimizing buffers".to_string();
-        let kernel_name = match row_offsets {
-            RowOffsets::Wide => persistent_direction_optimizing::SEARCH,
-            RowOffsets::Narrow => persistent_direction_optimizing::SEARCH_NARROW,
-        };
-        let narrow_row_offsets =
-            row_offsets.upload_copy(graph.row_offsets(), "persistent-direction-optimizing")?;
-        let kernel = gpu.kernel(kernel_name)?;
-        let blocks_per_multiprocessor = check_cooperative(
+        let kernel = row_offsets.entry(
             gpu,
-            &kernel,
+            (
+                persistent_direction_optimizing::SEARCH,
+                persistent_direction_optimizing::SEARCH_NARROW,
+            ),
+            graph.row_offsets(),
+            "persistent-direction-optimizing",
+        )?;
+        let blocks_per_multiprocessor = kernel.check_cooperative(
+            gpu,
             persistent_direction_optimizing::BLOCK_SIZE,
             persistent_direction_optimizing::SHARED_BYTES,
-            kernel_name,
         )?;
         let words = visited_words(graph.vertex_count());
         let hub_chunk_capacity = hub_chunks::chunk_capacity(graph.edge_count()) as u32;
         Ok(PersistentDirectionOptimizing {
             gpu,
             kernel,
-            kernel_name,
-            narrow_row_offsets,
             blocks_per_multiprocessor,
             symmetric: graph.is_symmetric(),
             queues: FrontierQueues::new(graph.vertex_count())?,
@@ -109,64 +101,48 @@ impl GpuBfs for PersistentDirectionOptimizing<'_> {
         // SAFETY: a memset on the stream, ordered before the launch below.
         unsafe { self.counters.set_zero_async(gpu.stream()) }
             .context(|| "starting the persistent direction-optimizing kernel".into())?;
-        let mut wide_row_offsets = graph.row_offsets.as_device_ptr();
-        let mut narrow_row_offsets = self
-            .narrow_row_offsets
-            .as_ref()
-            .map(|rows| rows.as_device_ptr());
-        let mut column_indices = graph.column_indices.as_device_ptr();
-        let mut queue = queues.queue.as_device_ptr();
-        let mut visited = queues.visited.as_device_ptr();
-        let mut levels = queues.levels.as_device_ptr();
-        let mut parents = queues.parents.as_device_ptr();
-        let mut bitmaps = self.bitmaps.as_device_ptr();
-        let mut counters = self.counters.as_device_ptr();
-        let mut reached = counters.wrapping_add(COUNTER_WORDS);
-        let mut vertex_count = graph.vertex_count;
-        let mut bottom_up_allowed = self.symmetric as u32;
-        let mut hub_chunks = self.hub_chunks.as_device_ptr();
-        let mut hub_chunk_capacity = self.hub_chunk_capacity;
-        let row_offsets = match &mut narrow_row_offsets {
-            Some(narrow) => parameter(narrow),
-            None => parameter(&mut wide_row_offsets),
-        };
-        let mut parameters = [
-            row_offsets,
-            parameter(&mut column_indices),
-            parameter(&mut queue),
-            parameter(&mut visited),
-            parameter(&mut levels),
-            parameter(&mut parents),
-            parameter(&mut bitmaps),
-            parameter(&mut counters),
-            parameter(&mut vertex_count),
-            parameter(&mut bottom_up_allowed),
-            parameter(&mut hub_chunks),
-            parameter(&mut hub_chunk_capacity),
-            parameter(&mut reached),
-        ];
-        // SAFETY: the parameters are the addresses of values of
-        // `persistent_direction_optimizing`'s parameters, in its order and
-        // types (the narrow kernel's row offsets are `u32`, from this
-        // graph), all sized for the graph's `n` (checked by `Search::run`);
-        // `start` left the source alone in the queue, labelled and visited,
+        let columns = address(&graph.column_indices).cast_const();
+        let (queue, visited) = (address(&queues.queue), address(&queues.visited));
+        let (levels, parents) = (address(&queues.levels), address(&queues.parents));
+        let (bitmaps, counters) = (address(&self.bitmaps), address(&self.counters));
+        let reached = counters.wrapping_add(COUNTER_WORDS);
+        let (vertex_count, bottom_up_allowed) = (graph.vertex_count, u32::from(self.symmetric));
+        let (hub_chunks, hub_chunk_capacity) = (address(&self.hub_chunks), self.hub_chunk_capacity);
+        let shape = (
+            self.blocks_per_multiprocessor * gpu.multiprocessors(),
+            persistent_direction_optimizing::BLOCK_SIZE,
+            persistent_direction_optimizing::SHARED_BYTES,
+        );
+        // SAFETY: `persistent_direction_optimizing`'s contract (the narrow
+        // kernel's row offsets a copy of this graph's), its buffers sized
+        // for the graph's `n` (checked by `Search::run`); `start` left the source alone in the queue, labelled and visited,
         // the bitmaps are clear (zeroed at allocation, cleared by every
         // search), the hub chunks' halves sized by `hub_chunk_capacity`, the
         // counters and the reached word zeroed above; bottom-up runs
         // only on a symmetric graph; `new` found this many blocks of this
         // shape resident on a multiprocessor.
         unsafe {
-            cooperative_launch(
-                gpu,
-                &self.kernel,
-                (
-                    self.blocks_per_multiprocessor * gpu.multiprocessors(),
-                    persistent_direction_optimizing::BLOCK_SIZE,
-                    persistent_direction_optimizing::SHARED_BYTES,
-                ),
-                &mut parameters,
-                self.kernel_name,
-            )?;
+            let wide = address(&graph.row_offsets).cast_const();
+            with_row_offsets!(&self.kernel, wide, |kernel, rows| kernel
+                .launch_cooperative(
+                    gpu,
+                    shape,
+                    (
+                        rows,
+                        columns,
+                        queue,
+                        visited,
+                        levels,
+                        parents,
+                        bitmaps,
+                        counters,
+                        vertex_count,
+                        bottom_up_allowed,
+                        hub_chunks,
+                        hub_chunk_capacity,
+                        reached,
+                    ),
+                ))?;
         }
         // The timer stops right behind the launch, before the host waits.
         let mut run = queues.finish(gpu, source)?;

@@ -5,12 +5,60 @@
 //! 32, which halves the bytes those levels read for their rows; so does a
 //! GPU's part of the search over several, whose rows hold fewer.
 
-use bfs_kernels::abi::EdgeOffset;
+use bfs_kernels::abi::{EdgeOffset, Kernel};
 use cust::memory::DeviceBuffer;
 use rayon::prelude::*;
 
-use super::upload;
+use super::{Entry, Gpu, upload};
 use crate::{Csr, Error, Result};
+
+/// A kernel of two entry points, one a width of row offsets (the kernels'
+/// `entry_points_by_row_offset!`), loaded for the width a graph takes:
+/// the wide one reads the graph's own offsets, the narrow one a copy in 32
+/// bits, held here. Its parameters are `Wide` and `Narrow`, which differ
+/// in the row offsets alone.
+pub(crate) enum ByRowOffset<'g, Wide, Narrow> {
+    /// The entry point over 64-bit offsets.
+    Wide(Entry<'g, Wide>),
+    /// The entry point over 32-bit offsets, and the copy it reads.
+    Narrow(Entry<'g, Narrow>, DeviceBuffer<u32>),
+}
+
+impl<Wide, Narrow> ByRowOffset<'_, Wide, Narrow> {
+    /// As [`Entry::check_cooperative`], for the entry point loaded.
+    pub(crate) fn check_cooperative(
+        &self,
+        gpu: &Gpu,
+        block_size: u32,
+        shared_bytes: u32,
+    ) -> Result<u32> {
+        match self {
+            ByRowOffset::Wide(entry) => entry.check_cooperative(gpu, block_size, shared_bytes),
+            ByRowOffset::Narrow(entry, _) => entry.check_cooperative(gpu, block_size, shared_bytes),
+        }
+    }
+}
+
+/// Runs `$launch` with `$entry` the entry point `$kernel` (a
+/// [`ByRowOffset`]) loaded and `$rows` the row offsets it reads: `$wide`
+/// (the graph's own, 64 bits) for the wide one, its copy for the narrow
+/// one. A closure over either width: the launch is written once, and
+/// checked against each entry point's parameters.
+macro_rules! with_row_offsets {
+    ($kernel:expr, $wide:expr, |$entry:ident, $rows:ident| $launch:expr) => {
+        match $kernel {
+            $crate::gpu::ByRowOffset::Wide($entry) => {
+                let $rows = $wide;
+                $launch
+            }
+            $crate::gpu::ByRowOffset::Narrow($entry, narrow) => {
+                let $rows = $crate::gpu::address(narrow).cast_const();
+                $launch
+            }
+        }
+    };
+}
+pub(crate) use with_row_offsets;
 
 /// The width of the row offsets a kernel reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,7 +99,7 @@ impl RowOffsets {
 
     /// The copy this width takes of `offsets` (none where wide), uploaded;
     /// an error naming `variant` where they do not fit 32 bits.
-    pub fn upload_copy(
+    fn upload_copy(
         self,
         offsets: &[EdgeOffset],
         variant: &str,
@@ -70,5 +118,21 @@ impl RowOffsets {
                 ))
             })?;
         Ok(Some(upload(&narrow)?))
+    }
+
+    /// The entry point of `kernels` (wide, narrow) for this width over
+    /// `offsets`, with their copy where narrow; an error naming `variant`
+    /// where they do not fit 32 bits.
+    pub(crate) fn entry<'g, Wide, Narrow>(
+        self,
+        gpu: &'g Gpu,
+        (wide, narrow): (Kernel<Wide>, Kernel<Narrow>),
+        offsets: &[EdgeOffset],
+        variant: &str,
+    ) -> Result<ByRowOffset<'g, Wide, Narrow>> {
+        Ok(match self.upload_copy(offsets, variant)? {
+            None => ByRowOffset::Wide(gpu.entry(wide)?),
+            Some(copy) => ByRowOffset::Narrow(gpu.entry(narrow)?, copy),
+        })
     }
 }

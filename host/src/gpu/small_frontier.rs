@@ -9,7 +9,7 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::persistent::PersistentLevels;
 use super::queue::{FrontierQueues, at_level, visited_words};
-use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, allow_shared_memory};
+use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step};
 use crate::error::CudaContext;
 use crate::{Csr, Result};
 
@@ -80,11 +80,8 @@ impl<'g> SmallFrontier<'g> {
             small_frontier::shared_bytes(capacity, words) <= gpu.shared_memory_per_block();
         let shared_visited_words = if bitmap_fits { words } else { 0 };
         // `shared_queue_capacity` and `bitmap_fits` keep within the opt-in limit.
-        allow_shared_memory(
-            levels_kernel.function(),
-            small_frontier::shared_bytes(capacity, shared_visited_words),
-            small_frontier::LEVELS.name(),
-        )?;
+        levels_kernel
+            .allow_shared_memory(small_frontier::shared_bytes(capacity, shared_visited_words))?;
         Ok(SmallFrontier {
             gpu,
             levels_kernel,

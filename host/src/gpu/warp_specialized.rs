@@ -11,13 +11,9 @@
 //! the graph's own after the timer stops.
 
 use bfs_kernels::abi::warp_specialized;
-use cust::function::Function;
 
 use super::partitioned::{PartitionLabels, grow_partitions, shared_limit};
-use super::{
-    DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Timer, allow_shared_memory, check_cooperative,
-    launch_cooperative,
-};
+use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, address};
 use crate::graph::reorder::Renumbering;
 use crate::{Csr, Error, Result};
 
@@ -31,7 +27,7 @@ pub const PARTITIONS_PER_MULTIPROCESSOR: u32 = 1;
 /// The renumbered graph on the device, the labels and the launch's shape.
 pub struct WarpSpecialized<'g> {
     gpu: &'g Gpu,
-    kernel: Function<'g>,
+    kernel: Entry<'g, warp_specialized::Search>,
     renumbering: Renumbering,
     graph: DeviceGraph,
     labels: PartitionLabels,
@@ -55,7 +51,7 @@ impl<'g> Driver<'g> for WarpSpecialized<'g> {
                 "warp-specialized keeps levels in 31 bits; {vertex_count} vertices are too many"
             )));
         }
-        let kernel = gpu.kernel(warp_specialized::SEARCH)?;
+        let kernel = gpu.entry(warp_specialized::SEARCH)?;
         let blocks = gpu.multiprocessors() * PARTITIONS_PER_MULTIPROCESSOR;
         let partition_size = vertex_count.div_ceil(blocks).next_multiple_of(32).max(32);
         let partitions = vertex_count.div_ceil(partition_size).max(1);
@@ -75,14 +71,8 @@ impl<'g> Driver<'g> for WarpSpecialized<'g> {
         let shared_bytes =
             warp_specialized::WarpSpecializedLayout::new(partition_size, column_capacity).bytes();
         let shared_bytes = shared_bytes as u32;
-        allow_shared_memory(&kernel, shared_bytes, warp_specialized::SEARCH)?;
-        let resident = check_cooperative(
-            gpu,
-            &kernel,
-            warp_specialized::BLOCK_SIZE,
-            shared_bytes,
-            warp_specialized::SEARCH,
-        )?;
+        kernel.allow_shared_memory(shared_bytes)?;
+        let resident = kernel.check_cooperative(gpu, warp_specialized::BLOCK_SIZE, shared_bytes)?;
         if partitions > resident * gpu.multiprocessors() {
             return Err(Error::Unsupported(format!(
                 "warp-specialized needs its {partitions} blocks of {shared_bytes} bytes of shared \
@@ -114,30 +104,27 @@ impl GpuBfs for WarpSpecialized<'_> {
         let shared_bytes =
             warp_specialized::WarpSpecializedLayout::new(self.partition_size, self.column_capacity)
                 .bytes() as u32;
-        // SAFETY: the parameters are the addresses of values of
-        // `warp_specialized_search`'s parameters, in its order and types:
-        // the renumbered CSR grown into partitions of `partition_size` (a
+        let (labels, dirty, outstanding, counters) = self.labels.addresses();
+        // SAFETY: `warp_specialized_search`'s contract: the renumbered CSR grown into partitions of `partition_size` (a
         // multiple of 32) with room for `column_capacity` neighbours, labels,
         // dirty bitmap and outstanding count for its `n` vertices reset by
         // `reset`; one block per partition, all resident (`new` checked
         // the occupancy with this shared memory).
         unsafe {
-            launch_cooperative!(
+            self.kernel.launch_cooperative(
                 self.gpu,
-                &self.kernel,
                 (blocks, warp_specialized::BLOCK_SIZE, shared_bytes),
-                warp_specialized::SEARCH,
-                [
-                    self.graph.row_offsets.as_device_ptr(),
-                    self.graph.column_indices.as_device_ptr(),
+                (
+                    address(&self.graph.row_offsets).cast_const(),
+                    address(&self.graph.column_indices).cast_const(),
                     self.graph.vertex_count,
                     self.partition_size,
                     self.column_capacity,
-                    self.labels.labels.as_device_ptr(),
-                    self.labels.dirty.as_device_ptr(),
-                    self.labels.outstanding.as_device_ptr(),
-                    self.labels.counters.as_device_ptr(),
-                ]
+                    labels,
+                    dirty,
+                    outstanding,
+                    counters,
+                ),
             )?;
         }
         let elapsed = self.timer.stop(self.gpu)?;

@@ -20,14 +20,12 @@ use std::ops::Range;
 
 use bfs_kernels::abi::hub_chunks::CHUNK_EDGES;
 use bfs_kernels::abi::{BLOCK_SIZE, EdgeOffset, distributed};
-use cust::function::Function;
-use cust::launch;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, DevicePointer, LockedBuffer};
 use rayon::prelude::*;
 
 use super::claims::OwnedLevel;
 use crate::error::CudaContext;
-use crate::gpu::{Entry, Gpu, blocks_for, upload};
+use crate::gpu::{Entry, Gpu, address, blocks_for, upload};
 use crate::{Csr, Result};
 
 /// The delegates' lists hold at most one CSR entry in this many.
@@ -160,7 +158,7 @@ pub struct Delegates<'g> {
     counter: DeviceBuffer<u64>,
     grid: u32,
     note: Entry<'g, distributed::DelegateNote>,
-    list: Function<'g>,
+    list: Entry<'g, distributed::ListDelegates>,
     expand: Entry<'g, distributed::DelegateExpansion>,
 }
 
@@ -182,7 +180,7 @@ impl<'g> Delegates<'g> {
             counter: DeviceBuffer::zeroed(1).context(allocation)?,
             grid: delegated_chunks.min(EXPAND_BLOCKS_PER_MULTIPROCESSOR * gpu.multiprocessors()),
             note: gpu.entry(distributed::NOTE_DELEGATES)?,
-            list: gpu.kernel(distributed::LIST_DELEGATES)?,
+            list: gpu.entry(distributed::LIST_DELEGATES)?,
             expand: gpu.entry(distributed::EXPAND_DELEGATES)?,
             choice,
         })
@@ -242,13 +240,17 @@ impl<'g> Delegates<'g> {
                 .async_copy_from(&self.bits_on_host, stream)
                 .context(context)?;
             self.counter.set_zero_async(stream).context(context)?;
-            launch!(list<<<blocks_for(count, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
-                self.rows.as_device_ptr(),
-                count,
-                self.frontier_bits.as_device_ptr(),
-                self.listed.as_device_ptr(),
-                self.counter.as_device_ptr()
-            ))
+            list.launch(
+                stream,
+                (blocks_for(count, BLOCK_SIZE), BLOCK_SIZE, 0),
+                (
+                    address(&self.rows).cast_const(),
+                    count,
+                    address(&self.frontier_bits).cast_const(),
+                    address(&self.listed),
+                    address(&self.counter),
+                ),
+            )
             .context(context)?;
             let parameters = (
                 owned.owned,

@@ -45,8 +45,7 @@ use std::time::{Duration, Instant};
 use bfs_kernels::abi::distributed::{
     MEETING_FAILED, STATS_EDGES_WORD, STATS_RECEIVED_WORD, STATS_STATUS_WORD, STATS_WORDS,
 };
-use bfs_kernels::abi::{EdgeOffset, distributed};
-use cust::function::Function;
+use bfs_kernels::abi::{EdgeOffset, direction_optimizing, distributed};
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::claims::Claims;
@@ -56,7 +55,7 @@ use super::injected_failure::InjectedFailure;
 use super::{Collectives, partition};
 use crate::error::CudaContext;
 use crate::gpu::hub_chunks::ChunkedTopDown;
-use crate::gpu::{Direction, Gpu, LEVEL_BY_LEVEL, Step};
+use crate::gpu::{ByRowOffset, Direction, Entry, Gpu, LEVEL_BY_LEVEL, Step};
 use crate::{Bfs, Error, Result, UNREACHED};
 
 pub use super::claims::UNCOUNTED_SLOT_EDGES;
@@ -83,11 +82,10 @@ pub struct Rank<'g> {
     edge_count: EdgeOffset,
     symmetric: bool,
     kernels: Kernels<'g>,
-    /// The owned rows, from the first owned vertex's (64 bits), and a
-    /// 32-bit copy for the bottom-up kernel where they hold fewer than
+    /// The owned rows, from the first owned vertex's (64 bits); the
+    /// bottom-up kernel reads a 32-bit copy where they hold fewer than
     /// 2^32 entries.
     rows: DeviceBuffer<EdgeOffset>,
-    narrow_rows: Option<DeviceBuffer<u32>>,
     columns: DeviceBuffer<u32>,
     /// Bitmaps over every vertex; `frontier` and `next` run
     /// `padded_words` past the last vertex's word, so that any rank's
@@ -136,13 +134,13 @@ pub struct Rank<'g> {
 }
 
 struct Kernels<'g> {
-    top_down: crate::gpu::Entry<'g, distributed::Expansion>,
-    expand_hub_chunks: crate::gpu::Entry<'g, distributed::Expansion>,
-    bottom_up: Function<'g>,
-    queue_to_bitmap: Function<'g>,
-    bitmap_to_queue: Function<'g>,
-    read_peer_frontiers: Function<'g>,
-    read_peer_queues: Function<'g>,
+    top_down: Entry<'g, distributed::Expansion>,
+    expand_hub_chunks: Entry<'g, distributed::Expansion>,
+    bottom_up: ByRowOffset<'g, distributed::BottomUp<EdgeOffset>, distributed::BottomUp<u32>>,
+    queue_to_bitmap: Entry<'g, direction_optimizing::QueueToBitmap>,
+    bitmap_to_queue: Entry<'g, direction_optimizing::BitmapToQueue>,
+    read_peer_frontiers: Entry<'g, distributed::PeerReading>,
+    read_peer_queues: Entry<'g, distributed::PeerReading>,
 }
 
 /// Every rank's two frontier bitmaps and two queues, where the ranks read

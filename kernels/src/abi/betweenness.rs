@@ -22,20 +22,22 @@
 //! vertex's dependency gathering its successors', so a directed graph
 //! needs no reverse.
 
-use super::{Kernel, Rows};
+use super::{Rows, entry_points};
 
-/// `betweenness_start`: each source at distance 0 from itself, by one
-/// shortest path; level 0's entries.
-pub const START: Kernel<(Paths, Levels, *const u32, u32)> = Kernel::new("betweenness_start");
-/// `betweenness_forward`: every level's distances and path counts, in
-/// one cooperative launch.
-pub const FORWARD: Kernel<(Rows, Paths, Levels)> = Kernel::new("betweenness_forward");
-/// `betweenness_backward`: every level's dependencies, deepest first, in
-/// one cooperative launch, added into the scores.
-pub const BACKWARD: Kernel<(Rows, Paths, Levels, Scores)> = Kernel::new("betweenness_backward");
-/// `betweenness_reached`: the vertices each source reaches (for
-/// networkx's `endpoints`).
-pub const REACHED: Kernel<(Paths, u32, *mut u32)> = Kernel::new("betweenness_reached");
+entry_points! {
+    /// `betweenness_start`: each source at distance 0 from itself, by one
+    /// shortest path; level 0's entries.
+    pub const START: Kernel<(Paths, Levels, *const u32, u32)> = Kernel::new("betweenness_start");
+    /// `betweenness_forward`: every level's distances and path counts, in
+    /// one cooperative launch.
+    pub const FORWARD: Kernel<(Rows, Paths, Levels)> = Kernel::new("betweenness_forward");
+    /// `betweenness_backward`: every level's dependencies, deepest first, in
+    /// one cooperative launch, added into the scores.
+    pub const BACKWARD: Kernel<(Rows, Paths, Levels, Scores)> = Kernel::new("betweenness_backward");
+    /// `betweenness_reached`: the vertices each source reaches (for
+    /// networkx's `endpoints`).
+    pub const REACHED: Kernel<(Paths, u32, *mut u32)> = Kernel::new("betweenness_reached");
+}
 
 /// Threads a block of every kernel.
 pub const BLOCK_SIZE: u32 = 512;

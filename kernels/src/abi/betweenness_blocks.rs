@@ -13,16 +13,18 @@
 //! sweeps, as in `abi::betweenness`; the scores are its [`Scores`].
 
 use super::betweenness::Scores;
-use super::{Kernel, Rows};
+use super::{Rows, entry_points};
 
-/// `betweenness_blocks`: every source of the list searched by one block,
-/// forward then backward, its dependencies added into the slot's totals
-/// and its arcs' shares into the arc scores.
-pub const SEARCH: Kernel<(Rows, Slots, *const u32, u32, Scores)> =
-    Kernel::new("betweenness_blocks");
-/// `betweenness_blocks_totals`: the slots' totals summed into the vertex
-/// scores, and cleared.
-pub const TOTALS: Kernel<(Slots, *mut f64)> = Kernel::new("betweenness_blocks_totals");
+entry_points! {
+    /// `betweenness_blocks`: every source of the list searched by one block,
+    /// forward then backward, its dependencies added into the slot's totals
+    /// and its arcs' shares into the arc scores.
+    pub const SEARCH: Kernel<(Rows, Slots, *const u32, u32, Scores)> =
+        Kernel::new("betweenness_blocks");
+    /// `betweenness_blocks_totals`: the slots' totals summed into the vertex
+    /// scores, and cleared.
+    pub const TOTALS: Kernel<(Slots, *mut f64)> = Kernel::new("betweenness_blocks_totals");
+}
 
 /// Threads a block of [`SEARCH`]: a road network's level is a few hundred
 /// vertices, so more, smaller blocks keep more sources in flight.

@@ -1,13 +1,56 @@
 //! Kernel entry points of the `chain-contracted` variant.
 
-/// Searches the contracted graph (junctions joined by weighted chains)
-/// in one block, label-correcting, round by round.
-pub const SEARCH: &str = "chain_contracted_search";
-/// Gives every vertex its level from its junction's label or its
-/// chain's two ends.
-pub const LEVELS: &str = "chain_contracted_levels";
-/// Gives every reached vertex a parent: a neighbour one level up.
-pub const PARENTS: &str = "chain_contracted_parents";
+use super::{EdgeOffset, entry_points};
+
+entry_points! {
+    /// Searches the contracted graph (junctions joined by weighted chains)
+    /// in one block, label-correcting, round by round. Its parameters: the
+    /// contracted rows and arcs, the kept count, the two seeds each with
+    /// its distance, the near–far delta, the queue capacity, the scratch
+    /// region, the kept vertices' levels and the work counters.
+    pub const SEARCH: Kernel<Search> = Kernel::new("chain_contracted_search");
+    /// Gives every vertex its level from its junction's label or its
+    /// chain's two ends. Its parameters: the places, the chains, the kept
+    /// levels, the vertex count, the source, its chain and position, the
+    /// levels and the parents.
+    pub const LEVELS: Kernel<Levels> = Kernel::new("chain_contracted_levels");
+    /// Gives every reached vertex a parent: a neighbour one level up. Its
+    /// parameters: the row offsets and columns, the levels, the vertex
+    /// count and the parents.
+    pub const PARENTS: Kernel<Parents> = Kernel::new("chain_contracted_parents");
+}
+
+/// The parameters of [`SEARCH`].
+pub type Search = (
+    *const u32,
+    *const u32,
+    u32,
+    u32,
+    u32,
+    u32,
+    u32,
+    u32,
+    u32,
+    *mut u32,
+    *mut u32,
+    *mut u64,
+);
+
+/// The parameters of [`LEVELS`].
+pub type Levels = (
+    *const u32,
+    *const u32,
+    *const u32,
+    u32,
+    u32,
+    u32,
+    u32,
+    *mut u32,
+    *mut u32,
+);
+
+/// The parameters of [`PARENTS`].
+pub type Parents = (*const EdgeOffset, *const u32, *const u32, u32, *mut u32);
 
 /// Threads of the single block of `chain_contracted_search`.
 pub const BLOCK_SIZE: u32 = 1024;

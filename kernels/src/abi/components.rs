@@ -5,28 +5,31 @@
 //! Both end with each vertex's *label*: the least vertex id of its
 //! component, so that labels from any engine compare.
 
-use super::{Kernel, Rows};
+use super::{Rows, entry_points};
 
-/// `components_start`: every vertex the root of its own tree.
-pub const START: Kernel<(Forest,)> = Kernel::new("components_start");
-/// `components_hook`: every arc of a light row unites its ends' trees.
-pub const HOOK: Kernel<(Rows, Forest)> = Kernel::new("components_hook");
-/// `components_hook_heavy`: as [`HOOK`], for the heavy rows.
-pub const HOOK_HEAVY: Kernel<(Rows, Forest)> = Kernel::new("components_hook_heavy");
-/// `components_flatten`: every vertex points at its root.
-pub const FLATTEN: Kernel<(Forest,)> = Kernel::new("components_flatten");
-/// `strong_start`: each unsettled vertex's signature is its own id twice.
-pub const STRONG_START: Kernel<(Signatures,)> = Kernel::new("strong_start");
-/// `strong_propagate`: one sweep of the signatures along the kept arcs;
-/// sets the flag where one grew.
-pub const STRONG_PROPAGATE: Kernel<(Rows, Signatures, *mut u32)> = Kernel::new("strong_propagate");
-/// `strong_split`: drops the arcs whose ends' signatures differ, settles
-/// the vertices whose two halves agree, and counts those left.
-pub const STRONG_SPLIT: Kernel<(Rows, Signatures, *mut u32)> = Kernel::new("strong_split");
-/// `strong_least`: each component's least vertex, by its signature.
-pub const STRONG_LEAST: Kernel<(Signatures,)> = Kernel::new("strong_least");
-/// `strong_label`: each vertex labelled by its component's least vertex.
-pub const STRONG_LABEL: Kernel<(Signatures,)> = Kernel::new("strong_label");
+entry_points! {
+    /// `components_start`: every vertex the root of its own tree.
+    pub const START: Kernel<(Forest,)> = Kernel::new("components_start");
+    /// `components_hook`: every arc of a light row unites its ends' trees.
+    pub const HOOK: Kernel<(Rows, Forest)> = Kernel::new("components_hook");
+    /// `components_hook_heavy`: as [`HOOK`], for the heavy rows.
+    pub const HOOK_HEAVY: Kernel<(Rows, Forest)> = Kernel::new("components_hook_heavy");
+    /// `components_flatten`: every vertex points at its root.
+    pub const FLATTEN: Kernel<(Forest,)> = Kernel::new("components_flatten");
+    /// `strong_start`: each unsettled vertex's signature is its own id twice.
+    pub const STRONG_START: Kernel<(Signatures,)> = Kernel::new("strong_start");
+    /// `strong_propagate`: one sweep of the signatures along the kept arcs;
+    /// sets the flag where one grew.
+    pub const STRONG_PROPAGATE: Kernel<(Rows, Signatures, *mut u32)> =
+        Kernel::new("strong_propagate");
+    /// `strong_split`: drops the arcs whose ends' signatures differ, settles
+    /// the vertices whose two halves agree, and counts those left.
+    pub const STRONG_SPLIT: Kernel<(Rows, Signatures, *mut u32)> = Kernel::new("strong_split");
+    /// `strong_least`: each component's least vertex, by its signature.
+    pub const STRONG_LEAST: Kernel<(Signatures,)> = Kernel::new("strong_least");
+    /// `strong_label`: each vertex labelled by its component's least vertex.
+    pub const STRONG_LABEL: Kernel<(Signatures,)> = Kernel::new("strong_label");
+}
 
 /// Threads a block of every kernel.
 pub const BLOCK_SIZE: u32 = 256;

@@ -3,19 +3,50 @@
 use core::num::NonZeroU64;
 
 use super::frontier::FrontierLevel;
-use super::{EdgeOffset, Kernel};
+use super::{EdgeOffset, entry_points};
 
-/// A top-down level that also sums the new frontier's degrees.
-pub const TOP_DOWN: Kernel<(FrontierLevel, *mut u64)> =
-    Kernel::new("direction_optimizing_top_down");
-/// A bottom-up level over the frontier bitmap.
-pub const BOTTOM_UP: &str = "direction_optimizing_bottom_up";
-/// The same over row offsets in 32 bits.
-pub const BOTTOM_UP_NARROW: &str = "direction_optimizing_bottom_up_narrow";
-/// Frontier queue to bitmap.
-pub const QUEUE_TO_BITMAP: &str = "direction_optimizing_queue_to_bitmap";
-/// Frontier bitmap to queue.
-pub const BITMAP_TO_QUEUE: &str = "direction_optimizing_bitmap_to_queue";
+entry_points! {
+    /// A top-down level that also sums the new frontier's degrees.
+    pub const TOP_DOWN: Kernel<(FrontierLevel, *mut u64)> =
+        Kernel::new("direction_optimizing_top_down");
+    /// A bottom-up level over the frontier bitmap.
+    pub const BOTTOM_UP: Kernel<BottomUp<EdgeOffset>> =
+        Kernel::new("direction_optimizing_bottom_up");
+    /// The same over row offsets in 32 bits.
+    pub const BOTTOM_UP_NARROW: Kernel<BottomUp<u32>> =
+        Kernel::new("direction_optimizing_bottom_up_narrow");
+    /// Frontier queue to bitmap. Its parameters: the queue, its size and
+    /// the bitmap.
+    pub const QUEUE_TO_BITMAP: Kernel<QueueToBitmap> =
+        Kernel::new("direction_optimizing_queue_to_bitmap");
+    /// Frontier bitmap to queue. Its parameters: the bitmap, its first
+    /// word and word count, the queue and its size.
+    pub const BITMAP_TO_QUEUE: Kernel<BitmapToQueue> =
+        Kernel::new("direction_optimizing_bitmap_to_queue");
+}
+
+/// The parameters of [`QUEUE_TO_BITMAP`].
+pub type QueueToBitmap = (*const u32, u32, *mut u32);
+
+/// The parameters of [`BITMAP_TO_QUEUE`].
+pub type BitmapToQueue = (*const u32, u32, u32, *mut u32, *mut u32);
+
+/// The parameters of [`BOTTOM_UP`] (`O` = [`EdgeOffset`]) and
+/// [`BOTTOM_UP_NARROW`] (`O` = `u32`): the row offsets and columns, the
+/// frontier, next and visited bitmaps, the levels and parents, the level,
+/// the vertex count and the awake count.
+pub type BottomUp<O> = (
+    *const O,
+    *const u32,
+    *const u32,
+    *mut u32,
+    *mut u32,
+    *mut u32,
+    *mut u32,
+    u32,
+    u32,
+    *mut u32,
+);
 
 /// The thread a block elects to walk its neighbour list with the whole
 /// block (in top-down gathering), and the list, in shared memory.

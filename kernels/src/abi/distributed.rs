@@ -1,46 +1,85 @@
 //! Kernel entry points of the multi-GPU search's exchange steps (besides
 //! `direction_optimizing`'s, which each GPU runs on its own rows).
 
-use super::{EdgeOffset, Kernel};
+use super::{EdgeOffset, entry_points};
 
-/// A top-down level over a GPU's own frontier: labels its own
-/// neighbours, sends the others' to their owners. Its parameters: the
-/// owned vertices, the outbox, the columns of the owned rows, the
-/// frontier queue, its size, and its level.
-pub const TOP_DOWN: Kernel<Expansion> = Kernel::new("distributed_top_down");
-/// The same for its hubs' chunks (the "frontier" is the chunk list).
-pub const EXPAND_HUB_CHUNKS: Kernel<Expansion> = Kernel::new("distributed_expand_hub_chunks");
-/// Applies the claims a GPU received. Its parameters: the owned vertices,
-/// each sender's region's and count's addresses, the regions' capacity,
-/// this rank, the round, the level's status and received pairs (its
-/// figures'), and the level.
-pub const APPLY_CLAIMS: Kernel<Application> = Kernel::new("distributed_apply_claims");
-/// The GPUs' meeting on the GPU before each reads the others' claims
-/// (ranks that can reach each other's memory).
-pub const MEET_PEERS: &str = "distributed_meet_peers";
-/// A bottom-up level over a GPU's own vertices, summing the found
-/// vertices' degrees.
-pub const BOTTOM_UP: &str = "distributed_bottom_up";
-/// The same over row offsets in 32 bits.
-pub const BOTTOM_UP_NARROW: &str = "distributed_bottom_up_narrow";
-/// Copies the other GPUs' words of the frontier bitmap from their own
-/// bitmaps (ranks that can reach each other's memory).
-pub const READ_PEER_FRONTIERS: &str = "distributed_read_peer_frontiers";
+entry_points! {
+    /// A top-down level over a GPU's own frontier: labels its own
+    /// neighbours, sends the others' to their owners. Its parameters: the
+    /// owned vertices, the outbox, the columns of the owned rows, the
+    /// frontier queue, its size, and its level.
+    pub const TOP_DOWN: Kernel<Expansion> = Kernel::new("distributed_top_down");
+    /// The same for its hubs' chunks (the "frontier" is the chunk list).
+    pub const EXPAND_HUB_CHUNKS: Kernel<Expansion> = Kernel::new("distributed_expand_hub_chunks");
+    /// Applies the claims a GPU received. Its parameters: the owned vertices,
+    /// each sender's region's and count's addresses, the regions' capacity,
+    /// this rank, the round, the level's status and received pairs (its
+    /// figures'), and the level.
+    pub const APPLY_CLAIMS: Kernel<Application> = Kernel::new("distributed_apply_claims");
+    /// The GPUs' meeting on the GPU before each reads the others' claims
+    /// (ranks that can reach each other's memory). Its parameters: this
+    /// rank's signals, every rank's signals' address, the rank, the
+    /// ranks, the round's sequence number, the timeout in nanoseconds and
+    /// the level's status.
+    pub const MEET_PEERS: Kernel<MeetPeers> = Kernel::new("distributed_meet_peers");
+    /// A bottom-up level over a GPU's own vertices, summing the found
+    /// vertices' degrees.
+    pub const BOTTOM_UP: Kernel<BottomUp<EdgeOffset>> = Kernel::new("distributed_bottom_up");
+    /// The same over row offsets in 32 bits.
+    pub const BOTTOM_UP_NARROW: Kernel<BottomUp<u32>> = Kernel::new("distributed_bottom_up_narrow");
+    /// Copies the other GPUs' words of the frontier bitmap from their own
+    /// bitmaps (ranks that can reach each other's memory). Its parameters:
+    /// the frontier and visited bitmaps, every rank's bitmap's address,
+    /// the ranks' word bounds and this rank.
+    pub const READ_PEER_FRONTIERS: Kernel<PeerReading> =
+        Kernel::new("distributed_read_peer_frontiers");
+    /// Sets the bits of every GPU's frontier queue, read where it lies
+    /// (ranks that can reach each other's memory). Its parameters: the
+    /// frontier and visited bitmaps, every rank's queue's address, their
+    /// sizes and this rank.
+    pub const READ_PEER_QUEUES: Kernel<PeerReading> = Kernel::new("distributed_read_peer_queues");
+    /// Marks the delegates a GPU owns that a level found, in the level's
+    /// figures. Its parameters: the delegates' ids, the owned ones' first and
+    /// end, the owned vertices' levels, the first owned vertex, the level,
+    /// and the bits.
+    pub const NOTE_DELEGATES: Kernel<DelegateNote> = Kernel::new("distributed_note_delegates");
+    /// Lists the frontier's delegates and their chunks on a GPU. Its
+    /// parameters: the delegates' row offsets, their count, the frontier's
+    /// bits, the listed delegates and their counter.
+    pub const LIST_DELEGATES: Kernel<ListDelegates> = Kernel::new("distributed_list_delegates");
+    /// Expands a GPU's pieces of the listed delegates' lists. Its
+    /// parameters: the owned vertices, the pieces' rows and columns, the
+    /// delegates' ids, the listed delegates and their counter, and the level.
+    pub const EXPAND_DELEGATES: Kernel<DelegateExpansion> =
+        Kernel::new("distributed_expand_delegates");
+}
 
-/// Sets the bits of every GPU's frontier queue, read where it lies (ranks
-/// that can reach each other's memory).
-pub const READ_PEER_QUEUES: &str = "distributed_read_peer_queues";
-/// Marks the delegates a GPU owns that a level found, in the level's
-/// figures. Its parameters: the delegates' ids, the owned ones' first and
-/// end, the owned vertices' levels, the first owned vertex, the level,
-/// and the bits.
-pub const NOTE_DELEGATES: Kernel<DelegateNote> = Kernel::new("distributed_note_delegates");
-/// Lists the frontier's delegates and their chunks on a GPU.
-pub const LIST_DELEGATES: &str = "distributed_list_delegates";
-/// Expands a GPU's pieces of the listed delegates' lists. Its
-/// parameters: the owned vertices, the pieces' rows and columns, the
-/// delegates' ids, the listed delegates and their counter, and the level.
-pub const EXPAND_DELEGATES: Kernel<DelegateExpansion> = Kernel::new("distributed_expand_delegates");
+/// The parameters of [`MEET_PEERS`].
+pub type MeetPeers = (*mut u32, *const u64, u32, u32, u32, u64, *mut u32);
+
+/// The parameters of [`LIST_DELEGATES`].
+pub type ListDelegates = (*const EdgeOffset, u32, *const u32, *mut u32, *mut u64);
+
+/// The parameters of [`BOTTOM_UP`] (`O` = [`EdgeOffset`]) and
+/// [`BOTTOM_UP_NARROW`] (`O` = `u32`): those of
+/// [`direction_optimizing::BOTTOM_UP`](super::direction_optimizing::BOTTOM_UP)
+/// over the owned vertices, then the found edges' sum.
+pub type BottomUp<O> = (
+    *const O,
+    *const u32,
+    *const u32,
+    *mut u32,
+    *mut u32,
+    *mut u32,
+    *mut u32,
+    u32,
+    u32,
+    *mut u32,
+    *mut u64,
+);
+
+/// The parameters of [`READ_PEER_FRONTIERS`] and [`READ_PEER_QUEUES`].
+pub type PeerReading = (*mut u32, *mut u32, *const u64, *const u32, u32);
 
 /// The parameters of [`TOP_DOWN`] and [`EXPAND_HUB_CHUNKS`].
 pub type Expansion = (Owned, Outbox, *const u32, *const u32, u32, u32);

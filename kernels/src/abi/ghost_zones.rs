@@ -1,8 +1,42 @@
 //! Kernel entry point of the `ghost-zones` variant.
 
-/// Runs every step of a search, each zone on the step's list searched
-/// `hops` levels by one block, a grid barrier between steps.
-pub const SEARCH: &str = "ghost_zone_search";
+use super::entry_points;
+
+entry_points! {
+    /// Runs every step of a search, each zone on the step's list searched
+    /// `hops` levels by one block, a grid barrier between steps. Its
+    /// parameters: the zone records, the images, the ghosts' rows and
+    /// owners, the vertex count, the partition size, the zone count, the
+    /// hops, the zone and image capacities, the source, then the levels,
+    /// the parents, the unvisited bits, each vertex's queued step, the
+    /// zone lists, the steps' words, the next entries and the counters.
+    /// The records, images and lists are quads of words on 16 bytes, which
+    /// the kernel loads and stores whole.
+    pub const SEARCH: Kernel<Search> = Kernel::new("ghost_zone_search");
+}
+
+/// The parameters of [`SEARCH`].
+pub type Search = (
+    *const u32,
+    *const u32,
+    *const u32,
+    *const u32,
+    u32,
+    u32,
+    u32,
+    u32,
+    u32,
+    u32,
+    u32,
+    *mut u32,
+    *mut u32,
+    *mut u32,
+    *mut u32,
+    *mut u32,
+    *mut u64,
+    *mut u32,
+    *mut u64,
+);
 
 /// Threads per block of `ghost_zone_search`: exactly these (it strides
 /// by them when it copies a zone's image).

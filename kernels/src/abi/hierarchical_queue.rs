@@ -1,6 +1,6 @@
 //! Kernel entry point of the `hierarchical-queue` variant.
 
-use super::Kernel;
+use super::entry_points;
 use super::frontier::FrontierLevel;
 
 /// Default number of w-queues per block in `hierarchical_queue_expand`.
@@ -23,6 +23,8 @@ pub const fn shared_words(sub_queue_count: u32) -> u32 {
     2 * MAX_SUB_QUEUES + 3 + 2 * sub_queue_count * W_QUEUE_CAPACITY + B_QUEUE_DIRECT_CAPACITY
 }
 
-/// Expands the frontier through w-queues and the b-queue; its parameters:
-/// the level, and the w-queues a block (at most [`MAX_SUB_QUEUES`]).
-pub const EXPAND: Kernel<(FrontierLevel, u32)> = Kernel::new("hierarchical_queue_expand");
+entry_points! {
+    /// Expands the frontier through w-queues and the b-queue; its parameters:
+    /// the level, and the w-queues a block (at most [`MAX_SUB_QUEUES`]).
+    pub const EXPAND: Kernel<(FrontierLevel, u32)> = Kernel::new("hierarchical_queue_expand");
+}

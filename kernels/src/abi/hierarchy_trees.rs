@@ -11,27 +11,31 @@
 //! coalesced load. The hierarchy's arrays and each vertex's place are
 //! `hierarchy_sweep`'s and `chain_contracted`'s.
 
-use super::Kernel;
+use super::entry_points;
 use super::many_sources::Kept;
 
-/// `hierarchy_trees_seed`: labels each source's seeds.
-pub const SEED: Kernel<(Labels, *const u32)> = Kernel::new("hierarchy_trees_seed");
-/// `hierarchy_trees_sweep`: one level of a sweep, each of its vertices
-/// taking the least of its labels and its arcs' heads' plus the weights.
-pub const SWEEP: Kernel<(Labels, Arcs)> = Kernel::new("hierarchy_trees_sweep");
-/// `hierarchy_trees_core_round`: one Bellman–Ford round over the core,
-/// flagging whether it lowered a label.
-pub const CORE_ROUND: Kernel<(Labels, Arcs, *mut u32)> = Kernel::new("hierarchy_trees_core_round");
-/// `hierarchy_trees_farthest`: the largest label within the limit.
-pub const FARTHEST: Kernel<(Labels, u32, u32, *mut u32)> = Kernel::new("hierarchy_trees_farthest");
-/// `hierarchy_trees_count`: each source's vertices at each distance, the
-/// chains' inner vertices in closed form.
-pub const COUNT: Kernel<(Labels, Chains, Tally)> = Kernel::new("hierarchy_trees_count");
-/// `hierarchy_trees_totals`: adds every source's distance to each vertex
-/// into the per-vertex totals.
-pub const TOTALS: Kernel<(Labels, Chains, Kept)> = Kernel::new("hierarchy_trees_totals");
-/// `hierarchy_trees_distances`: writes every source's row of distances.
-pub const DISTANCES: Kernel<(Labels, Chains, Kept)> = Kernel::new("hierarchy_trees_distances");
+entry_points! {
+    /// `hierarchy_trees_seed`: labels each source's seeds.
+    pub const SEED: Kernel<(Labels, *const u32)> = Kernel::new("hierarchy_trees_seed");
+    /// `hierarchy_trees_sweep`: one level of a sweep, each of its vertices
+    /// taking the least of its labels and its arcs' heads' plus the weights.
+    pub const SWEEP: Kernel<(Labels, Arcs)> = Kernel::new("hierarchy_trees_sweep");
+    /// `hierarchy_trees_core_round`: one Bellman–Ford round over the core,
+    /// flagging whether it lowered a label.
+    pub const CORE_ROUND: Kernel<(Labels, Arcs, *mut u32)> =
+        Kernel::new("hierarchy_trees_core_round");
+    /// `hierarchy_trees_farthest`: the largest label within the limit.
+    pub const FARTHEST: Kernel<(Labels, u32, u32, *mut u32)> =
+        Kernel::new("hierarchy_trees_farthest");
+    /// `hierarchy_trees_count`: each source's vertices at each distance, the
+    /// chains' inner vertices in closed form.
+    pub const COUNT: Kernel<(Labels, Chains, Tally)> = Kernel::new("hierarchy_trees_count");
+    /// `hierarchy_trees_totals`: adds every source's distance to each vertex
+    /// into the per-vertex totals.
+    pub const TOTALS: Kernel<(Labels, Chains, Kept)> = Kernel::new("hierarchy_trees_totals");
+    /// `hierarchy_trees_distances`: writes every source's row of distances.
+    pub const DISTANCES: Kernel<(Labels, Chains, Kept)> = Kernel::new("hierarchy_trees_distances");
+}
 
 /// Threads a block of every kernel but [`COUNT`].
 pub const BLOCK_SIZE: u32 = 256;

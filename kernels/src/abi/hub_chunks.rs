@@ -1,13 +1,31 @@
 //! Kernel entry points of the hubs' lists cut into chunks, a block each,
 //! for the searches that go level by level from the host.
 
-use super::Kernel;
 use super::frontier::FrontierLevel;
+use super::{EdgeOffset, entry_points};
 
-/// Splits a frontier queue into hub chunks and the other vertices.
-pub const SPLIT: &str = "hub_chunks_split";
-/// Expands hub chunks, a block each.
-pub const EXPAND: Kernel<(FrontierLevel, *mut u64)> = Kernel::new("hub_chunks_expand");
+entry_points! {
+    /// Splits a frontier queue into hub chunks and the other vertices. Its
+    /// parameters: the queue and its size, the row offsets, the first
+    /// vertex they start at, the degree from which a vertex is delegated,
+    /// the light queue and its size, the chunks and their count.
+    pub const SPLIT: Kernel<Split> = Kernel::new("hub_chunks_split");
+    /// Expands hub chunks, a block each.
+    pub const EXPAND: Kernel<(FrontierLevel, *mut u64)> = Kernel::new("hub_chunks_expand");
+}
+
+/// The parameters of [`SPLIT`].
+pub type Split = (
+    *const u32,
+    u32,
+    *const EdgeOffset,
+    u32,
+    EdgeOffset,
+    *mut u32,
+    *mut u32,
+    *mut u32,
+    *mut u32,
+);
 
 /// Edges of a hub's chunk: one per thread of a block. A top-down level
 /// treats a frontier vertex of a chunk's edges or more as a hub: its list

@@ -46,7 +46,10 @@ pub trait Parameters {
 
     /// Calls `launch` with the address of each parameter, in order, as the
     /// driver's launch takes them (it copies the values).
-    fn with_addresses<R>(&mut self, launch: impl FnOnce(&mut [*mut c_void]) -> R) -> R;
+    fn with_addresses<Returned>(
+        &mut self,
+        launch: impl FnOnce(&mut [*mut c_void]) -> Returned,
+    ) -> Returned;
 }
 
 /// [`Parameters`] for the tuples of each length.
@@ -56,7 +59,10 @@ macro_rules! tuple_parameters {
             const LAYOUT: &'static [(usize, usize)] =
                 &[$((size_of::<$type>(), align_of::<$type>())),+];
 
-            fn with_addresses<R>(&mut self, launch: impl FnOnce(&mut [*mut c_void]) -> R) -> R {
+            fn with_addresses<Returned>(
+                &mut self,
+                launch: impl FnOnce(&mut [*mut c_void]) -> Returned,
+            ) -> Returned {
                 let ($($value,)+) = self;
                 launch(&mut [$(($value as *mut $type).cast::<c_void>()),+])
             }
@@ -73,3 +79,33 @@ tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F);
 tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G);
 tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H);
 tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I);
+tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J);
+tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K);
+tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L);
+tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L, m: M);
+tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L, m: M, n: N);
+tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L, m: M, n: N, o: O);
+tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L, m: M, n: N, o: O, p: P);
+tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L, m: M, n: N, o: O, p: P, q: Q);
+tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L, m: M, n: N, o: O, p: P, q: Q, r: R);
+tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L, m: M, n: N, o: O, p: P, q: Q, r: R, s: S);
+
+/// Declares a module's kernel entry points, each a [`Kernel`] constant
+/// written as it would be without the macro, and `KERNELS`, their names,
+/// from which [`KERNEL_NAMES`](super::KERNEL_NAMES) is gathered: an entry
+/// point declared here is in that list without a second line anywhere.
+macro_rules! entry_points {
+    ($(
+        $(#[$attribute:meta])*
+        pub const $entry:ident: Kernel<$parameters:ty> = Kernel::new($name:literal);
+    )+) => {
+        $(
+            $(#[$attribute])*
+            pub const $entry: $crate::abi::Kernel<$parameters> = $crate::abi::Kernel::new($name);
+        )+
+
+        /// The names of every entry point this module declares.
+        pub const KERNELS: &[&str] = &[$($entry.name()),+];
+    };
+}
+pub(crate) use entry_points;

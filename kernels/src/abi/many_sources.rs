@@ -8,22 +8,24 @@
 //! A *group* of `words` lanes (a power of two, at most a warp) holds one
 //! vertex, a lane a word.
 
-use crate::abi::{EdgeOffset, Kernel};
+use crate::abi::{EdgeOffset, entry_points};
 
-/// `many_sources_start`: places the batch's sources.
-pub const START: Kernel<(Step,)> = Kernel::new("many_sources_start");
-/// `many_sources_queue`: queues the frontier from its bitmap.
-pub const QUEUE: Kernel<(Step,)> = Kernel::new("many_sources_queue");
-/// `many_sources_top_down`: expands the frontier's chunks of edges.
-pub const TOP_DOWN: Kernel<(Step,)> = Kernel::new("many_sources_top_down");
-/// `many_sources_settle`: takes what a top-down level found.
-pub const SETTLE: Kernel<(Step,)> = Kernel::new("many_sources_settle");
-/// `many_sources_bottom_up`: every unfinished vertex gathers its
-/// neighbours' frontier words.
-pub const BOTTOM_UP: Kernel<(Step,)> = Kernel::new("many_sources_bottom_up");
-/// `many_sources_bottom_up_heavy`: the chunks of the long in-lists,
-/// gathered before [`BOTTOM_UP`] takes their vertices' bits.
-pub const BOTTOM_UP_HEAVY: Kernel<(Step,)> = Kernel::new("many_sources_bottom_up_heavy");
+entry_points! {
+    /// `many_sources_start`: places the batch's sources.
+    pub const START: Kernel<(Step,)> = Kernel::new("many_sources_start");
+    /// `many_sources_queue`: queues the frontier from its bitmap.
+    pub const QUEUE: Kernel<(Step,)> = Kernel::new("many_sources_queue");
+    /// `many_sources_top_down`: expands the frontier's chunks of edges.
+    pub const TOP_DOWN: Kernel<(Step,)> = Kernel::new("many_sources_top_down");
+    /// `many_sources_settle`: takes what a top-down level found.
+    pub const SETTLE: Kernel<(Step,)> = Kernel::new("many_sources_settle");
+    /// `many_sources_bottom_up`: every unfinished vertex gathers its
+    /// neighbours' frontier words.
+    pub const BOTTOM_UP: Kernel<(Step,)> = Kernel::new("many_sources_bottom_up");
+    /// `many_sources_bottom_up_heavy`: the chunks of the long in-lists,
+    /// gathered before [`BOTTOM_UP`] takes their vertices' bits.
+    pub const BOTTOM_UP_HEAVY: Kernel<(Step,)> = Kernel::new("many_sources_bottom_up_heavy");
+}
 
 /// Threads a block.
 pub const BLOCK_SIZE: u32 = 256;

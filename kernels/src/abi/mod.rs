@@ -34,6 +34,7 @@ pub mod two_kernel;
 pub mod vertex_levels;
 pub mod warp_specialized;
 
+use kernel::entry_points;
 pub use kernel::{Kernel, Parameters};
 pub use rows::Rows;
 
@@ -55,84 +56,71 @@ pub const BLOCK_SIZE: u32 = 256;
 /// at 1,024), spilling if it must; without it, it may take more and the
 /// launch fails for want of registers.
 pub const LAUNCH_BOUNDS: [(&str, u32); 2] = [
-    (ghost_zones::SEARCH, ghost_zones::BLOCK_SIZE),
+    (ghost_zones::SEARCH.name(), ghost_zones::BLOCK_SIZE),
     (
-        hierarchy_sweep::GRID_SEARCH,
+        hierarchy_sweep::GRID_SEARCH.name(),
         hierarchy_sweep::GRID_BLOCK_SIZE,
     ),
 ];
 
 /// Every kernel entry point of the sm_90 module (thread-block clusters),
 /// loaded only on devices of compute capability 9.0 or newer.
-pub const SM90_KERNEL_NAMES: &[&str] = &[on_chip::SEARCH];
+pub const SM90_KERNEL_NAMES: &[&str] = on_chip::KERNELS;
 
-/// Every kernel entry point of the main module, so a build check can find each one in the PTX.
-pub const KERNEL_NAMES: &[&str] = &[
-    two_kernel::EXPAND.name(),
-    two_kernel::UPDATE.name(),
-    vertex_levels::STEP.name(),
-    global_queue::EXPAND.name(),
-    block_queue::EXPAND.name(),
-    block_queue::EXPAND_PLAIN_LOADS.name(),
-    hierarchical_queue::EXPAND.name(),
-    small_frontier::LEVELS.name(),
-    hybrid_cpu::MARK.name(),
-    direction_optimizing::TOP_DOWN.name(),
-    direction_optimizing::BOTTOM_UP,
-    direction_optimizing::BOTTOM_UP_NARROW,
-    direction_optimizing::QUEUE_TO_BITMAP,
-    direction_optimizing::BITMAP_TO_QUEUE,
-    distributed::TOP_DOWN.name(),
-    distributed::EXPAND_HUB_CHUNKS.name(),
-    distributed::APPLY_CLAIMS.name(),
-    distributed::BOTTOM_UP,
-    distributed::BOTTOM_UP_NARROW,
-    distributed::MEET_PEERS,
-    distributed::READ_PEER_FRONTIERS,
-    distributed::READ_PEER_QUEUES,
-    distributed::NOTE_DELEGATES.name(),
-    many_sources::START.name(),
-    many_sources::QUEUE.name(),
-    many_sources::TOP_DOWN.name(),
-    many_sources::SETTLE.name(),
-    many_sources::BOTTOM_UP.name(),
-    many_sources::BOTTOM_UP_HEAVY.name(),
-    distributed::LIST_DELEGATES,
-    distributed::EXPAND_DELEGATES.name(),
-    hub_chunks::SPLIT,
-    hub_chunks::EXPAND.name(),
-    persistent::LEVELS,
-    persistent_direction_optimizing::SEARCH,
-    persistent_direction_optimizing::SEARCH_NARROW,
-    partitioned::SEARCH,
-    ghost_zones::SEARCH,
-    renumbering::GATHER,
-    warp_specialized::SEARCH,
-    chain_contracted::SEARCH,
-    chain_contracted::LEVELS,
-    chain_contracted::PARENTS,
-    hierarchy_sweep::SEARCH,
-    hierarchy_sweep::GRID_SEARCH,
-    hierarchy_trees::SEED.name(),
-    hierarchy_trees::SWEEP.name(),
-    hierarchy_trees::CORE_ROUND.name(),
-    hierarchy_trees::FARTHEST.name(),
-    hierarchy_trees::COUNT.name(),
-    hierarchy_trees::TOTALS.name(),
-    hierarchy_trees::DISTANCES.name(),
-    betweenness::START.name(),
-    betweenness::FORWARD.name(),
-    betweenness::BACKWARD.name(),
-    betweenness::REACHED.name(),
-    betweenness_blocks::SEARCH.name(),
-    betweenness_blocks::TOTALS.name(),
-    components::START.name(),
-    components::HOOK.name(),
-    components::HOOK_HEAVY.name(),
-    components::FLATTEN.name(),
-    components::STRONG_START.name(),
-    components::STRONG_PROPAGATE.name(),
-    components::STRONG_SPLIT.name(),
-    components::STRONG_LEAST.name(),
-    components::STRONG_LABEL.name(),
+/// The modules whose entry points the main module holds.
+const MAIN_MODULES: &[&[&str]] = &[
+    betweenness::KERNELS,
+    betweenness_blocks::KERNELS,
+    block_queue::KERNELS,
+    chain_contracted::KERNELS,
+    components::KERNELS,
+    direction_optimizing::KERNELS,
+    distributed::KERNELS,
+    ghost_zones::KERNELS,
+    global_queue::KERNELS,
+    hierarchical_queue::KERNELS,
+    hierarchy_sweep::KERNELS,
+    hierarchy_trees::KERNELS,
+    hub_chunks::KERNELS,
+    hybrid_cpu::KERNELS,
+    many_sources::KERNELS,
+    partitioned::KERNELS,
+    persistent::KERNELS,
+    persistent_direction_optimizing::KERNELS,
+    renumbering::KERNELS,
+    small_frontier::KERNELS,
+    two_kernel::KERNELS,
+    vertex_levels::KERNELS,
+    warp_specialized::KERNELS,
 ];
+
+/// Every kernel entry point of the main module, gathered from each
+/// module's `entry_points!` declarations, so a build check can find each
+/// one in the PTX (and a test, that the PTX holds no other).
+pub const KERNEL_NAMES: &[&str] = &gathered::<{ total(MAIN_MODULES) }>(MAIN_MODULES);
+
+/// The names in `modules`.
+const fn total(modules: &[&[&str]]) -> usize {
+    let (mut count, mut module) = (0, 0);
+    while module < modules.len() {
+        count += modules[module].len();
+        module += 1;
+    }
+    count
+}
+
+/// The names of `modules`, one after another (`N` their [`total`]).
+const fn gathered<const N: usize>(modules: &[&[&'static str]]) -> [&'static str; N] {
+    let mut names = [""; N];
+    let (mut next, mut module) = (0, 0);
+    while module < modules.len() {
+        let mut entry = 0;
+        while entry < modules[module].len() {
+            names[next] = modules[module][entry];
+            next += 1;
+            entry += 1;
+        }
+        module += 1;
+    }
+    names
+}

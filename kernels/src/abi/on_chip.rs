@@ -1,7 +1,16 @@
 //! Kernel entry point of the `on-chip` variant, in the sm_90 module.
 
-/// Searches the whole graph in one thread-block cluster's shared memory.
-pub const SEARCH: &str = "on_chip_search";
+use super::entry_points;
+
+entry_points! {
+    /// Searches the whole graph in one thread-block cluster's shared
+    /// memory. Its parameters: the segments, the vertex count, the
+    /// neighbour capacity, the source, the levels and the parents.
+    pub const SEARCH: Kernel<Search> = Kernel::new("on_chip_search");
+}
+
+/// The parameters of [`SEARCH`].
+pub type Search = (*const u32, u32, u32, u32, *mut u32, *mut u32);
 
 /// Threads per block of `on_chip_search` (one block per multiprocessor of
 /// the cluster).

@@ -1,9 +1,35 @@
 //! Kernel entry point of the `persistent-direction-optimizing` variant.
 
-/// Runs a direction-optimizing search in one cooperative launch.
-pub const SEARCH: &str = "persistent_direction_optimizing";
-/// The same, the row offsets in 32 bits.
-pub const SEARCH_NARROW: &str = "persistent_direction_optimizing_narrow";
+use super::{EdgeOffset, entry_points};
+
+entry_points! {
+    /// Runs a direction-optimizing search in one cooperative launch.
+    pub const SEARCH: Kernel<Search<EdgeOffset>> = Kernel::new("persistent_direction_optimizing");
+    /// The same, the row offsets in 32 bits.
+    pub const SEARCH_NARROW: Kernel<Search<u32>> =
+        Kernel::new("persistent_direction_optimizing_narrow");
+}
+
+/// The parameters of [`SEARCH`] (`O` = [`EdgeOffset`]) and
+/// [`SEARCH_NARROW`] (`O` = `u32`): the row offsets and columns, the
+/// queue, the visited bitmap, the levels, the parents, the three bitmaps,
+/// the counters, the vertex count, whether bottom-up levels are allowed,
+/// the hubs' chunks and their capacity, and the reached level.
+pub type Search<O> = (
+    *const O,
+    *const u32,
+    *mut u32,
+    *mut u32,
+    *mut u32,
+    *mut u32,
+    *mut u32,
+    *mut u64,
+    u32,
+    u32,
+    *mut u32,
+    u32,
+    *mut u64,
+);
 
 /// Threads per block of `persistent_direction_optimizing`, whose grid is
 /// as many blocks as stay resident: smaller blocks than

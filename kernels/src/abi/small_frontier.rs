@@ -1,6 +1,6 @@
 //! Kernel entry point of the `small-frontier` variant.
 
-use super::Kernel;
+use super::entry_points;
 use super::frontier::FrontierLevel;
 
 /// Threads of the single block of `small_frontier_levels`.
@@ -23,6 +23,8 @@ pub const fn shared_bytes(capacity: u32, visited_words: u32) -> u32 {
     4 * (HEADER_WORDS + 2 * 4 * capacity + visited_words)
 }
 
-/// Runs levels in one block while the frontier fits in shared memory.
-pub const LEVELS: Kernel<(FrontierLevel, *mut u32, u32, u32, u32)> =
-    Kernel::new("small_frontier_levels");
+entry_points! {
+    /// Runs levels in one block while the frontier fits in shared memory.
+    pub const LEVELS: Kernel<(FrontierLevel, *mut u32, u32, u32, u32)> =
+        Kernel::new("small_frontier_levels");
+}

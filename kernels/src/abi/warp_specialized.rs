@@ -1,8 +1,28 @@
 //! Kernel entry point of the `warp-specialized` variant.
 
-/// Searches every partition in its block's shared memory, a searcher
-/// warp and a messenger warp a block, until nothing is outstanding.
-pub const SEARCH: &str = "warp_specialized_search";
+use super::{EdgeOffset, entry_points};
+
+entry_points! {
+    /// Searches every partition in its block's shared memory, a searcher
+    /// warp and a messenger warp a block, until nothing is outstanding.
+    /// Its parameters: those of
+    /// [`partitioned::SEARCH`](super::partitioned::SEARCH) without the
+    /// level window.
+    pub const SEARCH: Kernel<Search> = Kernel::new("warp_specialized_search");
+}
+
+/// The parameters of [`SEARCH`].
+pub type Search = (
+    *const EdgeOffset,
+    *const u32,
+    u32,
+    u32,
+    u32,
+    *mut u64,
+    *mut u32,
+    *mut u64,
+    *mut u64,
+);
 
 /// Threads per block of `warp_specialized_search`: the searcher warp and
 /// the messenger warp.

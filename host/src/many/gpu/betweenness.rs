@@ -17,7 +17,7 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 use super::betweenness_scores::ScoreSums;
 use super::clear;
 use crate::error::CudaContext;
-use crate::gpu::{Entry, Gpu, address, blocks_for, check_cooperative, upload};
+use crate::gpu::{Entry, Gpu, address, blocks_for, upload};
 use crate::many::betweenness::{Betweenness, Dependencies, Wanted, check_batch};
 use crate::{Csr, Error, Result};
 
@@ -131,19 +131,14 @@ impl<'g> GpuBetweenness<'g> {
             backward: gpu.entry(betweenness::BACKWARD)?,
             reached: gpu.entry(betweenness::REACHED)?,
         };
-        let mut resident = u32::MAX;
-        for (function, name) in [
-            (kernels.forward.function(), betweenness::FORWARD.name()),
-            (kernels.backward.function(), betweenness::BACKWARD.name()),
-        ] {
-            resident = resident.min(check_cooperative(
-                gpu,
-                function,
-                BLOCK_SIZE,
-                SHARED_BYTES,
-                name,
-            )?);
-        }
+        let resident = kernels
+            .forward
+            .check_cooperative(gpu, BLOCK_SIZE, SHARED_BYTES)?
+            .min(
+                kernels
+                    .backward
+                    .check_cooperative(gpu, BLOCK_SIZE, SHARED_BYTES)?,
+            );
         let allocation = || "allocating the betweenness batch".to_string();
         let pairs = n * width as usize;
         Ok(GpuBetweenness {
@@ -292,14 +287,12 @@ impl Betweenness for GpuBetweenness<'_> {
                 self.gpu,
                 cooperative,
                 (rows, paths, levels),
-                betweenness::FORWARD.name(),
             )?;
             clear(self.gpu, &mut self.level_words, "the grid barrier's words")?;
             self.kernels.backward.launch_cooperative(
                 self.gpu,
                 cooperative,
                 (rows, paths, levels, self.scores.block(true)),
-                betweenness::BACKWARD.name(),
             )?;
         }
         if self.wanted.endpoints && self.wanted.vertices {

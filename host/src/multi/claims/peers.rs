@@ -7,15 +7,13 @@
 use std::time::Duration;
 
 use bfs_kernels::abi::distributed;
-use cust::function::Function;
-use cust::launch;
 use cust::memory::DeviceBuffer;
 use cust::stream::Stream;
 
 use super::{ClaimSources, Claims, OwnedLevel, region_address};
 use crate::Result;
 use crate::error::CudaContext;
-use crate::gpu::Gpu;
+use crate::gpu::{Entry, Gpu, address};
 use crate::multi::clock::ExchangeClock;
 use crate::multi::{Collectives, all_gather_words};
 
@@ -31,7 +29,7 @@ pub(super) struct PeerClaims<'g> {
 
 /// What the ranks' meeting on the GPU takes (`distributed_meet_peers`).
 struct GpuMeeting<'g> {
-    meet: Function<'g>,
+    meet: Entry<'g, distributed::MeetPeers>,
     /// The other ranks' arrivals at this rank, a word a rank, and every
     /// rank's such words.
     signals: DeviceBuffer<u32>,
@@ -71,7 +69,7 @@ impl<'g> Claims<'g> {
         let peer_signals: Vec<u64> = every_rank.iter().map(|words| words[2]).collect();
         let on_gpu = match communicator.has_own_gpu() {
             true => Some(GpuMeeting {
-                meet: gpu.kernel(distributed::MEET_PEERS)?,
+                meet: gpu.entry(distributed::MEET_PEERS)?,
                 signals,
                 peer_signals: DeviceBuffer::from_slice(&peer_signals).context(context)?,
                 sequence: 0,
@@ -121,15 +119,19 @@ impl<'g> Claims<'g> {
             // and the level's status word: `distributed_meet_peers`'
             // contract (`ranks` at most 32, as peer access allows 8).
             unsafe {
-                launch!(kernel<<<1, 32, 0, stream>>>(
-                    meeting.signals.as_device_ptr(),
-                    meeting.peer_signals.as_device_ptr(),
-                    rank,
-                    ranks,
-                    meeting.sequence,
-                    timeout_ns,
-                    owned.status
-                ))
+                kernel.launch(
+                    stream,
+                    (1, 32, 0),
+                    (
+                        address(&meeting.signals),
+                        address(&meeting.peer_signals).cast_const(),
+                        rank,
+                        ranks,
+                        meeting.sequence,
+                        timeout_ns,
+                        owned.status.as_mut_ptr(),
+                    ),
+                )
             }
             .context(|| format!("meeting the other ranks in level {}", owned.level))
         })

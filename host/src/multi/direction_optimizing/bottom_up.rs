@@ -8,13 +8,12 @@ use bfs_kernels::abi::BLOCK_SIZE;
 use bfs_kernels::abi::distributed::{
     PEER_QUADS_PER_THREAD, PEER_WORDS_PER_THREAD, STATS_EDGES_WORD,
 };
-use cust::launch;
 use cust::memory::{AsyncCopyDestination, DevicePointer};
 
 use super::{Figures, Rank};
 use crate::Result;
 use crate::error::CudaContext;
-use crate::gpu::blocks_for;
+use crate::gpu::{address, blocks_for, with_row_offsets};
 use crate::multi::Transfer;
 
 impl Rank<'_> {
@@ -63,12 +62,18 @@ impl Rank<'_> {
         if !self.owned.is_empty() {
             let first_word = self.words_of(&self.owned).start as usize;
             let count = self.owned.len() as u32;
-            let stats = self.stats.as_device_ptr();
-            let rows = match &self.narrow_rows {
-                Some(narrow) => narrow.as_device_ptr().as_raw(),
-                None => self.rows.as_device_ptr().as_raw(),
-            };
-            let kernel = &self.kernels.bottom_up;
+            let shape = (blocks_for(count, BLOCK_SIZE), BLOCK_SIZE, 16);
+            let columns = address(&self.columns).cast_const();
+            let frontier = address(&self.frontier).cast_const();
+            let (next, visited) = (
+                address(&self.next).wrapping_add(first_word),
+                address(&self.visited).wrapping_add(first_word),
+            );
+            let (levels, parents) = (address(&self.levels), address(&self.parents));
+            // The figures: the found count in word 0, their edges (a `u64`)
+            // from word `STATS_EDGES_WORD`.
+            let found = address(&self.stats);
+            let found_edges = found.wrapping_add(STATS_EDGES_WORD).cast::<u64>();
             // SAFETY: the kernel's vertex 0 is the first owned vertex, a
             // multiple of 32, so the bitmaps are passed from its word on,
             // and the rows (of the width the kernel reads), columns and
@@ -76,18 +81,23 @@ impl Rank<'_> {
             // frontier bitmap; the figures hold the found count and edges:
             // `distributed_bottom_up`'s contract.
             unsafe {
-                launch!(kernel<<<blocks_for(count, BLOCK_SIZE), BLOCK_SIZE, 16, stream>>>(
-                    rows,
-                    self.columns.as_device_ptr(),
-                    self.frontier.as_device_ptr(),
-                    self.next.as_device_ptr().add(first_word),
-                    self.visited.as_device_ptr().add(first_word),
-                    self.levels.as_device_ptr(),
-                    self.parents.as_device_ptr(),
-                    level,
-                    count,
-                    stats,
-                    stats.add(STATS_EDGES_WORD)
+                let wide = address(&self.rows).cast_const();
+                with_row_offsets!(&self.kernels.bottom_up, wide, |kernel, rows| kernel.launch(
+                    stream,
+                    shape,
+                    (
+                        rows,
+                        columns,
+                        frontier,
+                        next,
+                        visited,
+                        levels,
+                        parents,
+                        level,
+                        count,
+                        found,
+                        found_edges,
+                    ),
                 ))
                 .context(context)?;
             }
@@ -114,14 +124,19 @@ impl Rank<'_> {
         // `direction_optimizing_bitmap_to_queue`'s contract.
         unsafe {
             self.stats.set_zero_async(stream).context(context)?;
-            launch!(kernel<<<blocks_for(words.len() as u32, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
-                self.frontier.as_device_ptr(),
-                words.start,
-                words.len() as u32,
-                self.queues[0].as_device_ptr(),
-                self.stats.as_device_ptr()
-            ))
-            .context(context)?;
+            kernel
+                .launch(
+                    stream,
+                    (blocks_for(words.len() as u32, BLOCK_SIZE), BLOCK_SIZE, 0),
+                    (
+                        address(&self.frontier).cast_const(),
+                        words.start,
+                        words.len() as u32,
+                        address(&self.queues[0]),
+                        address(&self.stats),
+                    ),
+                )
+                .context(context)?;
         }
         self.frontier_in_queue = true;
         Ok(())
@@ -151,11 +166,11 @@ impl Rank<'_> {
         // bitmap covers every vertex: `direction_optimizing_queue_to_bitmap`'s
         // contract.
         unsafe {
-            launch!(kernel<<<blocks_for(size, BLOCK_SIZE), BLOCK_SIZE, 0, stream>>>(
-                queue,
-                size,
-                self.frontier.as_device_ptr()
-            ))
+            kernel.launch(
+                stream,
+                (blocks_for(size, BLOCK_SIZE), BLOCK_SIZE, 0),
+                (queue.as_ptr(), size, address(&self.frontier)),
+            )
         }
         .context(|| "setting the frontier's bits".into())
     }
@@ -232,13 +247,17 @@ impl Rank<'_> {
             // write them next after this level's:
             // `distributed_read_peer_frontiers`' contract.
             unsafe {
-                launch!(kernel<<<grid, BLOCK_SIZE, 0, stream>>>(
-                    frontier,
-                    visited,
-                    bitmaps.as_device_ptr(),
-                    peers.rank_words.as_device_ptr(),
-                    rank
-                ))
+                kernel.launch(
+                    stream,
+                    (grid, BLOCK_SIZE, 0),
+                    (
+                        frontier.as_mut_ptr(),
+                        visited.as_mut_ptr(),
+                        address(bitmaps).cast_const(),
+                        address(&peers.rank_words).cast_const(),
+                        rank,
+                    ),
+                )
             }
             .context(|| format!("reading the other ranks' frontier words on rank {rank}"))
         })
@@ -282,8 +301,8 @@ impl Rank<'_> {
             1,
         );
         let kernel = &self.kernels.read_peer_queues;
-        let frontier_bitmap = self.frontier.as_device_ptr();
-        let sizes = peers.queue_sizes.as_device_ptr();
+        let frontier_bitmap = address(&self.frontier);
+        let sizes = address(&peers.queue_sizes).cast_const();
         self.exchange.time(stream, 4 * others, || {
             // SAFETY: every rank's queue of the role `queues[0]` has here,
             // which this GPU reaches, holding as many vertex ids as the
@@ -292,13 +311,17 @@ impl Rank<'_> {
             // bitmaps cover every vertex: `distributed_read_peer_queues`'
             // contract.
             unsafe {
-                launch!(kernel<<<grid, BLOCK_SIZE, 0, stream>>>(
-                    frontier_bitmap,
-                    self.visited.as_device_ptr(),
-                    queues.as_device_ptr(),
-                    sizes,
-                    rank as u32
-                ))
+                kernel.launch(
+                    stream,
+                    (grid, BLOCK_SIZE, 0),
+                    (
+                        frontier_bitmap,
+                        address(&self.visited),
+                        address(queues).cast_const(),
+                        sizes,
+                        rank as u32,
+                    ),
+                )
             }
             .context(context)
         })

@@ -119,17 +119,17 @@ impl<'g> Rank<'g> {
             kernels: Kernels {
                 top_down: gpu.entry(distributed::TOP_DOWN)?,
                 expand_hub_chunks: gpu.entry(distributed::EXPAND_HUB_CHUNKS)?,
-                bottom_up: gpu.kernel(match bottom_up_rows(graph, &owned) {
-                    RowOffsets::Wide => distributed::BOTTOM_UP,
-                    RowOffsets::Narrow => distributed::BOTTOM_UP_NARROW,
-                })?,
-                queue_to_bitmap: gpu.kernel(direction_optimizing::QUEUE_TO_BITMAP)?,
-                bitmap_to_queue: gpu.kernel(direction_optimizing::BITMAP_TO_QUEUE)?,
-                read_peer_frontiers: gpu.kernel(distributed::READ_PEER_FRONTIERS)?,
-                read_peer_queues: gpu.kernel(distributed::READ_PEER_QUEUES)?,
+                bottom_up: bottom_up_rows(graph, &owned).entry(
+                    gpu,
+                    (distributed::BOTTOM_UP, distributed::BOTTOM_UP_NARROW),
+                    &rows,
+                    "the search over GPUs",
+                )?,
+                queue_to_bitmap: gpu.entry(direction_optimizing::QUEUE_TO_BITMAP)?,
+                bitmap_to_queue: gpu.entry(direction_optimizing::BITMAP_TO_QUEUE)?,
+                read_peer_frontiers: gpu.entry(distributed::READ_PEER_FRONTIERS)?,
+                read_peer_queues: gpu.entry(distributed::READ_PEER_QUEUES)?,
             },
-            narrow_rows: bottom_up_rows(graph, &owned)
-                .upload_copy(&rows, "the search over GPUs")?,
             rows: upload(&rows)?,
             columns: upload(columns)?,
             visited: zeroed(words)?,

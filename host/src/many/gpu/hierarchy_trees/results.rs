@@ -2,7 +2,7 @@
 //! vertices at each distance, and what `Keep` asks for beyond them.
 
 use bfs_kernels::abi::hierarchy_trees::{
-    self, BLOCK_SIZE, COUNT_BLOCK_SIZE, MOST_COUNTED_SOURCES, Tally, count_shared_bytes,
+    BLOCK_SIZE, COUNT_BLOCK_SIZE, MOST_COUNTED_SOURCES, Tally, count_shared_bytes,
     difference_stride,
 };
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, LockedBuffer};
@@ -11,7 +11,6 @@ use super::super::kept::{DeviceTotals, nothing_kept};
 use super::HierarchyTrees;
 use crate::Result;
 use crate::error::CudaContext;
-use crate::gpu::allow_shared_memory;
 use crate::many::{Keep, Limits};
 
 impl HierarchyTrees<'_> {
@@ -36,11 +35,7 @@ impl HierarchyTrees<'_> {
         let scratch = if in_shared {
             let bytes = count_shared_bytes(group, bins) as u32;
             if bytes > self.count_shared_allowed {
-                allow_shared_memory(
-                    self.kernels.count.function(),
-                    bytes,
-                    hierarchy_trees::COUNT.name(),
-                )?;
+                self.kernels.count.allow_shared_memory(bytes)?;
                 self.count_shared_allowed = bytes;
             }
             std::ptr::null_mut()
