@@ -6,7 +6,6 @@
 
 use rayon::prelude::*;
 
-use super::gpu_rows::counted_row;
 use super::{
     CHECKED, CLOSENESS_BUDGETS, Kind, Reference, Row, Setup, Validation, error_validation,
     validation,
@@ -76,7 +75,7 @@ pub(super) fn one_gpu(
     let row = Row {
         timed: searched.len(),
         validated: validation(check(graph, &reduced, &searched, setup.seed)),
-        ..counted_row(
+        ..Row::counted(
             name,
             Kind::Closeness,
             method,
@@ -137,7 +136,7 @@ pub(super) fn two_gpus(reference: &Reference<'_>, one_gpu: Option<&Searched>, se
     Row {
         timed: searched.len(),
         validated: validation(checked),
-        ..counted_row(
+        ..Row::counted(
             name,
             Kind::TwoGpus,
             &method,

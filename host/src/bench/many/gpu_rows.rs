@@ -96,7 +96,7 @@ fn batched_rows(
                 validated: validation(reference.check_counts(&timed.counts).map(|checked| {
                     format!("{checked} sources' vertices by distance = the reference's")
                 })),
-                ..counted_row(name, Kind::Batched, &label, sources.len(), timed.seconds)
+                ..Row::counted(name, Kind::Batched, &label, sources.len(), timed.seconds)
             };
             counts = Some(timed.counts);
             row
@@ -111,27 +111,6 @@ fn batched_rows(
     })?;
     emit(distances_row(gpu, engine.as_mut(), reference, &label))?;
     Ok(counts)
-}
-
-/// A row that timed `sources` sources in `seconds`, not yet checked.
-pub(super) fn counted_row(
-    name: &str,
-    kind: Kind,
-    method: &str,
-    sources: usize,
-    seconds: f64,
-) -> Row {
-    Row {
-        timed: sources,
-        seconds,
-        ..Row::not_run(
-            name,
-            kind,
-            method,
-            sources,
-            Validation::Skipped(String::new()),
-        )
-    }
 }
 
 /// The batches with every source's distances copied to the host (what
@@ -194,7 +173,7 @@ fn distances_row(
                 )),
                 Some(why) => Err(why),
             }),
-            ..counted_row(name, Kind::Distances, &method, sources.len(), seconds)
+            ..Row::counted(name, Kind::Distances, &method, sources.len(), seconds)
         },
         Err(error) => Row::not_run(
             name,
@@ -224,7 +203,7 @@ fn small_batch_row(gpu: &Gpu, reference: &Reference<'_>, chosen: GpuMethod) -> R
             validated: validation(reference.check_counts(&timed.counts).map(|checked| {
                 format!("{checked} sources' vertices by distance = the reference's")
             })),
-            ..counted_row(name, Kind::SmallBatch, &method, SMALL_BATCH, timed.seconds)
+            ..Row::counted(name, Kind::SmallBatch, &method, SMALL_BATCH, timed.seconds)
         },
         Err(error) => Row::not_run(
             name,
@@ -307,7 +286,7 @@ fn one_by_one_row(setup: &Setup, gpu: &Gpu, reference: &Reference<'_>) -> Row {
                 )),
                 Some(why) => Err(why),
             }),
-            ..counted_row(name, Kind::OneByOneAuto, &method, sources.len(), seconds)
+            ..Row::counted(name, Kind::OneByOneAuto, &method, sources.len(), seconds)
         },
         Err(error) => Row::not_run(
             name,

@@ -48,8 +48,12 @@ pub(crate) struct BatchOptions {
     pub(crate) device: DeviceChoice,
     /// `--threads`, where given.
     pub(crate) threads: Option<u32>,
-    /// Sources a bit-parallel batch takes, where given (a multiple of 64).
+    /// Sources a bit-parallel batch takes, where asked for (a multiple of
+    /// 64; it asks for bit-parallel batches).
     pub(crate) width: Option<usize>,
+    /// The most words a vertex a CPU batch may take, where its rows must
+    /// fit in host memory.
+    pub(crate) most_words: Option<usize>,
     /// `--method`.
     pub(crate) method: Method,
 }
@@ -157,9 +161,10 @@ fn cpu_engine<'g>(
     };
     let engine: Box<dyn ManySources + 'g> = match method {
         Some(method) => {
-            let words = options
-                .width
-                .map_or_else(|| many::words_for(sources), |width| width / 64);
+            let words = options.width.map_or_else(
+                || many::words_for(sources).min(options.most_words.unwrap_or(usize::MAX)),
+                |width| width / 64,
+            );
             method.engine(
                 graph,
                 words,

@@ -58,8 +58,8 @@ pub struct CentralityArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     threads: Option<u32>,
     /// Distances past D count as unreachable (cuGraph's depth_limit).
-    #[arg(long, allow_negative_numbers = true, value_name = "D")]
-    depth_limit: Option<i64>,
+    #[arg(long, allow_negative_numbers = true, value_name = "D", value_parser = crate::parse_depth_limit)]
+    depth_limit: Option<u32>,
     /// Sources a batch takes: a multiple of 64 from 64 to 2,048 (default:
     /// by the number of sources and, for betweenness on a GPU, by its free
     /// memory; betweenness takes 64 times a power of two).
@@ -132,7 +132,7 @@ enum Runner<'g> {
 /// `bfs centrality`.
 pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
     let mut phases = Phases::since_process_start();
-    let depth_limit = crate::depth_limit(arguments.depth_limit)?;
+    let depth_limit = arguments.depth_limit;
     if let Some(threads) = arguments.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads as usize)
@@ -198,6 +198,7 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
         device: arguments.device,
         threads: arguments.threads,
         width: arguments.batch_width,
+        most_words: None,
         method: arguments.method,
     };
     let count = sample.unwrap_or(vertex_count as usize);

@@ -73,8 +73,8 @@ struct SearchArgs {
     #[arg(long, conflicts_with_all = ["sources", "source"])]
     seeds: Option<String>,
     /// Levels past D stay unreached (cuGraph's depth_limit).
-    #[arg(long, allow_negative_numbers = true, value_name = "D")]
-    depth_limit: Option<i64>,
+    #[arg(long, allow_negative_numbers = true, value_name = "D", value_parser = parse_depth_limit)]
+    depth_limit: Option<u32>,
     /// With --sources on the CPU: one source at a time by the
     /// direction-optimizing engine (parents, each search's own time), not
     /// in bit-parallel batches.
@@ -212,14 +212,10 @@ pub(crate) fn parse_gpus(text: &str) -> Result<GpuCount, String> {
     }
 }
 
-/// `--depth-limit`, checked: a distance, 0 or more.
-fn depth_limit(limit: Option<i64>) -> anyhow::Result<Option<u32>> {
-    limit
-        .map(|limit| {
-            u32::try_from(limit)
-                .map_err(|_| anyhow::anyhow!("--depth-limit is a distance, 0 or more, not {limit}"))
-        })
-        .transpose()
+/// Parses `--depth-limit`: a distance, 0 or more.
+fn parse_depth_limit(text: &str) -> Result<u32, String> {
+    text.parse()
+        .map_err(|_| format!("--depth-limit is a distance, 0 or more, not {text}"))
 }
 
 /// `--device`: where the search runs.

@@ -3,12 +3,14 @@
 //! steps in order; each step's file below `search/` says what it does. The
 //! run's steps are timed as [`Phases`], from the process's start.
 
+mod cpu_engines;
+mod engine;
 mod finish;
 mod load;
 mod many_searches;
 mod multi_gpu;
+mod one_gpu;
 mod one_search;
-mod plan;
 mod searcher;
 mod sources;
 
@@ -20,8 +22,8 @@ use bfs::graph::GraphSource;
 use bfs::phases::{Phase, Phases};
 use bfs::{Csr, output};
 
+use self::engine::Engine;
 use self::load::LoadedGraph;
-use self::searcher::Searcher;
 use self::sources::Searches;
 use crate::SearchArgs;
 use crate::device::{self, DeviceOpening};
@@ -34,7 +36,7 @@ pub fn run(arguments: &SearchArgs, started: SystemTime) -> anyhow::Result<()> {
         return Ok(());
     }
     check_options(arguments)?;
-    let depth_limit = crate::depth_limit(arguments.depth_limit)?;
+    let depth_limit = arguments.depth_limit;
     start_threads(arguments)?;
     let mut phases = Phases::since_process_start();
     let ranks = multi_gpu::ranks(arguments, started)?;
@@ -60,15 +62,15 @@ pub fn run(arguments: &SearchArgs, started: SystemTime) -> anyhow::Result<()> {
         &searches,
         &mut phases,
     )?;
-    if multi_gpu::is_helping_rank(&searcher) {
+    if searcher.is_helping_rank() {
         let sources = &searches.sources;
-        return multi_gpu::help_rank_zero(&mut searcher, &loaded.graph, sources, depth_limit);
+        return multi_gpu::help_rank_zero(searcher.as_mut(), &loaded.graph, sources, depth_limit);
     }
     let report = search_and_report(
         arguments,
         &loaded,
         gpu.as_ref(),
-        &mut searcher,
+        searcher.as_mut(),
         (&searches, depth_limit),
         &mut phases,
     )?;
@@ -127,7 +129,7 @@ fn search_and_report(
     arguments: &SearchArgs,
     loaded: &LoadedGraph,
     gpu: Option<&Gpu>,
-    searcher: &mut Searcher<'_>,
+    searcher: &mut dyn Engine,
     (searches, depth_limit): (&Searches, Option<u32>),
     phases: &mut Phases,
 ) -> anyhow::Result<Option<String>> {

@@ -12,13 +12,13 @@ use bfs::validate::Verifier;
 use serde::Serialize;
 
 use super::Run;
-use super::searcher::Searcher;
+use super::engine::Engine;
 
 /// Many searches on one graph: Graph500's statistics.
 /// Returns the JSON report (the phases to come).
 pub(super) fn many_searches(
     run: &Run<'_>,
-    searcher: &mut Searcher<'_>,
+    searcher: &mut dyn Engine,
     sources: &[u32],
     phases: &mut Phases,
 ) -> anyhow::Result<serde_json::Value> {
@@ -138,10 +138,9 @@ pub(super) fn many_searches(
         ""
     };
     println!("searches:  {}{reuse}", statistics.searches);
-    if let Searcher::Batches { engine, .. } = searcher {
+    if let Some(width) = searcher.batch_width() {
         println!(
-            "batches:   up to {} sources searched at once; each source's time is an even share of its batch's",
-            engine.batch_width()
+            "batches:   up to {width} sources searched at once; each source's time is an even share of its batch's"
         );
     }
     println!(

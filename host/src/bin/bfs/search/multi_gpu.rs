@@ -11,7 +11,7 @@ use bfs::multi::launcher::{self, Placement};
 use bfs::multi::rendezvous::Rendezvous;
 use bfs::{Csr, Error};
 
-use super::searcher::{Outcome, Searcher};
+use super::engine::{Engine, Outcome, within};
 use crate::{DeviceChoice, SearchArgs};
 
 /// The ranks of a multi-GPU search the options ask for, or the launcher
@@ -76,21 +76,9 @@ fn rendezvous(arguments: &SearchArgs, started: SystemTime) -> anyhow::Result<Ren
     })
 }
 
-/// Whether `searcher` is a rank past 0 of a search over processes, which
-/// searches beside rank 0 and leaves the report to it.
-pub(super) fn is_helping_rank(searcher: &Searcher<'_>) -> bool {
-    matches!(
-        searcher,
-        Searcher::MultiGpu {
-            ranks: Ranks::Process { rank: 1.., .. },
-            ..
-        }
-    )
-}
-
 /// A helping rank's run: its part of every search, then one line.
 pub(super) fn help_rank_zero(
-    searcher: &mut Searcher<'_>,
+    searcher: &mut dyn Engine,
     graph: &Csr,
     sources: &[u32],
     depth_limit: Option<u32>,
@@ -100,49 +88,82 @@ pub(super) fn help_rank_zero(
     Ok(())
 }
 
-/// Searches from each of `sources` over `ranks`, handing each outcome to
-/// `on_outcome`; `device` becomes the GPUs and the fullest one's memory.
-/// An error of `on_outcome` stops the search and is returned as it came.
-pub(super) fn search(
-    graph: &Csr,
-    ranks: &Ranks,
-    sources: &[u32],
+/// Several GPUs through NCCL; the ranks stay joined from one source to
+/// the next.
+pub(super) struct MultiGpu {
+    ranks: Ranks,
     join_timeout: Duration,
-    device: &mut String,
-    on_outcome: &mut dyn FnMut(Outcome) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
-    let mut failure = None;
-    let searched = bfs::multi::search(graph, ranks, sources, join_timeout, &mut |run| {
-        let most = |part: fn(&RankMemory) -> u64| {
-            run.memory.iter().map(part).max().unwrap_or(0) as f64 / 1e9
-        };
-        *device = format!(
-            "{}; device memory of the fullest GPU: {:.2} GB allocated by the search, {:.2} GB in use",
-            run.device,
-            most(|memory| memory.allocated),
-            most(|memory| memory.in_use)
-        );
-        on_outcome(Outcome {
-            result: run.result,
-            elapsed: run.elapsed,
-            steps: run.steps,
-            work: None,
-            download: Duration::ZERO,
-        })
-        .map_err(|error| {
-            let message = format!("{error:#}");
-            failure = Some(error);
-            Error::MultiGpu(message)
-        })
-    });
-    match (failure, searched) {
-        (Some(error), _) => Err(error),
-        (None, searched) => Ok(searched?),
+    /// The GPUs and the fullest one's memory, once a search has named them.
+    device: String,
+}
+
+impl MultiGpu {
+    /// The search over `ranks`, each join waiting `join_timeout` at most.
+    pub(super) fn new(ranks: Ranks, join_timeout: Duration) -> MultiGpu {
+        MultiGpu {
+            ranks,
+            join_timeout,
+            device: String::new(),
+        }
+    }
+}
+
+impl Engine for MultiGpu {
+    fn for_each(
+        &mut self,
+        graph: &Csr,
+        sources: &[u32],
+        depth_limit: Option<u32>,
+        on_outcome: &mut dyn FnMut(Outcome) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let mut failure = None;
+        let device = &mut self.device;
+        let searched =
+            bfs::multi::search(graph, &self.ranks, sources, self.join_timeout, &mut |run| {
+                let most = |part: fn(&RankMemory) -> u64| {
+                    run.memory.iter().map(part).max().unwrap_or(0) as f64 / 1e9
+                };
+                *device = format!(
+                    "{}; device memory of the fullest GPU: {:.2} GB allocated by the search, \
+                     {:.2} GB in use",
+                    run.device,
+                    most(|memory| memory.allocated),
+                    most(|memory| memory.in_use)
+                );
+                let outcome = Outcome {
+                    result: run.result,
+                    elapsed: run.elapsed,
+                    steps: run.steps,
+                    work: None,
+                    download: Duration::ZERO,
+                };
+                on_outcome(within(outcome, depth_limit)).map_err(|error| {
+                    let message = format!("{error:#}");
+                    failure = Some(error);
+                    Error::MultiGpu(message)
+                })
+            });
+        match (failure, searched) {
+            (Some(error), _) => Err(error),
+            (None, searched) => Ok(searched?),
+        }
+    }
+
+    fn plan_line(&self, _graph: &Csr) -> String {
+        plan_line(&self.ranks)
+    }
+
+    fn device(&self) -> String {
+        self.device.clone()
+    }
+
+    fn is_helping_rank(&self) -> bool {
+        matches!(self.ranks, Ranks::Process { rank: 1.., .. })
     }
 }
 
 /// The search over GPUs in words, for the plan's line.
-pub(super) fn plan_line(ranks: &Ranks) -> String {
+fn plan_line(ranks: &Ranks) -> String {
     match ranks {
         Ranks::Threads(1) => "the search over GPUs, on one GPU through NCCL (--gpus)".into(),
         Ranks::Threads(count) => {

@@ -9,14 +9,14 @@ use bfs::validate::Verifier;
 use bfs::{Bfs, UNREACHED, output, plot};
 
 use super::Run;
-use super::searcher::Searcher;
+use super::engine::Engine;
 use super::sources::Searches;
 
 /// One search, its summary and its files; returns its JSON report (the
 /// phases to come).
 pub(super) fn one_search(
     run: &Run<'_>,
-    searcher: &mut Searcher<'_>,
+    searcher: &mut dyn Engine,
     searches: &Searches,
     phases: &mut Phases,
 ) -> anyhow::Result<serde_json::Value> {

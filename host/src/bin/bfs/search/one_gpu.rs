@@ -1,16 +1,27 @@
-//! The GPU search a run gets: `auto`'s plan or the variant asked for, the
-//! preparation it needs (loaded from the graph's file or built), and the
-//! graph and buffers on the device.
+//! One GPU's search: `auto`'s plan or the variant asked for, the
+//! preparation it needs (loaded from the graph's file or built), the graph
+//! and buffers on the device, and its searches.
 
 use std::time::Instant;
 
 use bfs::gpu::{Gpu, Partitioned, Search, Strategy, Variant, Workload};
 use bfs::graph::prepared::{Preparation, PreparationKind, Preparations};
+use bfs::many::Limits;
+use bfs::many::gpu::GpuBatches;
 use bfs::phases::{Phase, Phases};
-use bfs::{Csr, Error};
+use bfs::{Bfs, Csr, Error};
 
-use super::searcher::Searcher;
+use super::engine::{Engine, Outcome, within};
 use crate::SearchArgs;
+
+/// One GPU, with the variant or strategy the plan took.
+pub(super) struct OneGpu<'g> {
+    gpu: &'g Gpu,
+    variant: Variant,
+    search: Search<'g>,
+    /// The device, the strategy and why, in words.
+    plan: String,
+}
 
 /// What a GPU search's plan needs to know of the run.
 pub(super) struct SearchContext<'r> {
@@ -25,13 +36,13 @@ pub(super) struct SearchContext<'r> {
 /// The GPU search the options ask for: `auto`'s plan for this run (or the
 /// variant asked for), its preparation loaded from the graph's file or
 /// built, and the graph and buffers on the device.
-pub(super) fn gpu_searcher<'g>(
+pub(super) fn planned<'g>(
     gpu: &'g Gpu,
     graph: &'g Csr,
     arguments: &SearchArgs,
     context: &SearchContext<'_>,
     phases: &mut Phases,
-) -> anyhow::Result<Searcher<'g>> {
+) -> anyhow::Result<OneGpu<'g>> {
     let variant = arguments.variant;
     if let Some(size) = arguments.partition_size {
         phases.end(Phase::Plan);
@@ -41,7 +52,7 @@ pub(super) fn gpu_searcher<'g>(
             )?))
         })?;
         phases.end(Phase::Upload);
-        return Ok(Searcher::Gpu {
+        return Ok(OneGpu {
             gpu,
             variant,
             search,
@@ -120,12 +131,75 @@ pub(super) fn gpu_searcher<'g>(
     phases.end(Phase::Preparation);
     let search = Search::prepared(gpu, graph, variant, strategy, preparation)?;
     phases.end(Phase::Upload);
-    Ok(Searcher::Gpu {
+    Ok(OneGpu {
         gpu,
         variant,
         search,
         plan,
     })
+}
+
+impl Engine for OneGpu<'_> {
+    fn for_each(
+        &mut self,
+        _graph: &Csr,
+        sources: &[u32],
+        depth_limit: Option<u32>,
+        on_outcome: &mut dyn FnMut(Outcome) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        for &source in sources {
+            let run = self.search.run(source)?;
+            let outcome = Outcome {
+                result: run.result,
+                elapsed: run.elapsed,
+                steps: run.steps,
+                work: run.work,
+                download: run.download,
+            };
+            on_outcome(within(outcome, depth_limit))?;
+        }
+        Ok(())
+    }
+
+    /// The seeds are one source of the GPU's batch engine, which finds
+    /// distances; the parents are taken from them.
+    fn search_seeds(
+        &mut self,
+        graph: &Csr,
+        seeds: &[u32],
+        depth_limit: Option<u32>,
+    ) -> anyhow::Result<Outcome> {
+        let started = Instant::now();
+        let mut engine = GpuBatches::new(self.gpu, graph, 1)?;
+        let row = engine.search_from_seeds(seeds, Limits { depth_limit })?;
+        let levels = row
+            .iter()
+            .map(|&level| u32::try_from(level).unwrap_or(bfs::UNREACHED))
+            .collect();
+        let result = Bfs::from_levels(graph, seeds, levels);
+        Ok(Outcome::timed(result, started.elapsed()))
+    }
+
+    fn plan_line(&self, _graph: &Csr) -> String {
+        format!(
+            "{} ({}); {}",
+            self.gpu.name(),
+            self.gpu.kernel_code(),
+            self.plan
+        )
+    }
+
+    fn device(&self) -> String {
+        self.gpu.name().into()
+    }
+
+    fn variant(&self) -> Option<Variant> {
+        Some(self.variant)
+    }
+
+    fn device_bytes(&self) -> Option<u64> {
+        Some(self.search.device_bytes())
+    }
 }
 
 /// What the graph's file held of a preparation.
