@@ -29,31 +29,7 @@ pub(super) struct Batches<'g> {
     pub(super) why: String,
 }
 
-/// Searches from each of `sources` in turn by `search_seeds`, one seed each.
-fn each_by_seeds(
-    engine: &mut dyn Engine,
-    graph: &Csr,
-    sources: &[u32],
-    depth_limit: Option<u32>,
-    on_outcome: &mut dyn FnMut(Outcome) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
-    for &source in sources {
-        on_outcome(engine.search_seeds(graph, &[source], depth_limit)?)?;
-    }
-    Ok(())
-}
-
 impl Engine for ParallelCpu {
-    fn for_each(
-        &mut self,
-        graph: &Csr,
-        sources: &[u32],
-        depth_limit: Option<u32>,
-        on_outcome: &mut dyn FnMut(Outcome) -> anyhow::Result<()>,
-    ) -> anyhow::Result<()> {
-        each_by_seeds(self, graph, sources, depth_limit, on_outcome)
-    }
-
     fn search_seeds(
         &mut self,
         graph: &Csr,
@@ -86,16 +62,6 @@ impl Engine for ParallelCpu {
 }
 
 impl Engine for Reference {
-    fn for_each(
-        &mut self,
-        graph: &Csr,
-        sources: &[u32],
-        depth_limit: Option<u32>,
-        on_outcome: &mut dyn FnMut(Outcome) -> anyhow::Result<()>,
-    ) -> anyhow::Result<()> {
-        each_by_seeds(self, graph, sources, depth_limit, on_outcome)
-    }
-
     fn search_seeds(
         &mut self,
         graph: &Csr,

@@ -42,14 +42,20 @@ pub(super) trait Engine {
     /// its depth cut to `depth_limit`), handing each outcome to
     /// `on_outcome` as it comes, so that a large graph's many searches
     /// hold one result in memory at a time. An error of `on_outcome`
-    /// stops the searches and is returned as it came.
+    /// stops the searches and is returned as it came. By default, one
+    /// [`search_seeds`](Self::search_seeds) a source.
     fn for_each(
         &mut self,
         graph: &Csr,
         sources: &[u32],
         depth_limit: Option<u32>,
         on_outcome: &mut dyn FnMut(Outcome) -> anyhow::Result<()>,
-    ) -> anyhow::Result<()>;
+    ) -> anyhow::Result<()> {
+        for &source in sources {
+            on_outcome(self.search_seeds(graph, &[source], depth_limit)?)?;
+        }
+        Ok(())
+    }
 
     /// One search from every one of `seeds` at once, within `depth_limit`.
     fn search_seeds(
