@@ -133,12 +133,7 @@ enum Runner<'g> {
 pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
     let mut phases = Phases::since_process_start();
     let depth_limit = arguments.depth_limit;
-    if let Some(threads) = arguments.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads as usize)
-            .build_global()
-            .context("starting the loader's threads")?;
-    }
+    device::start_threads(arguments.threads)?;
     let graph_source = arguments.graph.source()?;
     // The device opens while the graph loads: neither needs the other.
     let opening = match arguments.gpus {

@@ -1,6 +1,8 @@
-//! Opening the GPU on its own thread while the graph loads, and joining
-//! that thread once the run needs the device: CUDA's start-up hides
-//! behind the load (`bfs`, `bfs centrality`, `bfs components`).
+//! Where a run computes: the CPU's threads, sized to `--threads` before
+//! anything runs on them; the GPU, opened on its own thread while the
+//! graph loads, and that thread joined once the run needs the device:
+//! CUDA's start-up hides behind the load (`bfs`, `bfs centrality`,
+//! `bfs components`).
 
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
@@ -10,6 +12,18 @@ use bfs::Error;
 use bfs::gpu::Gpu;
 
 use crate::DeviceChoice;
+
+/// Sizes the thread pool that loads the graph and runs the CPU engines to
+/// `threads`, where asked (else rayon's default, every core).
+pub(crate) fn start_threads(threads: Option<u32>) -> anyhow::Result<()> {
+    if let Some(threads) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads as usize)
+            .build_global()
+            .context("starting the loader's threads")?;
+    }
+    Ok(())
+}
 
 /// The device being opened on its own thread while the graph loads.
 pub(crate) struct DeviceOpening {

@@ -37,7 +37,7 @@ pub fn run(arguments: &SearchArgs, started: SystemTime) -> anyhow::Result<()> {
     }
     check_options(arguments)?;
     let depth_limit = arguments.depth_limit;
-    start_threads(arguments)?;
+    device::start_threads(arguments.threads)?;
     let mut phases = Phases::since_process_start();
     let ranks = multi_gpu::ranks(arguments, started)?;
     // The device opens while the graph loads: neither needs the other.
@@ -108,17 +108,6 @@ fn check_matrix(arguments: &SearchArgs, searches: &Searches, graph: &Csr) -> any
     bfs::graph::check_host_memory(bytes, "the distance matrix of --output")
         .map_err(bfs::Error::OutputTooLarge)?;
     output::check_room(path, output::npy::file_bytes::<i32>(&shape)).context("--output")?;
-    Ok(())
-}
-
-/// Sizes the loader's thread pool to `--threads`, where asked.
-fn start_threads(arguments: &SearchArgs) -> anyhow::Result<()> {
-    if let Some(threads) = arguments.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads as usize)
-            .build_global()
-            .context("starting the loader's threads")?;
-    }
     Ok(())
 }
 
