@@ -215,8 +215,10 @@ impl Gpu {
         &self.stream
     }
 
-    /// A kernel of the loaded module, by its entry name in [`bfs_kernels::abi`].
-    pub(crate) fn kernel(&self, name: &str) -> Result<Function<'_>> {
+    /// A kernel of the loaded module, by its entry name in
+    /// [`bfs_kernels::abi`]; only [`Gpu::entry`] asks, so every launch
+    /// goes through a typed [`Entry`](super::Entry).
+    pub(super) fn kernel(&self, name: &str) -> Result<Function<'_>> {
         self.module
             .get_function(name)
             .context(|| format!("finding kernel {name}"))
@@ -224,7 +226,7 @@ impl Gpu {
 
     /// A kernel of the sm_90 module, for `variant`; an error on a device
     /// without thread-block clusters.
-    pub(crate) fn cluster_kernel(&self, name: &str, variant: &str) -> Result<Function<'_>> {
+    pub(super) fn cluster_kernel(&self, name: &str, variant: &str) -> Result<Function<'_>> {
         if !self.has_clusters() {
             let (major, minor) = self.compute_capability;
             return Err(Error::Unsupported(format!(
