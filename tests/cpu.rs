@@ -194,12 +194,74 @@ fn generators_are_deterministic_and_shaped_as_specified() {
         "cube:3",
         "path:x",
         "grid:3x3:2",
+        "road:100:0:x",
+        "road:100:0:1001",
+        "road:100:0:3:1",
     ] {
         assert!(
             bad.parse::<bfs::graph::generate::Spec>().is_err(),
             "{bad} parsed"
         );
     }
+}
+
+#[test]
+fn a_road_network_of_few_shape_points_keeps_the_same_streets() {
+    // The streets are drawn whatever SHAPE is: with none, each street is
+    // one edge between its junctions, and only dead-end lanes are chains.
+    let (default, none) = (generated("road:2000", 4), generated("road:2000:0:0", 4));
+    let junctions = 2000u32;
+    assert!(none.vertex_count() < default.vertex_count());
+    let degree_two = |graph: &Csr| {
+        (0..graph.vertex_count())
+            .filter(|&vertex| graph.degree(vertex) == 2)
+            .count() as f64
+            / graph.vertex_count() as f64
+    };
+    assert!(
+        degree_two(&none) < degree_two(&default) / 2.0,
+        "few chains: {} against {}",
+        degree_two(&none),
+        degree_two(&default)
+    );
+    // The same streets: every junction joined directly to another in the
+    // default (a street of no shape points) is joined to it in `none`, and
+    // `none` joins each junction to more of them (every street is direct).
+    let junction_neighbours = |graph: &Csr, junction: u32| -> Vec<u32> {
+        let mut found: Vec<u32> = graph
+            .neighbours(junction)
+            .iter()
+            .copied()
+            .filter(|&other| other < junctions)
+            .collect();
+        found.sort_unstable();
+        found
+    };
+    let (mut direct_default, mut direct_none) = (0, 0);
+    for junction in 0..junctions {
+        let (ours, theirs) = (
+            junction_neighbours(&default, junction),
+            junction_neighbours(&none, junction),
+        );
+        assert!(
+            ours.iter().all(|other| theirs.binary_search(other).is_ok()),
+            "junction {junction}: {ours:?} not within {theirs:?}"
+        );
+        (direct_default, direct_none) = (direct_default + ours.len(), direct_none + theirs.len());
+    }
+    assert!(
+        direct_none > 5 * direct_default,
+        "{direct_none} against {direct_default}"
+    );
+    // The default's name is unchanged; another SHAPE is named.
+    let name = |text: &str| {
+        text.parse::<bfs::graph::generate::Spec>()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(name("road:300"), "road:300:0");
+    assert_eq!(name("road:300:0:0"), "road:300:0:0");
+    assert_eq!(name("road:300:0.5:11"), "road:300:0.5");
 }
 
 #[test]
@@ -505,6 +567,7 @@ fn contraction_test_graphs() -> Vec<(String, Csr)> {
         // in the same round.
         ("grid:24x24", 6),
         ("road:300", 7),
+        ("road:300:0:0", 8),
     ] {
         graphs.push((spec.to_string(), generated(spec, seed)));
     }

@@ -11,8 +11,9 @@
 //! - `dkron:SCALE[:EDGE_FACTOR]`: the same draws as arcs, tail to head, not
 //!   mirrored: a directed scale-free graph (for strong components).
 //! - `uniform:N:M`: N vertices and M uniformly random edges.
-//! - `road:JUNCTIONS[:ONEWAY]`: a road network: junctions joined by streets
-//!   of degree-2 shape points, dead ends, and with ONEWAY above 0 (a
+//! - `road:JUNCTIONS[:ONEWAY[:SHAPE]]`: a road network: junctions joined by
+//!   streets of up to SHAPE degree-2 shape points (default 11; 0 for a
+//!   network of few chains), dead ends, and with ONEWAY above 0 (a
 //!   directed graph) that share of streets one-way (`graph::generate::road`).
 //! - `path:N`, `star:N`: a path 0–1–…–(N-1), and vertex 0 joined to all others.
 //! - `hub:LEAVES:EXTRA`: a star whose hub, vertex 0, has LEAVES leaves
@@ -80,6 +81,8 @@ pub enum Shape {
         junctions: u32,
         /// Share of one-way streets; above 0, the graph is directed.
         one_way: f64,
+        /// The most shape points a street holds.
+        most_shape_points: u32,
     },
     /// A simple path.
     Path {
@@ -172,11 +175,14 @@ impl Spec {
                     (random.below(vertices), random.below(vertices))
                 })
             }
-            Shape::Road { junctions, one_way } => {
+            Shape::Road {
+                junctions,
+                one_way,
+                most_shape_points,
+            } => {
                 checked_vertex_count(junctions as u64)?;
                 road::generate(
-                    junctions,
-                    one_way,
+                    (junctions, one_way, most_shape_points),
                     self.seed,
                     |vertex_count, chunks, most_edges, chunk| {
                         self.build_directed(vertex_count, chunks, most_edges, one_way == 0.0, chunk)
@@ -408,9 +414,23 @@ impl FromStr for Spec {
                 if !(0.0..=1.0).contains(&one_way) {
                     return Err(error("one-way share must be between 0 and 1"));
                 }
+                let most_shape_points = match fields.get(3) {
+                    Some(value) => value
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|&points| points <= road::MOST_SHAPE_POINTS_ASKED)
+                        .ok_or_else(|| {
+                            error(&format!(
+                                "SHAPE is the most shape points a street holds, 0 to {}",
+                                road::MOST_SHAPE_POINTS_ASKED
+                            ))
+                        })?,
+                    None => road::MOST_SHAPE_POINTS,
+                };
                 Shape::Road {
                     junctions: small(number(1, "JUNCTIONS")?, "JUNCTIONS")?,
                     one_way,
+                    most_shape_points,
                 }
             }
             "path" => Shape::Path {
@@ -431,12 +451,13 @@ impl FromStr for Spec {
                 return Err(error(
                     "expected grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], dkron:SCALE[:EDGE_FACTOR], \
                      uniform:N:M, \
-                     road:JUNCTIONS[:ONEWAY], path:N, star:N, hub:LEAVES:EXTRA or stars:HUBS:LEAVES",
+                     road:JUNCTIONS[:ONEWAY[:SHAPE]], path:N, star:N, hub:LEAVES:EXTRA or stars:HUBS:LEAVES",
                 ));
             }
         };
         let expected_fields = match shape {
-            Shape::Grid { .. } | Shape::Kronecker { .. } | Shape::Road { .. } => 3,
+            Shape::Road { .. } => 4,
+            Shape::Grid { .. } | Shape::Kronecker { .. } => 3,
             Shape::DirectedKronecker { .. } => 3,
             Shape::Uniform { .. } | Shape::Hub { .. } | Shape::CliqueOfStars { .. } => 3,
             Shape::Path { .. } | Shape::Star { .. } => 2,
@@ -466,7 +487,18 @@ impl fmt::Display for Spec {
                 write!(formatter, "dkron:{scale}:{edge_factor}")
             }
             Shape::Uniform { vertices, edges } => write!(formatter, "uniform:{vertices}:{edges}"),
-            Shape::Road { junctions, one_way } => write!(formatter, "road:{junctions}:{one_way}"),
+            Shape::Road {
+                junctions,
+                one_way,
+                most_shape_points,
+            } => {
+                write!(formatter, "road:{junctions}:{one_way}")?;
+                // The default stays unwritten, so names from before stay.
+                match most_shape_points {
+                    road::MOST_SHAPE_POINTS => Ok(()),
+                    points => write!(formatter, ":{points}"),
+                }
+            }
             Shape::Path { vertices } => write!(formatter, "path:{vertices}"),
             Shape::Star { vertices } => write!(formatter, "star:{vertices}"),
             Shape::Hub { leaves, extra } => write!(formatter, "hub:{leaves}:{extra}"),

@@ -20,7 +20,7 @@ use crate::ReaderChoice;
 #[derive(Args)]
 pub struct GenArgs {
     /// What to generate: grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR] (rmat),
-    /// dkron:SCALE[:EDGE_FACTOR] (directed), uniform:N:M, road:JUNCTIONS[:ONEWAY], path:N, star:N, hub:LEAVES:EXTRA,
+    /// dkron:SCALE[:EDGE_FACTOR] (directed), uniform:N:M, road:JUNCTIONS[:ONEWAY[:SHAPE]], path:N, star:N, hub:LEAVES:EXTRA,
     /// stars:HUBS:LEAVES (a `gen:` prefix is accepted).
     spec: String,
     /// The file to write: .bcsr for the binary cache, else Matrix Market.

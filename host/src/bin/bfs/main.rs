@@ -159,7 +159,7 @@ struct SearchArgs {
 struct GraphArgs {
     /// Graph: a file (.mtx, .mtx.gz, SNAP .txt, DIMACS .gr, .bcsr), or gen:SPEC
     /// (grid:WxH[:MISSING], kron:SCALE[:EDGE_FACTOR], dkron:SCALE[:EDGE_FACTOR],
-    /// uniform:N:M, road:JUNCTIONS[:ONEWAY], path:N, star:N, hub:LEAVES:EXTRA,
+    /// uniform:N:M, road:JUNCTIONS[:ONEWAY[:SHAPE]], path:N, star:N, hub:LEAVES:EXTRA,
     /// stars:HUBS:LEAVES).
     #[arg(long, default_value_t = format!("gen:{DEFAULT_GRAPH}"))]
     graph: String,

@@ -1,5 +1,6 @@
-//! `gen:road:JUNCTIONS[:ONEWAY]`: a seeded road network of any size, for
-//! the benchmarks and tests of the strategies meant for road networks.
+//! `gen:road:JUNCTIONS[:ONEWAY[:SHAPE]]`: a seeded road network of any
+//! size, for the benchmarks and tests of the strategies meant for road
+//! networks.
 //!
 //! Real road networks (OpenStreetMap's, the DIMACS challenge's) are planar
 //! graphs of junctions joined by streets, each street drawn as a chain of
@@ -8,8 +9,10 @@
 //! columns, each joined to the next one along its row and along its column
 //! with probability [`STREET_KEPT`], and across one diagonal of its cell
 //! with probability [`DIAGONAL`] (one diagonal at most, so the network
-//! stays planar); each street holds up to [`MOST_SHAPE_POINTS`] shape
-//! points; a junction sprouts a dead-end lane of up to [`MOST_LANE_POINTS`]
+//! stays planar); each street holds up to `SHAPE` shape points (by default
+//! [`MOST_SHAPE_POINTS`]; 0 makes a network whose junctions mostly have
+//! three streets or more, as the DIMACS and Li et al. road networks do,
+//! with few chains to contract); a junction sprouts a dead-end lane of up to [`MOST_LANE_POINTS`]
 //! points with probability [`DEAD_END`]. With `ONEWAY` above 0 the graph is
 //! directed, that share of streets one-way (dead-end lanes never are).
 //!
@@ -28,8 +31,10 @@ pub const STREET_KEPT: f64 = 0.8;
 pub const DIAGONAL: f64 = 0.15;
 /// Probability that a junction has a dead-end lane.
 pub const DEAD_END: f64 = 0.15;
-/// Shape points a street may hold: 0 to this many minus one.
-pub const MOST_SHAPE_POINTS: u32 = 12;
+/// Shape points a street holds by default: 0 to this many.
+pub const MOST_SHAPE_POINTS: u32 = 11;
+/// The most shape points a specification may ask a street to hold.
+pub const MOST_SHAPE_POINTS_ASKED: u32 = 1_000;
 /// Points of a dead-end lane: 1 to this many.
 pub const MOST_LANE_POINTS: u32 = 6;
 
@@ -50,6 +55,7 @@ struct Network {
     junctions: u32,
     width: u32,
     one_way: f64,
+    most_shape_points: u32,
     seed: u64,
 }
 
@@ -83,7 +89,9 @@ impl Network {
             }
             _ => None,
         }?;
-        let points = random.below(MOST_SHAPE_POINTS);
+        // One draw whatever the bound: the streets and their one-way
+        // draws are the same for every `SHAPE`.
+        let points = random.below(self.most_shape_points + 1);
         let one_way = (random.unit() < self.one_way).then(|| random.next() & 1 == 0);
         Some(Street {
             to: Some(to),
@@ -117,11 +125,11 @@ impl Network {
 }
 
 /// The road network of `junctions` junctions, `one_way` of its streets
-/// one-way (a directed graph where above 0), from `seed`; `build` makes the
-/// graph from its vertex count, its chunks and each chunk's edges.
+/// one-way (a directed graph where above 0), each street of up to
+/// `most_shape_points` shape points, from `seed`; `build` makes the graph
+/// from its vertex count, its chunks and each chunk's edges.
 pub(super) fn generate(
-    junctions: u32,
-    one_way: f64,
+    (junctions, one_way, most_shape_points): (u32, f64, u32),
     seed: u64,
     build: impl FnOnce(u32, u64, u64, &(dyn Fn(u64, &mut dyn FnMut(u32, u32)) + Sync)) -> Result<Csr>,
 ) -> Result<Csr> {
@@ -130,6 +138,7 @@ pub(super) fn generate(
         junctions,
         width,
         one_way,
+        most_shape_points,
         seed,
     };
     let rows = junctions.div_ceil(width);
