@@ -9,7 +9,8 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use bfs::gpu::{Gpu, Search, Strategy, Variant, Workload, ghost_zones, plan};
+use bfs::gpu::roads::ghost_zones;
+use bfs::gpu::{Gpu, Search, Strategy, Variant, Workload, plan};
 use bfs::graph::prepared::PreparationKind;
 use bfs::validate::{same_levels, validate};
 use bfs::{Csr, Error, cpu};

@@ -9,7 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use bfs::gpu::{Gpu, HierarchySweep, Search, Strategy, Variant, Workload, ghost_zones, plan};
+use bfs::gpu::roads::ghost_zones;
+use bfs::gpu::{Gpu, HierarchySweep, Search, Strategy, Variant, Workload, plan};
 use bfs::graph::prepared::{Preparation, PreparationKind, Preparations};
 use bfs::graph::{GraphSource, Reader, binary};
 use bfs::validate::{same_levels, validate};

@@ -48,7 +48,9 @@ impl Prepared {
         }
         let capacity = match gpu {
             Some(gpu) => gpu::ghost_zone_capacity(gpu),
-            None => gpu::ghost_zones::capacity(gpu::ghost_zones::SHARED_BYTES_WITHOUT_GPU),
+            None => {
+                gpu::roads::ghost_zones::capacity(gpu::roads::ghost_zones::SHARED_BYTES_WITHOUT_GPU)
+            }
         };
         let started = std::time::Instant::now();
         self.held

@@ -1,5 +1,6 @@
 //! The GPU driver: the device, the embedded kernels, device-resident
-//! graphs, and the BFS variants, one file each.
+//! graphs, and the BFS variants, one file each, in folders by their
+//! kernels' families.
 //!
 //! A [`Search`] uploads a graph once and keeps every buffer of its variant
 //! allocated, so many searches from different sources reuse them. Each
@@ -16,28 +17,26 @@ mod registry;
 mod run;
 mod search;
 
-// The variants' drivers, one module each, in the registry's order (plain
-// `mod` lines, so that rustfmt and clippy read them).
+// The variants' drivers, one module each, grouped as their kernels are
+// (`kernels/src/<family>/`); `auto` chooses among them.
 pub mod auto;
-pub mod block_queue;
-pub mod chain_contracted;
-pub mod direction_optimizing;
-pub mod ghost_zones;
-pub mod global_queue;
-pub mod hierarchical_queue;
-pub mod hierarchy_sweep;
-pub mod hybrid_cpu;
-pub mod on_chip;
-pub mod partitioned;
-pub mod persistent;
-pub mod persistent_direction_optimizing;
-pub mod small_frontier;
-pub mod two_kernel;
-pub mod vertex_levels;
-pub mod warp_specialized;
+pub mod device_loop;
+pub mod direction;
+pub mod roads;
+pub mod textbook;
+
+use device_loop::{persistent, persistent_direction_optimizing};
+use direction::direction_optimizing;
+pub(crate) use direction::hub_chunks;
+use roads::{
+    chain_contracted, ghost_zones, hierarchy_sweep, on_chip, partitioned, warp_specialized,
+};
+use textbook::{
+    block_queue, global_queue, hierarchical_queue, hybrid_cpu, small_frontier, two_kernel,
+    vertex_levels,
+};
 
 mod cluster;
-pub(crate) mod hub_chunks;
 mod queue;
 mod row_offsets;
 
@@ -72,8 +71,8 @@ pub(crate) use launch::{Entry, Timer, blocks_for};
 use memory::{download, reset_labels};
 
 // The registry: one row a variant, `Name: module, "name", "description";`.
-// Its driver is `module::Name` in `gpu/module.rs`, its kernels in
-// `kernels/src/<family>/module.rs` and their contract in
+// Its driver is `module::Name` in `gpu/<family>/module.rs`, its kernels
+// in `kernels/src/<family>/module.rs` and their contract in
 // `kernels/src/abi/module.rs`.
 registry::variants! {
     TwoKernel: two_kernel, "two-kernel",

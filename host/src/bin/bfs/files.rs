@@ -170,7 +170,9 @@ pub fn prepare(arguments: &PrepareArgs) -> anyhow::Result<()> {
     };
     let capacity = match &gpu {
         Some(gpu) => bfs::gpu::ghost_zone_capacity(gpu),
-        None => bfs::gpu::ghost_zones::capacity(bfs::gpu::ghost_zones::SHARED_BYTES_WITHOUT_GPU),
+        None => bfs::gpu::roads::ghost_zones::capacity(
+            bfs::gpu::roads::ghost_zones::SHARED_BYTES_WITHOUT_GPU,
+        ),
     };
     let mut preparations = Vec::new();
     for kind in kinds {

@@ -9,10 +9,10 @@ use bfs_kernels::abi::persistent_direction_optimizing::{self, Search};
 use bfs_kernels::abi::{EdgeOffset, hub_chunks};
 use cust::memory::{CopyDestination, DeviceBuffer};
 
-use super::queue::{FrontierQueues, visited_words};
-use super::row_offsets::{ByRowOffset, RowOffsets, with_row_offsets};
-use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, address};
 use crate::error::CudaContext;
+use crate::gpu::queue::{FrontierQueues, visited_words};
+use crate::gpu::row_offsets::{ByRowOffset, RowOffsets, with_row_offsets};
+use crate::gpu::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, address};
 use crate::{Csr, Result};
 
 /// The kernel and its grid, the narrow row offsets if it reads them, the

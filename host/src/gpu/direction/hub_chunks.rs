@@ -16,8 +16,8 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, DevicePointer, LockedBuff
 use rayon::prelude::*;
 use std::ops::Range;
 
-use super::{Entry, Gpu, address, blocks_for};
 use crate::error::CudaContext;
+use crate::gpu::{Entry, Gpu, address, blocks_for};
 use crate::{Csr, Result};
 
 /// What one top-down level reads and writes: the level block (the

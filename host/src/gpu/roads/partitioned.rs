@@ -17,9 +17,11 @@ use std::time::Duration;
 use bfs_kernels::abi::partitioned;
 use cust::memory::{CopyDestination, DeviceBuffer};
 
-use super::queue::visited_words;
-use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, Work, address, copy_to_host};
 use crate::error::CudaContext;
+use crate::gpu::queue::visited_words;
+use crate::gpu::{
+    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, Work, address, copy_to_host,
+};
 use crate::graph::reorder::Renumbering;
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
 

@@ -7,10 +7,10 @@ use bfs_kernels::abi::frontier::FrontierLevel;
 use bfs_kernels::abi::{block_queue, small_frontier};
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
-use super::persistent::PersistentLevels;
-use super::queue::{FrontierQueues, at_level, visited_words};
-use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step};
 use crate::error::CudaContext;
+use crate::gpu::device_loop::persistent::PersistentLevels;
+use crate::gpu::queue::{FrontierQueues, at_level, visited_words};
+use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step};
 use crate::{Csr, Result};
 
 /// How frontiers too large for one block are expanded.

@@ -13,7 +13,7 @@
 use bfs_kernels::abi::warp_specialized;
 
 use super::partitioned::{PartitionLabels, grow_partitions, shared_limit};
-use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, address};
+use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, address};
 use crate::graph::reorder::Renumbering;
 use crate::{Csr, Error, Result};
 

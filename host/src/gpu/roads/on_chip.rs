@@ -15,10 +15,10 @@
 use bfs_kernels::abi::on_chip;
 use cust::memory::DeviceBuffer;
 
-use super::{
+use crate::error::CudaContext;
+use crate::gpu::{
     DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, address, cluster, copy_to_host,
 };
-use crate::error::CudaContext;
 use crate::{Bfs, Csr, Error, Result};
 
 /// The cluster a graph runs in: its blocks, each block's vertices (slots)

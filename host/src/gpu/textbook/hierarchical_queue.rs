@@ -5,9 +5,9 @@
 use bfs_kernels::abi::frontier::FrontierLevel;
 use bfs_kernels::abi::{BLOCK_SIZE, hierarchical_queue};
 
-use super::queue::FrontierQueues;
-use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, blocks_for};
 use crate::error::CudaContext;
+use crate::gpu::queue::FrontierQueues;
+use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, blocks_for};
 use crate::{Csr, Error, Result};
 
 /// The expand kernel, its w-queue count, and the frontier queues.

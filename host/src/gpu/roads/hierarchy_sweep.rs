@@ -12,8 +12,8 @@ use bfs_kernels::abi::hierarchy_sweep;
 use cust::memory::DeviceBuffer;
 
 use super::chain_contracted::{ChainLevels, seeds, upload_row_offsets};
-use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, address, upload};
 use crate::error::CudaContext;
+use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, address, upload};
 use crate::graph::chains::ChainContraction;
 use crate::graph::hierarchy::{
     CONTRACTION_WORK_PER_ENTRY, ContractionHierarchy, contraction_budget, contraction_work,

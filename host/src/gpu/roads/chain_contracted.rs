@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use cust::memory::{CopyDestination, DeviceBuffer};
 
-use super::{
+use crate::error::CudaContext;
+use crate::gpu::{
     DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, Work, address, blocks_for, download,
     upload,
 };
-use crate::error::CudaContext;
 use crate::graph::chains::{ChainContraction, Place, WeightedRows};
 use crate::{Csr, Error, Result};
 

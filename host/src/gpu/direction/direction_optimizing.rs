@@ -12,12 +12,12 @@ use bfs_kernels::abi::direction_optimizing::{self, BottomUp, Switch};
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::hub_chunks::{ChunkedTopDown, TopDownLevel};
-use super::queue::{FrontierQueues, at_level, visited_words};
-use super::row_offsets::{ByRowOffset, RowOffsets, with_row_offsets};
-use super::{
+use crate::error::CudaContext;
+use crate::gpu::queue::{FrontierQueues, at_level, visited_words};
+use crate::gpu::row_offsets::{ByRowOffset, RowOffsets, with_row_offsets};
+use crate::gpu::{
     DeviceGraph, Direction, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, address, blocks_for,
 };
-use crate::error::CudaContext;
 use crate::{Csr, Result};
 
 /// The switch of this search: α = 30, not gapbs's 15 (which

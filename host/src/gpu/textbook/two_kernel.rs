@@ -4,8 +4,10 @@
 use bfs_kernels::abi::{BLOCK_SIZE, UNREACHED, two_kernel};
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
-use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download};
 use crate::error::CudaContext;
+use crate::gpu::{
+    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download,
+};
 use crate::{Csr, Result};
 
 /// The expand/update kernels and their per-vertex masks, sized for one graph.

@@ -4,8 +4,8 @@
 
 use bfs_kernels::abi::global_queue;
 
-use super::queue::{FrontierQueues, SingleKernelQueue};
-use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun};
+use crate::gpu::queue::{FrontierQueues, SingleKernelQueue};
+use crate::gpu::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun};
 use crate::{Csr, Result};
 
 /// The global-queue loop over the frontier queues.

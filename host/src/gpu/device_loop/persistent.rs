@@ -6,9 +6,9 @@
 use bfs_kernels::abi::{EdgeOffset, persistent};
 use cust::memory::{CopyDestination, DeviceBuffer};
 
-use super::queue::FrontierQueues;
-use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, address};
 use crate::error::CudaContext;
+use crate::gpu::queue::FrontierQueues;
+use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, address};
 use crate::{Csr, Result};
 
 /// The persistent kernel, its grid size, its barrier words, the rows it

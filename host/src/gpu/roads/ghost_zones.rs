@@ -17,11 +17,11 @@ use bfs_kernels::abi::{BLOCK_SIZE, ghost_zones, renumbering};
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer};
 
 use super::partitioned::shared_limit;
-use super::{
+use crate::error::CudaContext;
+use crate::gpu::{
     DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, Work, address, blocks_for,
     copy_to_host, reset_labels, upload,
 };
-use crate::error::CudaContext;
 use crate::graph::ghost_zones::{
     self as zones, GrownPartitions, MOST_ZONE_VERTICES, ZONE_GROWTH, ZoneImages, ZoneLimits,
 };

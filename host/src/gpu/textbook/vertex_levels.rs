@@ -4,12 +4,12 @@
 use bfs_kernels::abi::{BLOCK_SIZE, vertex_levels};
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
-use super::queue::at_level;
-use super::{
+use crate::error::CudaContext;
+use crate::gpu::queue::at_level;
+use crate::gpu::{
     DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download,
     reset_labels,
 };
-use crate::error::CudaContext;
 use crate::{Csr, Result};
 
 /// The step kernel, levels, parents and the `discovered` flag.

@@ -9,9 +9,9 @@ use bfs_kernels::abi::frontier::FrontierLevel;
 use bfs_kernels::abi::{BLOCK_SIZE, UNREACHED, block_queue, hybrid_cpu};
 use cust::memory::{CopyDestination, DeviceBuffer};
 
-use super::queue::{FrontierQueues, at_level};
-use super::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, blocks_for};
 use crate::error::CudaContext;
+use crate::gpu::queue::{FrontierQueues, at_level};
+use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, blocks_for};
 use crate::{Csr, Result};
 
 /// Frontiers smaller than this run on the CPU: a level of a few hundred
