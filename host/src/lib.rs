@@ -14,18 +14,19 @@
 //!   Graph500 rules.
 //! - [`report`], [`phases`], [`plot`], [`output`]: what a run reports,
 //!   where its time went, its chart, and where its output goes.
-//! - [`bench`](mod@bench): the benchmarks that write `BENCHMARKS.md`.
 //! - [`error`]: the library's one error type.
 //!
+//! The benchmarks that write `BENCHMARKS.md` are a crate of their own
+//! (`bench/`, the program `bfs-bench`), which this library does not link.
+//!
 //! [`graph`], [`cpu`], [`validate`], [`phases`], [`plot`] and [`output`]
-//! need no GPU and call nothing of `cust`; [`gpu`], [`multi`],
-//! [`bench`](mod@bench) and the GPU engines of [`many`] (`many::gpu`,
-//! `many::gpus`) and [`components`] drive the device through `cust`;
+//! need no GPU and call nothing of `cust`; [`gpu`], [`multi`] and the GPU
+//! engines of [`many`] (`many::gpu`, `many::gpus`) and [`components`]
+//! drive the device through `cust`;
 //! [`report`] holds their figures, and [`error`] wraps the driver's
 //! errors.
 #![deny(missing_docs)]
 
-pub mod bench;
 pub mod components;
 pub mod cpu;
 pub mod error;

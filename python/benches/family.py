@@ -1194,7 +1194,7 @@ def networkit_worker(task, npz, output):
 
 def write_serialized(subject, path):
     """The graph as gapbs's `.sg` (its `WriteSerializedGraph`, as
-    host/src/bench/gapbs.rs writes it): directed (a byte), CSR entries and
+    bench/src/gapbs.rs writes it): directed (a byte), CSR entries and
     vertices (int64), row offsets (int64) and columns (int32), and a
     directed graph's in-edges the same way."""
     import scipy.sparse

@@ -1,7 +1,7 @@
 //! `cargo xtask bundle`: everything needed to run the suite on a GPU machine
 //! that has no Rust (a login node builds, a compute node runs).
 //!
-//! `bundle/` holds the release `bfs` and `cuda-floor` (the end-to-end
+//! `bundle/` holds the release `bfs`, `bfs-bench` and `cuda-floor` (the end-to-end
 //! benchmark's floor), the test executables under `tests/`,
 //! the PTX, `run-tests.sh` (every test with the GPU required),
 //! `sanitize.sh` (compute-sanitizer over every variant) and `bench.sh`
@@ -30,6 +30,10 @@ pub const ARCHIVE: &str = "bundle.tar.gz";
 const RUN_TESTS: &str = include_str!("../scripts/run-tests.sh");
 const SANITIZE: &str = include_str!("../scripts/sanitize.sh");
 const BENCH: &str = include_str!("../scripts/bench.sh");
+
+/// The release programs the bundle holds: `bfs`, `bfs-bench` (which
+/// `bfs bench` runs) and `cuda-floor`.
+const BINARIES: [&str; 3] = ["bfs", "bfs-bench", "cuda-floor"];
 const RUN_PYTHON_TESTS: &str = include_str!("../scripts/run-python-tests.sh");
 
 /// Writes the bundle and returns its folder.
@@ -44,7 +48,7 @@ pub fn write(workspace: &Workspace, environment: &Environment) -> Result<PathBuf
         std::fs::remove_dir_all(&folder)?;
     }
     std::fs::create_dir_all(folder.join("tests"))?;
-    for binary in ["bfs", "cuda-floor"] {
+    for binary in BINARIES {
         std::fs::copy(
             workspace.target().join("release").join(binary),
             folder.join(binary),
@@ -125,7 +129,7 @@ fn copy_python(workspace: &Workspace, folder: &Path, wheel: &Path) -> Result<()>
 /// tables for local profiling; symbols stay, so backtraces keep their names),
 /// which halves the bundle.
 fn strip_debug_info(folder: &Path) -> Result<()> {
-    let mut executables = vec![folder.join("bfs"), folder.join("cuda-floor")];
+    let mut executables: Vec<PathBuf> = BINARIES.iter().map(|binary| folder.join(binary)).collect();
     for entry in std::fs::read_dir(folder.join("tests"))? {
         executables.push(entry?.path());
     }

@@ -9,8 +9,8 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 
 use crate::Workspace;
-use crate::sections;
 use crate::setup::Environment;
+use bfs_sections as sections;
 
 /// Loads timed with the fast reader (the median is reported); the reference is slow, once.
 const FAST_RUNS: usize = 3;

@@ -41,9 +41,6 @@ mod bundle;
 mod loader_bench;
 mod ptx;
 mod python;
-// BENCHMARKS.md's sections, as `bfs bench` replaces them.
-#[path = "../../host/src/bench/sections.rs"]
-mod sections;
 mod setup;
 mod wheel;
 
@@ -101,10 +98,18 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
         "test" => {
             let environment = setup::prepare(&workspace)?;
             ptx::build_and_check(&workspace, &environment)?;
-            // The CLI tests run these binaries.
+            // The CLI tests run these binaries (`bfs bench` runs `bfs-bench`).
             workspace.cargo_ok(
                 &environment,
-                &["build", "--quiet", "--package", "bfs", "--bins"],
+                &[
+                    "build",
+                    "--quiet",
+                    "--package",
+                    "bfs",
+                    "--package",
+                    "bfs-bench",
+                    "--bins",
+                ],
             )?;
             let mut command = workspace.cargo(&environment);
             command.args(["test", "--workspace"]).args(rest);
@@ -406,8 +411,8 @@ impl Workspace {
         command
     }
 
-    /// Builds the release `bfs` and returns a command that runs it, with
-    /// the set-up environment.
+    /// Builds the release `bfs` (and `bfs-bench`, which `bfs bench` runs)
+    /// and returns a command that runs `bfs`, with the set-up environment.
     fn release_bfs(&self, environment: &setup::Environment) -> Result<Command> {
         self.cargo_ok(
             environment,
@@ -417,6 +422,8 @@ impl Workspace {
                 "--release",
                 "--package",
                 "bfs",
+                "--package",
+                "bfs-bench",
                 "--bins",
             ],
         )?;

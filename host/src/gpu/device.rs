@@ -280,3 +280,36 @@ fn raw_attribute(device: Device, attribute: cust::sys::CUdevice_attribute) -> i3
         0
     }
 }
+
+/// How many GPUs a run asks for (`--gpus`): a count, or every GPU the
+/// driver sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpuCount {
+    /// This many.
+    Count(u32),
+    /// Every GPU of the host.
+    All,
+}
+
+impl GpuCount {
+    /// Parses `--gpus`: a positive count, or `all`.
+    pub fn parse(text: &str) -> std::result::Result<GpuCount, String> {
+        match text {
+            "all" => Ok(GpuCount::All),
+            _ => match text.parse::<u32>() {
+                Ok(count) if count > 0 => Ok(GpuCount::Count(count)),
+                _ => Err(format!(
+                    "'{text}' is not a positive number of GPUs or `all`"
+                )),
+            },
+        }
+    }
+
+    /// The number of GPUs: `all` is every GPU the driver sees.
+    pub fn resolve(self) -> Result<u32> {
+        match self {
+            GpuCount::Count(count) => Ok(count),
+            GpuCount::All => Gpu::device_count(),
+        }
+    }
+}

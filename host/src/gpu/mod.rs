@@ -40,7 +40,7 @@ mod cluster;
 mod queue;
 mod row_offsets;
 
-pub use device::{Gpu, Startup};
+pub use device::{Gpu, GpuCount, Startup};
 pub use kernel_code::{CLUSTER_KERNELS_PTX, KERNELS_PTX, KernelCode};
 pub use memory::DeviceGraph;
 pub(crate) use memory::{address, copy_to_host, filled_on_every_core, upload};

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
+use bfs::gpu::GpuCount;
 use bfs::graph::generate::sample_vertices;
 use bfs::many::centrality::Sources;
 use bfs::many::{self, GpuMethod, Limits, ManySources};
@@ -73,8 +74,8 @@ pub struct CentralityArgs {
     method: Method,
     /// Share the batches among this many GPUs of this host (each holds the
     /// whole graph), or `all`.
-    #[arg(long, value_parser = crate::parse_gpus)]
-    gpus: Option<crate::GpuCount>,
+    #[arg(long, value_parser = GpuCount::parse)]
+    gpus: Option<GpuCount>,
     /// Write the run as JSON: the measure, the sources, the search's time,
     /// and where the whole command's time went (`phases`).
     #[arg(long)]

@@ -13,7 +13,7 @@ mod search;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bfs::gpu::Variant;
+use bfs::gpu::{GpuCount, Variant};
 use bfs::graph::GraphSource;
 use bfs::graph::generate::{DEFAULT_GRAPH, DEFAULT_SEED};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -32,7 +32,8 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Time every variant over many sources per graph (each result checked
-    /// against the CPU) and write a Markdown table.
+    /// against the CPU) and write a Markdown table: `bfs-bench`, beside
+    /// this program, with the same options.
     Bench(bench::BenchArgs),
     /// Write a generated graph to a file (.mtx, or .bcsr for the binary cache).
     Gen(files::GenArgs),
@@ -127,7 +128,7 @@ struct SearchArgs {
     list_variants: bool,
     /// Search over N GPUs of this host (or `all`) through NCCL, each
     /// holding its part of the graph (one thread each).
-    #[arg(long, value_parser = parse_gpus, conflicts_with_all = ["rank", "variant", "partition_size", "device"])]
+    #[arg(long, value_parser = GpuCount::parse, conflicts_with_all = ["rank", "variant", "partition_size", "device"])]
     gpus: Option<GpuCount>,
     /// Run as this rank of a search over --ranks processes, one GPU each
     /// (rank modulo the host's GPUs); rank 0 prints the results. Without
@@ -179,36 +180,6 @@ impl GraphArgs {
             spec.seed = self.seed;
         }
         Ok(source)
-    }
-}
-
-/// `--gpus`: a count, or every GPU of the host.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum GpuCount {
-    Count(u32),
-    All,
-}
-
-impl GpuCount {
-    /// The number of GPUs: `all` is every GPU the driver sees.
-    pub(crate) fn resolve(self) -> bfs::Result<u32> {
-        match self {
-            GpuCount::Count(count) => Ok(count),
-            GpuCount::All => bfs::gpu::Gpu::device_count(),
-        }
-    }
-}
-
-/// Parses `--gpus`: a positive count, or `all`.
-pub(crate) fn parse_gpus(text: &str) -> Result<GpuCount, String> {
-    match text {
-        "all" => Ok(GpuCount::All),
-        _ => match text.parse::<u32>() {
-            Ok(count) if count > 0 => Ok(GpuCount::Count(count)),
-            _ => Err(format!(
-                "'{text}' is not a positive number of GPUs or `all`"
-            )),
-        },
     }
 }
 
@@ -283,8 +254,14 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match &cli.command {
+        // The benchmarks' program prints its own errors.
+        Some(Command::Bench(arguments)) => {
+            return bench::run(arguments).unwrap_or_else(|error| {
+                eprintln!("error: {error:#}");
+                ExitCode::FAILURE
+            });
+        }
         None => search::run(&cli.search, started),
-        Some(Command::Bench(arguments)) => bench::run(arguments),
         Some(Command::Gen(arguments)) => files::generate(arguments),
         Some(Command::Convert(arguments)) => files::convert(arguments),
         Some(Command::Prepare(arguments)) => files::prepare(arguments),

@@ -1,8 +1,8 @@
 //! `BENCHMARKS.md` is wholly generated, section by section: each mode of
 //! `bfs bench` (and `cargo xtask bench --loader`) replaces only its own
 //! section and keeps the others; the main table is everything before the
-//! first of them. This file uses nothing but `std`, so that xtask takes
-//! it as it is (`#[path]`).
+//! first of them. A crate of its own, on `std` alone, so that xtask, which
+//! builds before the CUDA libraries are there, imports it too.
 
 /// Where a section ends and the next begins.
 pub const FURTHER_SECTIONS: &str = "\n## ";

@@ -1,4 +1,4 @@
-//! `bfs bench --gpus`: the search over several GPUs ([`crate::multi`])
+//! `bfs bench --gpus`: the search over several GPUs ([`bfs::multi`])
 //! beside one GPU's `auto`, Graph500 style: many sources, every search
 //! validated, the harmonic mean of each search's traversed edges per second
 //! with edges counted as Graph500 counts them (input edge tuples within the
@@ -16,12 +16,12 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::Row;
-use crate::gpu::{Gpu, Search, Step, Variant, median_exchange_per_level};
-use crate::graph::generate::sources_with_edges;
-use crate::multi::direction_optimizing::RankMemory;
-use crate::multi::{self, Ranks};
-use crate::validate::Verifier;
-use crate::{Bfs, Csr, Error, Result};
+use bfs::gpu::{Gpu, Search, Step, Variant, median_exchange_per_level};
+use bfs::graph::generate::sources_with_edges;
+use bfs::multi::direction_optimizing::RankMemory;
+use bfs::multi::{self, Ranks};
+use bfs::validate::Verifier;
+use bfs::{Bfs, Csr, Error, Result};
 
 mod measured;
 
@@ -64,7 +64,7 @@ pub struct ScalingRow {
     /// Its times, as the single-GPU tables show them.
     pub row: Row,
     /// The median over searches of their exchange time per level
-    /// ([`crate::gpu::Exchange`]); none for `auto`.
+    /// ([`bfs::gpu::Exchange`]); none for `auto`.
     pub exchange_per_level: Option<Duration>,
     /// The device memory of the GPU that used the most: what the search
     /// allocated, and what the GPU had in use (context and NCCL included).

@@ -22,7 +22,7 @@ pub fn markdown(
          process, `cuInit`, the context, and its exit). gapbs and scipy read the same files and \
          start from the same source (gapbs's 64 searches from its own random sources); a peer \
          slower than the limit on its warm-up is timed by that run alone.\n\n",
-        crate::bench::cpu_name()
+        crate::cpu_name()
     ));
     if let Some(floor) = floor {
         text.push_str(&format!(

@@ -8,8 +8,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::{Built, SECTION, ScalingRow};
-use crate::bench::{Row, timing_cells};
-use crate::{Error, Result, output};
+use crate::{Row, timing_cells};
+use bfs::{Error, Result, output};
 
 /// What `bench --gpus` measured: each run's device and command, the
 /// graphs and their rows, kept between runs as JSON (`--rows FILE`). A
@@ -259,7 +259,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::multi::direction_optimizing::RankMemory;
+    use bfs::multi::direction_optimizing::RankMemory;
 
     fn built(name: &str, vertices: u32) -> Built {
         Built {

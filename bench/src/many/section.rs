@@ -81,7 +81,7 @@ impl Measured {
              every source, closeness against the reference's searches from 16 random vertices to 1e-12.\n",
             self.command,
             self.device,
-            crate::bench::cpu_name(),
+            crate::cpu_name(),
             self.threads,
             self.row_seconds,
             CLOSENESS_BUDGETS * self.row_seconds,

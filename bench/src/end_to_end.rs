@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::graph::generate::sources_with_edges;
-use crate::graph::{self, GraphSource};
-use crate::{Error, Result};
+use bfs::graph::generate::sources_with_edges;
+use bfs::graph::{self, GraphSource};
+use bfs::{Error, Result};
 
 pub use section::markdown;
 
@@ -205,7 +205,7 @@ pub fn graph(
     };
     on_timed(&described, preparing)?;
     let ptx = setup.scratch.join("kernels.ptx");
-    std::fs::write(&ptx, crate::gpu::KERNELS_PTX).map_err(|error| Error::Io {
+    std::fs::write(&ptx, bfs::gpu::KERNELS_PTX).map_err(|error| Error::Io {
         path: ptx.clone(),
         error,
     })?;

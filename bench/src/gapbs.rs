@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::{Csr, Error, Result};
+use bfs::{Csr, Error, Result};
 
 /// gapbs built in a folder (`make bfs converter`), with a graph converted
 /// for it.

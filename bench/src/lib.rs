@@ -14,18 +14,19 @@ pub mod gapbs;
 pub mod many;
 pub mod roads;
 pub mod scaling;
-pub mod sections;
+
+pub use bfs_sections as sections;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::gpu::{BlockQueue, Gpu, GpuBfs, GpuRun, HierarchicalQueue, Search, Variant, Work};
-use crate::graph::generate::sources_with_edges;
-use crate::graph::prepared::Preparation;
-use crate::report::Statistics;
-use crate::validate::same_levels;
-use crate::{Bfs, Csr, Error, Result, cpu};
+use bfs::gpu::{BlockQueue, Gpu, GpuBfs, GpuRun, HierarchicalQueue, Search, Variant, Work};
+use bfs::graph::generate::sources_with_edges;
+use bfs::graph::prepared::Preparation;
+use bfs::report::Statistics;
+use bfs::validate::same_levels;
+use bfs::{Bfs, Csr, Error, Result, cpu};
 
 /// Graphs every benchmark includes, besides those given: road-like grids of
 /// about 4M and 16.8M vertices (high diameter), Graph500's Kronecker graphs

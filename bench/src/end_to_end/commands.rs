@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::Command;
 
 use super::{Files, MANY_SEARCHES, Run, Setup};
-use crate::graph::generate::sources_with_edges;
-use crate::{Csr, Error, Result};
+use bfs::graph::generate::sources_with_edges;
+use bfs::{Csr, Error, Result};
 
 /// The commands of one graph.
 pub(super) fn runs(setup: &Setup, graph: &Csr, files: &Files, source: u32) -> Result<Vec<Run>> {
@@ -166,7 +166,7 @@ fn gapbs_runs(folder: &Path, graph: &Csr, files: &Files, source: u32) -> Result<
             message: format!("failed ({})", output.status),
         });
     }
-    let threads = crate::cpu::hardware_threads();
+    let threads = bfs::cpu::hardware_threads();
     let program = format!("gapbs ({threads} threads)");
     let bfs = |input: &Path, searches: usize| {
         let mut command = Command::new(folder.join("bfs"));

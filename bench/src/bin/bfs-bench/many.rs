@@ -1,14 +1,14 @@
 //! `bfs bench --many`: each graph loaded once and the GPU opened once,
-//! every row of `bfs::bench::many` measured in this process, the section
+//! every row of `bfs_bench::many` measured in this process, the section
 //! written after each row (so a run cut short keeps what it measured), and
 //! a compact table printed at the end.
 
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use bfs::bench::many::{self, Measured};
 use bfs::cpu;
 use bfs::gpu::Gpu;
+use bfs_bench::many::{self, Measured};
 
 use super::{BenchArgs, BenchDevice, load, write_section};
 
@@ -49,7 +49,7 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
     if setup.sources == 0 {
         bail!("--sources takes a number of sources, 1 or more");
     }
-    let command = bfs::bench::command::recorded(std::env::args());
+    let command = super::recorded_command();
     let mut measured = Measured::new(device, command, threads, row_seconds);
     let defaults = match arguments.no_default_graphs {
         true => &[][..],

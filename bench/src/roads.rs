@@ -15,10 +15,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use super::{Row, gapbs, timing_cells};
-use crate::gpu::Work;
-use crate::graph::prepared::{Preparation, PreparationKind};
-use crate::graph::{self, Reader};
-use crate::{Csr, Error, Result};
+use bfs::gpu::Work;
+use bfs::graph::prepared::{Preparation, PreparationKind};
+use bfs::graph::{self, Reader};
+use bfs::{Csr, Error, Result};
 
 /// The heading of `BENCHMARKS.md`'s section.
 pub const SECTION: &str = "## Road networks";

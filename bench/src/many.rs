@@ -1,11 +1,11 @@
 //! `bfs bench --many`: many sources of one graph searched at once (MS-BFS
-//! batches, [`crate::many`]) beside the same sources one at a time, on the
+//! batches, [`bfs::many`]) beside the same sources one at a time, on the
 //! GPU and the CPU, beside gapbs (one process, a BFS per trial), scipy's
 //! `shortest_path(unweighted=True)` and networkx's closeness.
 //!
 //! Each graph is loaded once and the GPU opened once for every row, as in
 //! [`super::roads`]. Every row is checked: against the CPU reference
-//! ([`crate::cpu::bfs`]) from the first [`CHECKED`] sources (each source's
+//! ([`bfs::cpu::bfs`]) from the first [`CHECKED`] sources (each source's
 //! vertices by distance, or every vertex's distance where a row keeps
 //! them), and the engines' counts against each other for every source. A
 //! row whose searches would take longer than [`Setup::row_budget`] times
@@ -26,9 +26,9 @@ use rayon::prelude::*;
 pub use peers::networkx;
 pub use section::Measured;
 
-use crate::graph::generate::sources_with_edges;
-use crate::many::{BatchCounts, Keep, Limits, ManySources};
-use crate::{Bfs, Csr, Error, UNREACHED, cpu};
+use bfs::graph::generate::sources_with_edges;
+use bfs::many::{BatchCounts, Keep, Limits, ManySources};
+use bfs::{Bfs, Csr, Error, UNREACHED, cpu};
 
 /// The heading of `BENCHMARKS.md`'s section.
 pub const SECTION: &str = "## Many sources";
@@ -257,12 +257,12 @@ fn by_distance(levels: &[u32]) -> Vec<u64> {
 /// `on_row` as it is measured (to write the section so far).
 pub fn graph(
     setup: &Setup,
-    gpu: Result<&crate::gpu::Gpu, &str>,
+    gpu: Result<&bfs::gpu::Gpu, &str>,
     name: &str,
     graph: &Csr,
     measured: &mut Measured,
-    on_row: &mut dyn FnMut(&Measured) -> crate::Result<()>,
-) -> crate::Result<()> {
+    on_row: &mut dyn FnMut(&Measured) -> bfs::Result<()>,
+) -> bfs::Result<()> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(setup.threads)
         .build()
@@ -294,7 +294,7 @@ pub fn graph(
         seconds_each: started.elapsed().as_secs_f64() * side_by_side as f64 / checked.len() as f64,
         checked,
     };
-    let mut emit = |row: Row| -> crate::Result<()> {
+    let mut emit = |row: Row| -> bfs::Result<()> {
         eprintln!("bench: many: {}", section::progress_line(&row));
         measured.rows.push(row);
         on_row(measured)
@@ -337,7 +337,7 @@ fn time_batches(
     sources: &[u32],
     chunk: usize,
     budget: Duration,
-) -> crate::Result<Timed> {
+) -> bfs::Result<Timed> {
     let limits = Limits::default();
     engine.search_batch(&sources[..1], limits, Keep::Counts)?;
     let mut timed = Timed::default();

@@ -11,13 +11,13 @@ use std::time::{Duration, Instant};
 use super::{
     CHECKED, Kind, Measured, Reference, Row, Setup, Validation, error_validation, validation,
 };
-use crate::bench::gapbs::{self, Gapbs};
-use crate::bench::roads::ScipyCsr;
-use crate::graph::GraphSource;
-use crate::many::centrality::{self, Sources};
-use crate::many::gpu::GpuBatches;
-use crate::many::{self, CpuBatches, Limits, ManySources};
-use crate::{Error, Result};
+use crate::gapbs::{self, Gapbs};
+use crate::roads::ScipyCsr;
+use bfs::graph::GraphSource;
+use bfs::many::centrality::{self, Sources};
+use bfs::many::gpu::GpuBatches;
+use bfs::many::{self, CpuBatches, Limits, ManySources};
+use bfs::{Error, Result};
 
 /// Most searches of a peer's sample.
 const MOST_PEER_SOURCES: usize = 64;
@@ -299,7 +299,7 @@ pub struct Compared {
 /// where there is one, else the CPU engine), into `measured`.
 pub fn networkx(
     setup: &Setup,
-    gpu: std::result::Result<&crate::gpu::Gpu, &str>,
+    gpu: std::result::Result<&bfs::gpu::Gpu, &str>,
     measured: &mut Measured,
 ) -> Result<()> {
     let Some(python) = &setup.python else {
@@ -358,7 +358,7 @@ pub fn networkx(
 fn compare(
     folder: &Path,
     name: &str,
-    gpu: std::result::Result<&crate::gpu::Gpu, &str>,
+    gpu: std::result::Result<&bfs::gpu::Gpu, &str>,
 ) -> Result<(f64, String, Validation)> {
     let graph =
         GraphSource::parse(&folder.join(format!("{name}.mtx")).display().to_string())?.load()?;
@@ -376,7 +376,7 @@ fn compare(
         Ok(gpu) => Box::new(GpuBatches::new(
             gpu,
             &graph,
-            crate::abi::many_sources::words_for(n),
+            bfs::abi::many_sources::words_for(n),
         )?),
         Err(_) => Box::new(CpuBatches::new(&graph, 1, many::words_for(n as usize))?),
     };

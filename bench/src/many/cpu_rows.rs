@@ -4,8 +4,8 @@
 //! [`Setup::threads`] threads (run inside a rayon pool of that many).
 
 use super::{Kind, Reference, Row, Setup, Timed, error_validation, time_batches, validation};
-use crate::Result;
-use crate::many::{self, BatchCounts, CpuMethod, OneByOne};
+use bfs::Result;
+use bfs::many::{self, BatchCounts, CpuMethod, OneByOne};
 
 /// Sources a thread takes in each timed chunk of a source-a-thread run,
 /// and in all in each chunk of a run one at a time: small enough that a

@@ -9,10 +9,10 @@ use super::{
     CHECKED, Kind, Reference, Row, SMALL_BATCH, Setup, Validation, closeness, error_validation,
     time_batches, validation,
 };
-use crate::Result;
-use crate::gpu::{Gpu, Search, Variant, Workload};
-use crate::graph::prepared::Preparations;
-use crate::many::{self, GpuMethod, Limits, ManySources};
+use bfs::Result;
+use bfs::gpu::{Gpu, Search, Variant, Workload};
+use bfs::graph::prepared::Preparations;
+use bfs::many::{self, GpuMethod, Limits, ManySources};
 
 /// The GPU's rows, each handed to `emit`; returns the batch's counts of
 /// every source (for the CPU rows to be checked against), where it ran.
@@ -126,7 +126,7 @@ fn distances_row(
     let method = format!("{method}, every distance to the host");
     let n = reference.graph.vertex_count() as usize;
     let bytes = 4 * (sources.len() * n) as u64;
-    let fits = crate::graph::check_host_memory(bytes, "the distances").and_then(|()| {
+    let fits = bfs::graph::check_host_memory(bytes, "the distances").and_then(|()| {
         match gpu.free_memory() {
             Ok(free) if free > bytes => Ok(()),
             Ok(free) => Err(format!(
@@ -226,7 +226,7 @@ fn one_by_one_row(setup: &Setup, gpu: &Gpu, reference: &Reference<'_>) -> Row {
         searches: sources.len(),
         prepared: &prepared,
     };
-    let plan = crate::gpu::plan(graph, gpu.cooperative_launch(), workload);
+    let plan = bfs::gpu::plan(graph, gpu.cooperative_launch(), workload);
     let mut method = format!(
         "GPU, one source at a time: auto took {}",
         plan.strategy.name()
@@ -264,7 +264,7 @@ fn one_by_one_row(setup: &Setup, gpu: &Gpu, reference: &Reference<'_>) -> Row {
             if let Some(checked) = reference.checked.get(index)
                 && wrong.is_none()
             {
-                wrong = crate::validate::same_levels(&run.result, checked)
+                wrong = bfs::validate::same_levels(&run.result, checked)
                     .err()
                     .map(|error| format!("source {source}: {error}"));
             }

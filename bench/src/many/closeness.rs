@@ -1,7 +1,7 @@
 //! The closeness rows of `bench --many`: exact closeness from every
 //! vertex on one GPU (the batches of `bfs centrality --measure closeness
 //! --sources all`), and the same sources shared by two GPUs (`bfs
-//! centrality --gpus 2`, [`crate::many::gpus`]), each checked against the
+//! centrality --gpus 2`, [`bfs::many::gpus`]), each checked against the
 //! CPU reference's searches.
 
 use rayon::prelude::*;
@@ -10,11 +10,11 @@ use super::{
     CHECKED, CLOSENESS_BUDGETS, Kind, Reference, Row, Setup, Validation, error_validation,
     validation,
 };
-use crate::gpu::Gpu;
-use crate::graph::generate::sample_vertices;
-use crate::many::centrality::{self, Sources};
-use crate::many::{self, Limits, Reduced, VertexTotals};
-use crate::{Csr, Result, UNREACHED, cpu};
+use bfs::gpu::Gpu;
+use bfs::graph::generate::sample_vertices;
+use bfs::many::centrality::{self, Sources};
+use bfs::many::{self, Limits, Reduced, VertexTotals};
+use bfs::{Csr, Result, UNREACHED, cpu};
 
 /// Relative difference within which closeness equals the reference's.
 const RELATIVE: f64 = 1e-12;
