@@ -683,7 +683,7 @@ fn hierarchy_arcs_join_levels_in_order() {
             assert_eq!(core, 0..kept_count, "{name}: a directed graph is all core");
         }
     }
-    let hubs = generated("kron:9:4", 4);
+    let hubs = generated("kron:9:8", 4);
     assert!(
         !ContractionHierarchy::of(&hubs).core().is_empty(),
         "hubs stay in the core"

@@ -340,7 +340,7 @@ fn gpus_sharing_the_batches_give_one_engines_results() {
     for spec in ["road:3000", "kron:12:8"] {
         let graph = generated(spec, 6);
         let n = graph.vertex_count();
-        let (method, _) = bfs::many::gpu_method(&graph);
+        let (method, _) = bfs::many::gpu_method(&graph, n as usize / 3);
         let width = bfs::many::gpus::batch_width(method, n as usize / 3, gpus);
         let sources = bfs::many::all_sources(&graph, width);
         let sources = &sources[..n as usize / 3];

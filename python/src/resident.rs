@@ -70,9 +70,9 @@ struct HeldSearch<'g> {
 }
 
 /// A batch engine held between calls, for batches of up to `width`
-/// sources.
+/// sources: the GPU's by its method, or (`None`) the CPU's.
 struct HeldBatches<'g> {
-    on_gpu: bool,
+    gpu_method: Option<GpuMethod>,
     width: usize,
     engine: Box<dyn ManySources + 'g>,
 }
@@ -85,7 +85,6 @@ pub struct Resident<'g> {
     batches: Option<HeldBatches<'g>>,
     cpu: Option<cpu::ParallelBfs>,
     cpu_method: Option<CpuMethod>,
-    gpu_method: Option<GpuMethod>,
     /// What the last call ran on.
     pub last: LastRun,
 }
@@ -100,7 +99,6 @@ impl<'g> Resident<'g> {
             batches: None,
             cpu: None,
             cpu_method: None,
-            gpu_method: None,
             last: LastRun::default(),
         }
     }
@@ -212,21 +210,19 @@ impl<'g> Resident<'g> {
     /// else the CPU's by its method (as `bfs centrality` does).
     fn batch_engine(&mut self, placement: Placement, count: usize) -> Result<&mut dyn ManySources> {
         let graph = self.graph;
-        let (on_gpu, width) = match placement {
+        let (gpu_method, width) = match placement {
             Placement::Gpu(_) => {
-                let method = *self
-                    .gpu_method
-                    .get_or_insert_with(|| many::gpu_method(graph).0);
-                (true, many::gpus::batch_width(method, count, 1))
+                let method = many::gpu_method(graph, count).0;
+                (Some(method), many::gpus::batch_width(method, count, 1))
             }
-            Placement::Cpu => (false, 64 * many::words_for(count)),
+            Placement::Cpu => (None, 64 * many::words_for(count)),
         };
-        let fits = |held: &HeldBatches<'_>| held.on_gpu == on_gpu && held.width == width;
+        let fits = |held: &HeldBatches<'_>| held.gpu_method == gpu_method && held.width == width;
         if !self.batches.as_ref().is_some_and(fits) {
             self.batches = None;
-            let engine: Box<dyn ManySources + 'g> = match placement {
-                Placement::Gpu(gpu) => self.gpu_batches(gpu, count)?,
-                Placement::Cpu => {
+            let engine: Box<dyn ManySources + 'g> = match (placement, gpu_method) {
+                (Placement::Gpu(gpu), Some(method)) => self.gpu_batches(gpu, count, method)?,
+                _ => {
                     let method = *self
                         .cpu_method
                         .get_or_insert_with(|| many::cpu_method(graph).0);
@@ -234,7 +230,7 @@ impl<'g> Resident<'g> {
                 }
             };
             self.batches = Some(HeldBatches {
-                on_gpu,
+                gpu_method,
                 width,
                 engine,
             });
@@ -250,10 +246,8 @@ impl<'g> Resident<'g> {
         &mut self,
         gpu: &'static Gpu,
         count: usize,
+        method: GpuMethod,
     ) -> Result<Box<dyn ManySources + 'g>> {
-        let method = *self
-            .gpu_method
-            .get_or_insert_with(|| many::gpu_method(self.graph).0);
         match method.engine(gpu, self.graph, count) {
             Err(Error::DeviceMemory { .. }) if self.search.take().is_some() => {
                 method.engine(gpu, self.graph, count)

@@ -42,7 +42,7 @@ pub(super) fn one_gpu(
     let method = "GPU, exact closeness from every vertex (bfs centrality)";
     eprintln!("bench: many: {name}: {method}");
     let outcome = (|| -> Result<Searched> {
-        let (method, _) = many::gpu_method(graph);
+        let (method, _) = many::gpu_method(graph, n as usize);
         let mut engine = method.engine(gpu, graph, n as usize)?;
         let engine = engine.as_mut();
         let width = engine.batch_width();
@@ -117,7 +117,7 @@ pub(super) fn two_gpus(reference: &Reference<'_>, one_gpu: Option<&Searched>, se
         SHARING_GPUS,
         searched,
         (Limits::default(), totals),
-        (many::gpu_method(graph).0, None),
+        (many::gpu_method(graph, n).0, None),
     ) {
         Ok(reduced) => reduced,
         Err(error) => {

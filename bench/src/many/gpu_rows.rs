@@ -22,7 +22,7 @@ pub(super) fn rows(
     reference: &Reference<'_>,
     emit: &mut dyn FnMut(Row) -> Result<()>,
 ) -> Result<Option<many::BatchCounts>> {
-    let (chosen, _) = many::gpu_method(reference.graph);
+    let (chosen, _) = many::gpu_method(reference.graph, setup.sources);
     // `auto`'s method first, then bit-parallel batches beside it.
     let mut counts = batched_rows(gpu, reference, chosen, emit)?;
     if chosen != GpuMethod::BitParallel {

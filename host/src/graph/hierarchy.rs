@@ -59,6 +59,15 @@ pub const MOST_NEIGHBOURS_CONTRACTED: usize = 16;
 /// while the block waits at the barrier.
 pub const WIDE_ROW_ARCS: usize = 8;
 
+/// Arcs a hierarchy may have per CSR entry of its graph (or per arc of
+/// its chain contraction, if more). Networks whose junctions lie in long
+/// chains contract whole within their own entries; those of few chains
+/// (junctions of degree 3 and more, grids) need more than twice theirs in
+/// shortcuts before their last rounds, and stopped short of them keep a
+/// core of half their junctions, which the sweeps search in slow rounds
+/// (docs/decisions.md, "Road networks of few chains").
+pub const ARCS_PER_ENTRY: u64 = 3;
+
 /// Contraction work a hierarchy's build may take per CSR entry of its
 /// graph ([`contraction_work`]). This many times the entries is the most
 /// a graph whose degrees are at most this can take, as every graph that
@@ -113,8 +122,8 @@ pub struct ContractionHierarchy {
 
 impl ContractionHierarchy {
     /// Contracts `graph`'s chains, then its kept vertices, while the
-    /// hierarchy's arcs stay within the graph's CSR entries (or the
-    /// contracted graph's arcs, if more).
+    /// hierarchy's arcs stay within [`ARCS_PER_ENTRY`] times the graph's
+    /// CSR entries (or the contracted graph's arcs, if more).
     pub fn of(graph: &Csr) -> ContractionHierarchy {
         Self::over(graph, ChainContraction::of(graph))
     }
@@ -128,7 +137,7 @@ impl ContractionHierarchy {
     /// The most arcs [`of`](Self::of) gives `graph`'s hierarchy, both
     /// directions counted, from the contraction alone.
     pub fn most_arcs(graph: &Csr, chains: &ChainContraction) -> u64 {
-        (graph.column_indices().len() as u64).max(chains.arc_count())
+        ARCS_PER_ENTRY * (graph.column_indices().len() as u64).max(chains.arc_count())
     }
 
     fn build(chains: ChainContraction, arc_budget: u64, symmetric: bool) -> ContractionHierarchy {

@@ -8,7 +8,7 @@
 use super::gpu::{GpuBatches, HierarchyTrees};
 use super::{ChainSources, CpuBatches, ManySources, SourceParallel, batch_threads};
 use crate::abi::many_sources::words_for;
-use crate::gpu::{Gpu, Strategy, Workload, plan};
+use crate::gpu::{Gpu, Strategy, Workload, plan, strategy};
 use crate::graph::chains::ChainContraction;
 use crate::graph::hierarchy::ContractionHierarchy;
 use crate::graph::prepared::{Preparation, PreparationKind, Preparations};
@@ -161,15 +161,35 @@ pub fn prepared_hierarchy(
     }
 }
 
-/// The GPU method for `graph`, and why in words: a contraction
-/// hierarchy's trees where `auto`'s plan for many single searches builds
-/// one (an undirected road-like graph, mostly chains: its levels are
-/// few where its searches have thousands), else bit-parallel batches.
-pub fn gpu_method(graph: &Csr) -> (GpuMethod, String) {
+/// Sources from which a road-like graph of few chains (junctions of
+/// degree 3 and more, grids) repays building its contraction hierarchy
+/// for the trees: its batches pass over the whole graph at each of its
+/// thousands of levels, and the build costs a few hundred of their
+/// sources (docs/decisions.md, "Road networks of few chains").
+pub const TREES_LEAST_SOURCES: usize = 8192;
+
+/// The GPU method for `sources` sources of `graph`, and why in words: a
+/// contraction hierarchy's trees where `auto`'s plan for many single
+/// searches builds one (an undirected road-like graph, mostly chains: its
+/// levels are few where its searches have thousands), or where the graph
+/// is road-like and undirected and the sources are at least
+/// [`TREES_LEAST_SOURCES`]; else bit-parallel batches.
+pub fn gpu_method(graph: &Csr, sources: usize) -> (GpuMethod, String) {
     let plan = plan(graph, true, Workload::many());
-    if plan.strategy == Strategy::HierarchySweep && graph.is_symmetric() {
+    let undirected = graph.is_symmetric();
+    if plan.strategy == Strategy::HierarchySweep && undirected {
         let why = format!(
             "a contraction hierarchy, as for single searches: {}",
+            plan.reason
+        );
+        (GpuMethod::HierarchyTrees, why)
+    } else if strategy(graph) == Strategy::ManyLevelsPerLaunch
+        && undirected
+        && sources >= TREES_LEAST_SOURCES
+    {
+        let why = format!(
+            "a contraction hierarchy, as {sources} sources repay building it (from \
+             {TREES_LEAST_SOURCES}): {}",
             plan.reason
         );
         (GpuMethod::HierarchyTrees, why)

@@ -24,7 +24,8 @@ mod source_parallel;
 
 pub use chain_sources::ChainSources;
 pub use choice::{
-    BATCH_MOST_LEVELS, CpuMethod, GpuMethod, cpu_method, gpu_method, prepared_hierarchy,
+    BATCH_MOST_LEVELS, CpuMethod, GpuMethod, TREES_LEAST_SOURCES, cpu_method, gpu_method,
+    prepared_hierarchy,
 };
 pub use cpu::{CpuBatches, MOST_WORDS, batch_threads, words_for};
 pub use driver::{Reduced, Searched, all_sources, run, with_distances};

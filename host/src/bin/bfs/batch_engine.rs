@@ -102,7 +102,7 @@ pub(crate) fn batch_engine<'g>(
         let why = format!("--device {}", options.device.name());
         let (method, mut why) = match options.method {
             Method::Auto => {
-                let (method, reason) = many::gpu_method(graph);
+                let (method, reason) = many::gpu_method(graph, sources);
                 (method, format!("{why}; auto: {reason}"))
             }
             Method::Hierarchy => (GpuMethod::HierarchyTrees, why),

@@ -215,7 +215,7 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
     phases.end(Phase::GpuWait);
     // One engine, or GPUs sharing the batches by `auto`'s method.
     let mut runner = match gpus {
-        Some(gpus) => Runner::Shared(gpus, many::gpu_method(&graph).0),
+        Some(gpus) => Runner::Shared(gpus, many::gpu_method(&graph, count).0),
         None => {
             let (engine, why) = batch_engine(
                 options,
