@@ -6,7 +6,7 @@
 use bfs::gpu::{
     CLUSTER_KERNELS_PTX, ChainContracted, DirectionOptimizing, Driver, GhostZones, Gpu,
     HierarchicalQueue, HierarchySweep, KERNELS_PTX, Partitioned, PersistentDirectionOptimizing,
-    Placement, RowOffsets, Search, Variant,
+    Placement, Request, RowOffsets, STAGING_HALF_BYTES, Search, Variant,
 };
 use bfs::validate::{same_levels, validate};
 use bfs::{Bfs, Csr, Error, abi, cpu};
@@ -77,6 +77,45 @@ fn repeated_searches_reuse_buffers_and_agree() {
             first.levels,
             "{variant}"
         );
+    }
+}
+
+#[test]
+fn a_search_asked_for_levels_alone_gives_them_and_no_parents() {
+    let Some(gpu) = gpu("a_search_asked_for_levels_alone_gives_them_and_no_parents") else {
+        return;
+    };
+    let graph = bfs_tests::generated("grid:100x100:0.1", 21);
+    let reference = cpu::bfs(&graph, 5);
+    for variant in gpu.variants() {
+        let mut search = Search::new(&gpu, &graph, variant).unwrap();
+        for parents in [false, true, false] {
+            let run = search.run_for(Request { source: 5, parents }).unwrap();
+            same_levels(&run.result, &reference)
+                .unwrap_or_else(|error| panic!("{variant}: {error}"));
+            match parents && variant.records_parents() {
+                true => validate(&graph, &run.result).unwrap(),
+                false => assert_eq!(run.result.parents, None, "{variant} gave parents unasked"),
+            }
+        }
+    }
+}
+
+#[test]
+fn results_larger_than_the_staging_come_back_whole() {
+    let Some(gpu) = gpu("results_larger_than_the_staging_come_back_whole") else {
+        return;
+    };
+    // More levels than two halves of the staging hold: the copy goes
+    // round them both, more than once.
+    let side = ((3 * STAGING_HALF_BYTES / 4) as f64).sqrt().ceil() as u32;
+    let graph = bfs_tests::generated(&format!("grid:{side}x{side}"), 1);
+    let reference = cpu::bfs(&graph, 7);
+    for variant in [Variant::Auto, Variant::DirectionOptimizing] {
+        let mut search = Search::new(&gpu, &graph, variant).unwrap();
+        let run = search.run(7).unwrap();
+        same_levels(&run.result, &reference).unwrap_or_else(|error| panic!("{variant}: {error}"));
+        validate(&graph, &run.result).unwrap_or_else(|error| panic!("{variant}: {error}"));
     }
 }
 

@@ -43,6 +43,11 @@ pub mod validate;
 
 pub use bfs_kernels::abi;
 pub use bfs_kernels::abi::UNREACHED;
+
+/// Vertices below which a pass over a search's result runs on one thread:
+/// waking every core costs more than it saves, and a caller waiting on one
+/// small graph's search (from Python, say) would wait for it.
+pub const ONE_THREAD_BELOW_VERTICES: u32 = 1 << 20;
 pub use error::{Error, Result};
 pub use graph::Csr;
 
@@ -130,11 +135,18 @@ impl Bfs {
     /// Edges the search traversed: the out-degrees of the reached vertices
     /// summed, i.e. the CSR entries examined. The edge count behind GTEPS.
     pub fn edges_traversed(&self, graph: &Csr) -> u64 {
-        (0..graph.vertex_count())
-            .into_par_iter()
-            .filter(|&vertex| self.levels[vertex as usize] != UNREACHED)
-            .map(|vertex| graph.degree(vertex) as u64)
-            .sum()
+        let reached_degree = |vertex: u32| match self.levels[vertex as usize] {
+            UNREACHED => 0,
+            _ => graph.degree(vertex) as u64,
+        };
+        // Waking every core costs more than a small graph's pass.
+        match graph.vertex_count() < ONE_THREAD_BELOW_VERTICES {
+            true => (0..graph.vertex_count()).map(reached_degree).sum(),
+            false => (0..graph.vertex_count())
+                .into_par_iter()
+                .map(reached_degree)
+                .sum(),
+        }
     }
 
     /// Graph500's count of the edges the search traversed: the input edge

@@ -183,6 +183,7 @@ impl Graph {
             variant,
             device: Device::parse(device)?,
             depth_limit: Self::limits(depth_limit)?.depth_limit,
+            parents,
         };
         let result = self.on_thread(py, move |resident| resident.search(source, options))?;
         let levels = signed(py, result.levels);

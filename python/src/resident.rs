@@ -12,7 +12,7 @@
 use std::time::{Duration, Instant};
 
 use bfs::components::{self, Components, GpuComponents};
-use bfs::gpu::{Gpu, Search, Variant};
+use bfs::gpu::{Gpu, Request, Search, Variant};
 use bfs::graph::generate::sample_vertices;
 use bfs::graph::prepared::Preparations;
 use bfs::many::betweenness::{self, Betweenness, CpuBetweenness, Dependencies, Wanted};
@@ -32,6 +32,8 @@ pub struct SearchOptions {
     pub device: Device,
     /// Distances past it are unreached.
     pub depth_limit: Option<u32>,
+    /// Whether the parents come back too (else the levels alone leave the GPU).
+    pub parents: bool,
 }
 
 /// What the last call ran on, and its time.
@@ -141,7 +143,10 @@ impl<'g> Resident<'g> {
         let mut result = match place(options.device)? {
             Placement::Gpu(gpu) => {
                 let held = self.gpu_search(gpu, options.variant)?;
-                let run = held.search.run(source)?;
+                let run = held.search.run_for(Request {
+                    source,
+                    parents: options.parents,
+                })?;
                 self.last = LastRun {
                     device: gpu.name().to_string(),
                     plan: held.plan.clone(),

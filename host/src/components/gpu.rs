@@ -327,6 +327,7 @@ impl<'g> GpuComponents<'g> {
     fn read_labels(&self) -> Result<Vec<u32>> {
         self.synchronize()?;
         let n = self.graph.vertex_count() as usize;
-        copy_to_host(&self.labels.index(..n)).context(|| "reading the components' labels".into())
+        copy_to_host(self.gpu, &self.labels.index(..n))
+            .context(|| "reading the components' labels".into())
     }
 }

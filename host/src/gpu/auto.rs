@@ -29,7 +29,7 @@ use super::hierarchy_sweep::{HierarchySweep, MOST_KEPT_VERTICES};
 use super::persistent::PersistentLevels;
 use super::persistent_direction_optimizing::PersistentDirectionOptimizing;
 use super::small_frontier::SmallFrontier;
-use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun};
+use super::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Request};
 use crate::graph::chains::ChainContraction;
 use crate::graph::hierarchy::CONTRACTION_WORK_PER_ENTRY;
 use crate::graph::prepared::{Preparation, PreparationKind, Preparations};
@@ -433,8 +433,8 @@ impl<'g> Driver<'g> for Auto<'g> {
 }
 
 impl GpuBfs for Auto<'_> {
-    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
-        self.0.run(graph, source)
+    fn run(&mut self, graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
+        self.0.run(graph, request)
     }
 
     fn device_bytes(&self) -> Option<u64> {

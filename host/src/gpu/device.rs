@@ -13,6 +13,7 @@ use cust::stream::{Stream, StreamFlags};
 
 use super::Variant;
 use super::kernel_code::{self, KernelCode};
+use super::staging::Staging;
 use crate::error::{CudaContext, describe_cuda};
 use crate::{Error, Result};
 
@@ -35,6 +36,8 @@ pub struct Gpu {
     /// When the last search's timer stopped: what follows it in the
     /// search (copying the result back) is the download.
     pub(super) last_timer_stop: Mutex<Option<Instant>>,
+    /// Page-locked staging for every copy back to the host.
+    staging: Staging,
     // Dropped last: the module and stream belong to this context.
     context: Context,
 }
@@ -154,6 +157,7 @@ impl Gpu {
                 module_load_seconds: seconds(context_created, Instant::now()),
             },
             last_timer_stop: Mutex::new(None),
+            staging: Staging::default(),
             context,
         })
     }
@@ -163,6 +167,11 @@ impl Gpu {
     pub fn make_current(&self) -> Result<()> {
         CurrentContext::set_current(&self.context)
             .context(|| "making the device's context current".into())
+    }
+
+    /// The page-locked staging that copies back to the host go through.
+    pub(crate) fn staging(&self) -> &Staging {
+        &self.staging
     }
 
     /// What the kernels' module was loaded from.

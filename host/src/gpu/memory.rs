@@ -2,10 +2,11 @@
 //! reset before a search and their copy back to the host.
 
 use cust::error::CudaResult;
-use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
+use cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
 use rayon::prelude::*;
 
 use super::Gpu;
+use super::Request;
 use crate::error::CudaContext;
 use crate::graph::EdgeOffset;
 use crate::{Bfs, Csr, Result, UNREACHED};
@@ -76,28 +77,30 @@ pub(super) fn reset_labels(
     }
 }
 
-/// Copies a finished search's per-vertex arrays back to the host.
+/// Copies a finished search's levels back to the host, and its parents
+/// (where the variant records them) where `request` asks for them.
 pub(super) fn download(
-    source: u32,
+    gpu: &Gpu,
+    request: Request,
     levels: &DeviceBuffer<u32>,
     parents: Option<&DeviceBuffer<u32>>,
 ) -> Result<Bfs> {
     let context = || "copying the result back".to_string();
-    let copy = |buffer: &DeviceBuffer<u32>| copy_to_host(buffer).context(context);
+    let copy = |buffer: &DeviceBuffer<u32>| copy_to_host(gpu, buffer).context(context);
     Ok(Bfs {
-        source,
+        source: request.source,
         levels: copy(levels)?,
-        parents: parents.map(copy).transpose()?,
+        parents: parents.filter(|_| request.parents).map(copy).transpose()?,
     })
 }
 
-/// `buffer`'s values in a new vector ([`filled_on_every_core`]).
-pub(crate) fn copy_to_host<T: DeviceCopy + Default + Send + Sync>(
+/// `buffer`'s values in a new vector, once the work queued on `gpu`'s
+/// stream is done, through its page-locked staging.
+pub(crate) fn copy_to_host<T: DeviceCopy + Send + Sync>(
+    gpu: &Gpu,
     buffer: &DeviceSlice<T>,
 ) -> CudaResult<Vec<T>> {
-    let mut values = filled_on_every_core(buffer.len(), T::default());
-    buffer.copy_to(&mut values[..])?;
-    Ok(values)
+    gpu.staging().to_vec(gpu.stream(), buffer)
 }
 
 /// `len` copies of `value`, written on every core, so that their pages

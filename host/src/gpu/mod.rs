@@ -16,6 +16,7 @@ mod memory;
 mod registry;
 mod run;
 mod search;
+mod staging;
 
 // The variants' drivers, one module each, grouped as their kernels are
 // (`kernels/src/<family>/`); `auto` chooses among them.
@@ -47,8 +48,11 @@ pub(crate) use memory::{address, copy_to_host, filled_on_every_core, upload};
 pub use registry::{Driver, GpuBfs};
 pub use row_offsets::RowOffsets;
 pub(crate) use row_offsets::{ByRowOffset, with_row_offsets};
-pub use run::{Direction, Exchange, GpuRun, Step, Work, exchange_time, median_exchange_per_level};
+pub use run::{
+    Direction, Exchange, GpuRun, Request, Step, Work, exchange_time, median_exchange_per_level,
+};
 pub use search::Search;
+pub use staging::STAGING_HALF_BYTES;
 
 pub use auto::{
     CHAINS_KEPT_SHARE, HIERARCHY_PAYS_FROM_SEARCHES, HIERARCHY_SEARCHES_PER_ROOT_KEPT,

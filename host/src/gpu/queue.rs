@@ -15,7 +15,8 @@ use cust::memory::{
 };
 
 use super::{
-    DeviceGraph, Entry, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download, reset_labels,
+    DeviceGraph, Entry, Gpu, GpuBfs, GpuRun, Request, Step, Timer, blocks_for, download,
+    reset_labels,
 };
 use crate::Result;
 use crate::error::CudaContext;
@@ -173,10 +174,10 @@ impl FrontierQueues {
     pub fn run_levels(
         &mut self,
         gpu: &Gpu,
-        source: u32,
+        request: Request,
         mut expand: impl FnMut(&Self, u32, u32) -> Result<()>,
     ) -> Result<GpuRun> {
-        self.start(gpu, source)?;
+        self.start(gpu, request.source)?;
         let mut frontier_size = 1;
         let mut level = 0;
         while frontier_size > 0 {
@@ -187,7 +188,7 @@ impl FrontierQueues {
             self.steps.push(Step::gpu_level(level, started));
             level += 1;
         }
-        self.finish(gpu, source)
+        self.finish(gpu, request)
     }
 
     /// The level block of the current frontier's `frontier_size` vertices
@@ -238,11 +239,11 @@ impl FrontierQueues {
         .context(|| "launching the expand kernel".into())
     }
 
-    /// Stops the timer and copies levels and parents back.
-    pub fn finish(&mut self, gpu: &Gpu, source: u32) -> Result<GpuRun> {
+    /// Stops the timer and copies the levels back, and the parents where asked.
+    pub fn finish(&mut self, gpu: &Gpu, request: Request) -> Result<GpuRun> {
         let elapsed = self.timer.stop(gpu)?;
         Ok(GpuRun {
-            result: download(source, &self.levels, Some(&self.parents))?,
+            result: download(gpu, request, &self.levels, Some(&self.parents))?,
             elapsed,
             steps: std::mem::take(&mut self.steps),
             work: None,
@@ -290,10 +291,10 @@ impl<'g> SingleKernelQueue<'g> {
 }
 
 impl GpuBfs for SingleKernelQueue<'_> {
-    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+    fn run(&mut self, graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
         let (gpu, kernel) = (self.gpu, (&self.expand, self.shared_bytes));
         self.queues
-            .run_levels(gpu, source, |queues, frontier_size, level| {
+            .run_levels(gpu, request, |queues, frontier_size, level| {
                 queues.launch_expand(gpu, graph, kernel, frontier_size, level)
             })
     }

@@ -7,13 +7,13 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::{DeviceGraph, Gpu, GpuRun, Variant};
+use super::{DeviceGraph, Gpu, GpuRun, Request, Variant};
 use crate::{Csr, Result};
 
 /// One BFS strategy on the GPU, with its buffers allocated for a graph size.
 pub trait GpuBfs {
     /// Runs one search from `source` (already checked to be a vertex).
-    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun>;
+    fn run(&mut self, graph: &DeviceGraph, request: Request) -> Result<GpuRun>;
 
     /// Device bytes allocated besides the graph, where the variant's
     /// `workspace_bytes` could only bound them before building.

@@ -6,6 +6,16 @@ use std::time::Duration;
 
 use crate::Bfs;
 
+/// What a search is asked for: its source (already checked to be a
+/// vertex), and whether its parents come back with its levels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// The vertex the search starts from.
+    pub source: u32,
+    /// Whether the result holds the parents (where the variant records them).
+    pub parents: bool,
+}
+
 /// The result of a GPU search and its time.
 pub struct GpuRun {
     /// Levels (and parents, where the variant records them).

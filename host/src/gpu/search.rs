@@ -4,7 +4,7 @@
 
 use super::auto::{self, Strategy, strategy_on};
 use super::memory::DeviceGraph;
-use super::{GhostZones, Gpu, GpuBfs, GpuRun, HierarchySweep, Variant};
+use super::{GhostZones, Gpu, GpuBfs, GpuRun, HierarchySweep, Request, Variant};
 use crate::graph::prepared::Preparation;
 use crate::{Csr, Error, Result};
 
@@ -112,8 +112,20 @@ impl<'g> Search<'g> {
         self.device_bytes
     }
 
-    /// Runs one BFS from `source`.
+    /// Runs one BFS from `source`; its result holds the parents where the
+    /// variant records them.
     pub fn run(&mut self, source: u32) -> Result<GpuRun> {
+        self.run_for(Request {
+            source,
+            parents: true,
+        })
+    }
+
+    /// Runs one BFS for `request`: its result holds the parents only
+    /// where asked, so that a search that wants the levels alone does not
+    /// wait for them.
+    pub fn run_for(&mut self, request: Request) -> Result<GpuRun> {
+        let source = request.source;
         if source >= self.graph.vertex_count {
             return Err(Error::SourceOutOfRange {
                 vertex: source.into(),
@@ -128,7 +140,7 @@ impl<'g> Search<'g> {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         let mut run = self
             .bfs
-            .run(&self.graph, source)
+            .run(&self.graph, request)
             .map_err(|error| match error {
                 Error::Cuda { context, error } => Error::Cuda {
                     context: format!("variant {}, {context}", self.variant),

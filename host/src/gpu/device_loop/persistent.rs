@@ -8,7 +8,7 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 
 use crate::error::CudaContext;
 use crate::gpu::queue::FrontierQueues;
-use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, address};
+use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Request, Step, address};
 use crate::{Csr, Result};
 
 /// The persistent kernel, its grid size, its barrier words, the rows it
@@ -136,7 +136,8 @@ impl<'g> Driver<'g> for Persistent<'g> {
 }
 
 impl GpuBfs for Persistent<'_> {
-    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+    fn run(&mut self, graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
+        let source = request.source;
         let started = std::time::Instant::now();
         self.queues.start(self.gpu, source)?;
         let (levels, _) = self.levels.run(self.gpu, graph, &mut self.queues, 0, 0)?;
@@ -148,6 +149,6 @@ impl GpuBfs for Persistent<'_> {
             exchange: None,
             direction: None,
         });
-        self.queues.finish(self.gpu, source)
+        self.queues.finish(self.gpu, request)
     }
 }

@@ -12,7 +12,7 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 use crate::error::CudaContext;
 use crate::gpu::queue::{FrontierQueues, visited_words};
 use crate::gpu::row_offsets::{ByRowOffset, RowOffsets, with_row_offsets};
-use crate::gpu::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Step, address};
+use crate::gpu::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Request, Step, address};
 use crate::{Csr, Result};
 
 /// The kernel and its grid, the narrow row offsets if it reads them, the
@@ -94,7 +94,8 @@ impl<'g> Driver<'g> for PersistentDirectionOptimizing<'g> {
 }
 
 impl GpuBfs for PersistentDirectionOptimizing<'_> {
-    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+    fn run(&mut self, graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
+        let source = request.source;
         let started = std::time::Instant::now();
         let (gpu, queues) = (self.gpu, &mut self.queues);
         queues.start(gpu, source)?;
@@ -145,7 +146,7 @@ impl GpuBfs for PersistentDirectionOptimizing<'_> {
                 ))?;
         }
         // The timer stops right behind the launch, before the host waits.
-        let mut run = queues.finish(gpu, source)?;
+        let mut run = queues.finish(gpu, request)?;
         let mut levels = [0u64];
         self.counters
             .index(COUNTER_WORDS..)

@@ -16,7 +16,7 @@ use crate::error::CudaContext;
 use crate::gpu::queue::{FrontierQueues, at_level, visited_words};
 use crate::gpu::row_offsets::{ByRowOffset, RowOffsets, with_row_offsets};
 use crate::gpu::{
-    DeviceGraph, Direction, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, address, blocks_for,
+    DeviceGraph, Direction, Driver, Entry, Gpu, GpuBfs, GpuRun, Request, Step, address, blocks_for,
 };
 use crate::{Csr, Result};
 
@@ -242,7 +242,8 @@ impl<'g> Driver<'g> for DirectionOptimizing<'g> {
 }
 
 impl GpuBfs for DirectionOptimizing<'_> {
-    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+    fn run(&mut self, graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
+        let source = request.source;
         self.queues.start(self.gpu, source)?;
         let vertex_count = self.graph.vertex_count() as u64;
         let mut edges_to_check = self.graph.edge_count();
@@ -290,7 +291,7 @@ impl GpuBfs for DirectionOptimizing<'_> {
                 level += 1;
             }
         }
-        self.queues.finish(self.gpu, source)
+        self.queues.finish(self.gpu, request)
     }
 }
 

@@ -13,8 +13,8 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 
 use crate::error::CudaContext;
 use crate::gpu::{
-    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, Work, address, blocks_for, download,
-    upload,
+    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Request, Timer, Work, address, blocks_for,
+    download, upload,
 };
 use crate::graph::chains::{ChainContraction, Place, WeightedRows};
 use crate::{Csr, Error, Result};
@@ -142,8 +142,14 @@ impl<'g> ChainLevels<'g> {
 
     /// The finished search from `source` over `graph`, timed `elapsed`:
     /// its levels, parents and work.
-    pub(super) fn result(&self, graph: &Csr, source: u32, elapsed: Duration) -> Result<GpuRun> {
-        let result = download(source, &self.levels, Some(&self.parents))?;
+    pub(super) fn result(
+        &self,
+        gpu: &Gpu,
+        graph: &Csr,
+        request: Request,
+        elapsed: Duration,
+    ) -> Result<GpuRun> {
+        let result = download(gpu, request, &self.levels, Some(&self.parents))?;
         let mut work = [0u64; 2];
         self.work
             .copy_to(&mut work[..])
@@ -274,7 +280,8 @@ impl<'g> Driver<'g> for ChainContracted<'g> {
 }
 
 impl GpuBfs for ChainContracted<'_> {
-    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+    fn run(&mut self, graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
+        let source = request.source;
         let ([(first, first_distance), (second, second_distance)], source_chain) =
             seeds(&self.contraction, source);
         let stream = self.gpu.stream();
@@ -321,7 +328,8 @@ impl GpuBfs for ChainContracted<'_> {
         self.chain_levels
             .launch(self.gpu, graph, source, source_chain)?;
         let elapsed = self.timer.stop(self.gpu)?;
-        self.chain_levels.result(self.graph, source, elapsed)
+        self.chain_levels
+            .result(self.gpu, self.graph, request, elapsed)
     }
 }
 

@@ -19,8 +19,8 @@ use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer};
 use super::partitioned::shared_limit;
 use crate::error::CudaContext;
 use crate::gpu::{
-    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, Work, address, blocks_for,
-    copy_to_host, reset_labels, upload,
+    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Request, Timer, Work, address, blocks_for,
+    download, reset_labels, upload,
 };
 use crate::graph::ghost_zones::{
     self as zones, GrownPartitions, MOST_ZONE_VERTICES, ZONE_GROWTH, ZoneImages, ZoneLimits,
@@ -252,7 +252,8 @@ impl<'g> Driver<'g> for GhostZones<'g> {
 }
 
 impl GpuBfs for GhostZones<'_> {
-    fn run(&mut self, _graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+    fn run(&mut self, _graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
+        let source = request.source;
         let renumbered_source = self.zones.renumbering.new_ids[source as usize];
         let stream = self.gpu.stream();
         let device = &mut self.device;
@@ -326,7 +327,7 @@ impl GpuBfs for GhostZones<'_> {
             .copy_to(&mut counters[..])
             .context(|| "reading the search's work counters".into())?;
         Ok(GpuRun::one_launch(
-            self.result(source)?,
+            self.result(request)?,
             elapsed,
             Some(Work {
                 barriers: counters[3] as u32 + 1,
@@ -344,15 +345,15 @@ impl GpuBfs for GhostZones<'_> {
 
 impl GhostZones<'_> {
     /// Levels and parents in the graph's own ids: gathered from the
-    /// renumbered ones on the device, then copied back.
-    fn result(&self, source: u32) -> Result<Bfs> {
-        let context = || "copying the result back".to_string();
+    /// renumbered ones on the device, then copied back (the parents where
+    /// asked).
+    fn result(&self, request: Request) -> Result<Bfs> {
         let vertex_count = self.zones.vertex_count();
         if vertex_count == 0 {
             return Ok(Bfs {
-                source,
+                source: request.source,
                 levels: Vec::new(),
-                parents: Some(Vec::new()),
+                parents: request.parents.then(Vec::new),
             });
         }
         let device = &self.device;
@@ -379,12 +380,12 @@ impl GhostZones<'_> {
                 )
                 .context(|| format!("launching {}", gather.name()))?;
         }
-        stream.synchronize().context(context)?;
-        Ok(Bfs {
-            source,
-            levels: copy_to_host(&device.own_levels).context(context)?,
-            parents: Some(copy_to_host(&device.own_parents).context(context)?),
-        })
+        download(
+            self.gpu,
+            request,
+            &device.own_levels,
+            Some(&device.own_parents),
+        )
     }
 }
 

@@ -13,7 +13,9 @@ use cust::memory::DeviceBuffer;
 
 use super::chain_contracted::{ChainLevels, seeds, upload_row_offsets};
 use crate::error::CudaContext;
-use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, address, upload};
+use crate::gpu::{
+    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Request, Timer, address, upload,
+};
 use crate::graph::chains::ChainContraction;
 use crate::graph::hierarchy::{
     CONTRACTION_WORK_PER_ENTRY, ContractionHierarchy, contraction_budget, contraction_work,
@@ -262,7 +264,8 @@ impl<'g> Driver<'g> for HierarchySweep<'g> {
 }
 
 impl GpuBfs for HierarchySweep<'_> {
-    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+    fn run(&mut self, graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
+        let source = request.source;
         let ([(first, first_distance), (second, second_distance)], source_chain) =
             seeds(&self.hierarchy.chains, source);
         let stream = self.gpu.stream();
@@ -369,7 +372,8 @@ impl GpuBfs for HierarchySweep<'_> {
         self.chain_levels
             .launch(self.gpu, graph, source, source_chain)?;
         let elapsed = self.timer.stop(self.gpu)?;
-        self.chain_levels.result(self.graph, source, elapsed)
+        self.chain_levels
+            .result(self.gpu, self.graph, request, elapsed)
     }
 
     fn device_bytes(&self) -> Option<u64> {

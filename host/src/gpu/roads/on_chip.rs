@@ -17,7 +17,7 @@ use cust::memory::DeviceBuffer;
 
 use crate::error::CudaContext;
 use crate::gpu::{
-    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, address, cluster, copy_to_host,
+    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Request, Timer, address, cluster, copy_to_host,
 };
 use crate::{Bfs, Csr, Error, Result};
 
@@ -96,23 +96,25 @@ pub struct OnChip<'g> {
 }
 
 impl<'g> OnChip<'g> {
-    /// Levels and parents in vertex order, from the slot-ordered buffers.
-    fn result(&self, source: u32, vertex_count: u32) -> Result<Bfs> {
-        let context = || "copying the result back".to_string();
-        let levels = copy_to_host(&self.levels).context(context)?;
-        let parents = copy_to_host(&self.parents).context(context)?;
+    /// Levels, and parents where asked, in vertex order, from the
+    /// slot-ordered buffers.
+    fn result(&self, request: Request, vertex_count: u32) -> Result<Bfs> {
         let ClusterShape { blocks, slots, .. } = self.shape;
         let slot_of = |vertex: u32| ((vertex % blocks) * slots + vertex / blocks) as usize;
+        let in_vertex_order = |buffer: &DeviceBuffer<u32>| -> Result<Vec<u32>> {
+            let slots =
+                copy_to_host(self.gpu, buffer).context(|| "copying the result back".to_string())?;
+            Ok((0..vertex_count)
+                .map(|vertex| slots[slot_of(vertex)])
+                .collect())
+        };
         Ok(Bfs {
-            source,
-            levels: (0..vertex_count)
-                .map(|vertex| levels[slot_of(vertex)])
-                .collect(),
-            parents: Some(
-                (0..vertex_count)
-                    .map(|vertex| parents[slot_of(vertex)])
-                    .collect(),
-            ),
+            source: request.source,
+            levels: in_vertex_order(&self.levels)?,
+            parents: request
+                .parents
+                .then(|| in_vertex_order(&self.parents))
+                .transpose()?,
         })
     }
 }
@@ -178,7 +180,8 @@ impl<'g> Driver<'g> for OnChip<'g> {
 }
 
 impl GpuBfs for OnChip<'_> {
-    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+    fn run(&mut self, graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
+        let source = request.source;
         let shared_bytes = self.shape.layout().bytes() as u32;
         self.timer.start(self.gpu)?;
         // SAFETY: `on_chip_search`'s contract: the segments `ClusterShape::segments` laid out for this cluster, the
@@ -200,7 +203,7 @@ impl GpuBfs for OnChip<'_> {
         }
         let elapsed = self.timer.stop(self.gpu)?;
         Ok(GpuRun::one_launch(
-            self.result(source, graph.vertex_count)?,
+            self.result(request, graph.vertex_count)?,
             elapsed,
             None,
         ))

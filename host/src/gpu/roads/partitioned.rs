@@ -20,7 +20,7 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 use crate::error::CudaContext;
 use crate::gpu::queue::visited_words;
 use crate::gpu::{
-    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, Work, address, copy_to_host,
+    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Request, Timer, Work, address, copy_to_host,
 };
 use crate::graph::reorder::Renumbering;
 use crate::{Bfs, Csr, Error, Result, UNREACHED};
@@ -121,7 +121,8 @@ impl<'g> Driver<'g> for Partitioned<'g> {
 }
 
 impl GpuBfs for Partitioned<'_> {
-    fn run(&mut self, _graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+    fn run(&mut self, _graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
+        let source = request.source;
         self.timer.start(self.gpu)?;
         self.labels
             .reset(self.gpu, self.renumbering.new_ids[source as usize])?;
@@ -154,7 +155,8 @@ impl GpuBfs for Partitioned<'_> {
             )?;
         }
         let elapsed = self.timer.stop(self.gpu)?;
-        self.labels.finish(&self.renumbering, source, elapsed)
+        self.labels
+            .finish(self.gpu, &self.renumbering, request, elapsed)
     }
 }
 
@@ -236,8 +238,9 @@ impl PartitionLabels {
     /// examined, levels searched).
     pub(super) fn finish(
         &self,
+        gpu: &Gpu,
         renumbering: &Renumbering,
-        source: u32,
+        request: Request,
         elapsed: Duration,
     ) -> Result<GpuRun> {
         let mut counters = [0u64; 3];
@@ -245,7 +248,7 @@ impl PartitionLabels {
             .copy_to(&mut counters[..])
             .context(|| "reading the search's work counters".into())?;
         Ok(GpuRun::one_launch(
-            self.result(renumbering, source)?,
+            self.result(gpu, renumbering, request)?,
             elapsed,
             Some(Work {
                 barriers: 0,
@@ -256,26 +259,31 @@ impl PartitionLabels {
         ))
     }
 
-    /// Levels and parents in the graph's own ids, from the renumbered labels.
-    fn result(&self, renumbering: &Renumbering, source: u32) -> Result<Bfs> {
-        let labels = copy_to_host(&self.labels).context(|| "copying the result back".into())?;
+    /// Levels, and parents where asked, in the graph's own ids, from the
+    /// renumbered labels.
+    fn result(&self, gpu: &Gpu, renumbering: &Renumbering, request: Request) -> Result<Bfs> {
+        let labels =
+            copy_to_host(gpu, &self.labels).context(|| "copying the result back".into())?;
+        let source = request.source;
         let Renumbering { old_ids, new_ids } = renumbering;
         let label = |vertex: u32| labels[new_ids[vertex as usize] as usize];
         let levels = (0..new_ids.len() as u32)
             .map(|vertex| (label(vertex) >> 32) as u32)
             .collect();
-        let parents = (0..new_ids.len() as u32)
-            .map(|vertex| match label(vertex) {
-                u64::MAX => UNREACHED,
-                // The source's label is (0, 0): its parent is itself.
-                _ if vertex == source => source,
-                packed => old_ids[packed as u32 as usize],
-            })
-            .collect();
+        let parents = request.parents.then(|| {
+            (0..new_ids.len() as u32)
+                .map(|vertex| match label(vertex) {
+                    u64::MAX => UNREACHED,
+                    // The source's label is (0, 0): its parent is itself.
+                    _ if vertex == source => source,
+                    packed => old_ids[packed as u32 as usize],
+                })
+                .collect()
+        });
         Ok(Bfs {
             source,
             levels,
-            parents: Some(parents),
+            parents,
         })
     }
 }

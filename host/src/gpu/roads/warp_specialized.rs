@@ -13,7 +13,7 @@
 use bfs_kernels::abi::warp_specialized;
 
 use super::partitioned::{PartitionLabels, grow_partitions, shared_limit};
-use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Timer, address};
+use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Request, Timer, address};
 use crate::graph::reorder::Renumbering;
 use crate::{Csr, Error, Result};
 
@@ -95,7 +95,8 @@ impl<'g> Driver<'g> for WarpSpecialized<'g> {
 }
 
 impl GpuBfs for WarpSpecialized<'_> {
-    fn run(&mut self, _graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+    fn run(&mut self, _graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
+        let source = request.source;
         self.timer.start(self.gpu)?;
         self.labels
             .reset(self.gpu, self.renumbering.new_ids[source as usize])?;
@@ -128,6 +129,7 @@ impl GpuBfs for WarpSpecialized<'_> {
             )?;
         }
         let elapsed = self.timer.stop(self.gpu)?;
-        self.labels.finish(&self.renumbering, source, elapsed)
+        self.labels
+            .finish(self.gpu, &self.renumbering, request, elapsed)
     }
 }

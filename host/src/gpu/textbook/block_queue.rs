@@ -5,7 +5,7 @@
 use bfs_kernels::abi::block_queue;
 
 use crate::gpu::queue::{FrontierQueues, SingleKernelQueue};
-use crate::gpu::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun};
+use crate::gpu::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Request};
 use crate::{Csr, Result};
 
 /// The block-queue loop over the frontier queues.
@@ -44,7 +44,7 @@ impl<'g> Driver<'g> for BlockQueue<'g> {
 }
 
 impl GpuBfs for BlockQueue<'_> {
-    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
-        self.0.run(graph, source)
+    fn run(&mut self, graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
+        self.0.run(graph, request)
     }
 }

@@ -5,7 +5,7 @@
 use bfs_kernels::abi::global_queue;
 
 use crate::gpu::queue::{FrontierQueues, SingleKernelQueue};
-use crate::gpu::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun};
+use crate::gpu::{DeviceGraph, Driver, Gpu, GpuBfs, GpuRun, Request};
 use crate::{Csr, Result};
 
 /// The global-queue loop over the frontier queues.
@@ -24,7 +24,7 @@ impl<'g> Driver<'g> for GlobalQueue<'g> {
 }
 
 impl GpuBfs for GlobalQueue<'_> {
-    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
-        self.0.run(graph, source)
+    fn run(&mut self, graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
+        self.0.run(graph, request)
     }
 }

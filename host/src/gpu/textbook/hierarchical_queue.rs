@@ -7,7 +7,7 @@ use bfs_kernels::abi::{BLOCK_SIZE, hierarchical_queue};
 
 use crate::error::CudaContext;
 use crate::gpu::queue::FrontierQueues;
-use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, blocks_for};
+use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Request, blocks_for};
 use crate::{Csr, Error, Result};
 
 /// The expand kernel, its w-queue count, and the frontier queues.
@@ -50,11 +50,11 @@ impl<'g> Driver<'g> for HierarchicalQueue<'g> {
 }
 
 impl GpuBfs for HierarchicalQueue<'_> {
-    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+    fn run(&mut self, graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
         let (gpu, expand, sub_queue_count) = (self.gpu, &self.expand, self.sub_queue_count);
         let shared_bytes = 4 * hierarchical_queue::shared_words(sub_queue_count);
         self.queues
-            .run_levels(gpu, source, |queues, frontier_size, level| {
+            .run_levels(gpu, request, |queues, frontier_size, level| {
                 let shape = (
                     blocks_for(frontier_size, BLOCK_SIZE),
                     BLOCK_SIZE,

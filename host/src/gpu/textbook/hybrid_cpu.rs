@@ -11,7 +11,7 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 
 use crate::error::CudaContext;
 use crate::gpu::queue::{FrontierQueues, at_level};
-use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, blocks_for};
+use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Request, Step, blocks_for};
 use crate::{Csr, Result};
 
 /// Frontiers smaller than this run on the CPU: a level of a few hundred
@@ -147,7 +147,8 @@ impl<'g> Driver<'g> for HybridCpu<'g> {
 }
 
 impl GpuBfs for HybridCpu<'_> {
-    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+    fn run(&mut self, graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
+        let source = request.source;
         self.queues.start(self.gpu, source)?;
         self.levels.fill(UNREACHED);
         self.levels[source as usize] = 0;
@@ -186,6 +187,6 @@ impl GpuBfs for HybridCpu<'_> {
         }
         self.frontiers = (frontier, next_frontier);
         self.flush_discoveries()?;
-        self.queues.finish(self.gpu, source)
+        self.queues.finish(self.gpu, request)
     }
 }

@@ -10,7 +10,7 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 use crate::error::CudaContext;
 use crate::gpu::device_loop::persistent::PersistentLevels;
 use crate::gpu::queue::{FrontierQueues, at_level, visited_words};
-use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step};
+use crate::gpu::{DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Request, Step};
 use crate::{Csr, Result};
 
 /// How frontiers too large for one block are expanded.
@@ -180,7 +180,8 @@ impl<'g> Driver<'g> for SmallFrontier<'g> {
 }
 
 impl GpuBfs for SmallFrontier<'_> {
-    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+    fn run(&mut self, graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
+        let source = request.source;
         self.queues.start(self.gpu, source)?;
         let (mut frontier_size, mut level) = (1, 0);
         while frontier_size > 0 {
@@ -201,7 +202,7 @@ impl GpuBfs for SmallFrontier<'_> {
             });
             (frontier_size, level) = (next_size, next_level);
         }
-        self.queues.finish(self.gpu, source)
+        self.queues.finish(self.gpu, request)
     }
 }
 

@@ -6,7 +6,7 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use crate::error::CudaContext;
 use crate::gpu::{
-    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download,
+    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Request, Step, Timer, blocks_for, download,
 };
 use crate::{Csr, Result};
 
@@ -85,7 +85,8 @@ impl<'g> Driver<'g> for TwoKernel<'g> {
 }
 
 impl GpuBfs for TwoKernel<'_> {
-    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+    fn run(&mut self, graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
+        let source = request.source;
         let stream = self.gpu.stream();
         let vertex_count = graph.vertex_count;
         let blocks = blocks_for(vertex_count, BLOCK_SIZE);
@@ -129,7 +130,7 @@ impl GpuBfs for TwoKernel<'_> {
         }
         let elapsed = self.timer.stop(self.gpu)?;
         Ok(GpuRun {
-            result: download(source, &self.levels, None)?,
+            result: download(self.gpu, request, &self.levels, None)?,
             elapsed,
             steps,
             work: None,

@@ -7,7 +7,7 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 use crate::error::CudaContext;
 use crate::gpu::queue::at_level;
 use crate::gpu::{
-    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Step, Timer, blocks_for, download,
+    DeviceGraph, Driver, Entry, Gpu, GpuBfs, GpuRun, Request, Step, Timer, blocks_for, download,
     reset_labels,
 };
 use crate::{Csr, Result};
@@ -48,7 +48,8 @@ impl<'g> Driver<'g> for VertexLevels<'g> {
 }
 
 impl GpuBfs for VertexLevels<'_> {
-    fn run(&mut self, graph: &DeviceGraph, source: u32) -> Result<GpuRun> {
+    fn run(&mut self, graph: &DeviceGraph, request: Request) -> Result<GpuRun> {
+        let source = request.source;
         let stream = self.gpu.stream();
         let vertex_count = graph.vertex_count;
         let step = &self.step;
@@ -89,7 +90,7 @@ impl GpuBfs for VertexLevels<'_> {
         }
         let elapsed = self.timer.stop(self.gpu)?;
         Ok(GpuRun {
-            result: download(source, &self.levels, Some(&self.parents))?,
+            result: download(self.gpu, request, &self.levels, Some(&self.parents))?,
             elapsed,
             steps,
             work: None,

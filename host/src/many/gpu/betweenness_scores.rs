@@ -71,7 +71,7 @@ impl ScoreSums {
                 (false, _) => None,
                 (true, 0) => Some(Vec::new()),
                 (true, _) => Some(
-                    copy_to_host(&buffer.index(..count))
+                    copy_to_host(gpu, &buffer.index(..count))
                         .context(|| "reading the betweenness scores".into())?,
                 ),
             })

@@ -136,9 +136,8 @@ impl GpuBatches<'_> {
             Keep::Distances(rows) => {
                 let device = self.distances.as_ref().expect("allocated by kept_for");
                 if !rows.is_empty() {
-                    device
-                        .index(..count * n as usize)
-                        .copy_to(&mut rows[..])
+                    (self.gpu.staging())
+                        .copy_into(self.gpu.stream(), &device.index(..count * n as usize), rows)
                         .context(context)?;
                 }
             }

@@ -5,7 +5,7 @@ use bfs_kernels::abi::hierarchy_trees::{
     BLOCK_SIZE, COUNT_BLOCK_SIZE, MOST_COUNTED_SOURCES, Tally, count_shared_bytes,
     difference_stride,
 };
-use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, LockedBuffer};
+use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 
 use super::super::kept::{DeviceTotals, nothing_kept};
 use super::HierarchyTrees;
@@ -137,9 +137,8 @@ impl HierarchyTrees<'_> {
             && !rows.is_empty()
         {
             let device = self.distances.as_ref().expect("allocated above");
-            device
-                .index(..count as usize * n)
-                .copy_to(&mut rows[..])
+            (self.gpu.staging())
+                .copy_into(self.gpu.stream(), &device.index(..count as usize * n), rows)
                 .context(|| "reading a batch's distances".into())?;
         }
         Ok(())
