@@ -11,6 +11,8 @@
 
 use std::time::{Duration, Instant};
 
+use rayon::prelude::*;
+
 use super::{BatchCounts, Keep, Limits, ManySources, VertexTotals};
 use crate::graph::Progress;
 use crate::graph::reorder::Renumbering;
@@ -97,29 +99,44 @@ impl Reduced {
         }
     }
 
-    /// Adds a batch's counts, its sources after those added before.
+    /// Adds a batch's counts, its sources after those added before: each
+    /// source's sums on every core (a deep graph's sources have thousands
+    /// of distances each), then the histogram.
     pub fn add_batch(&mut self, counts: &BatchCounts) {
-        let reduced = self;
-        for source in counts {
-            reduced
-                .eccentricities
-                .push(source.len().saturating_sub(1) as u32);
-            reduced.reached.push(source.iter().sum::<u64>() as u32);
-            let at = || (0u64..).zip(source).skip(1);
-            reduced
-                .distance_sums
-                .push(at().map(|(distance, &found)| distance * found).sum());
-            reduced.reciprocal_sums.push(
-                at().map(|(distance, &found)| found as f64 / distance as f64)
-                    .sum(),
-            );
-            if reduced.histogram.len() < source.len() {
-                reduced.histogram.resize(source.len(), 0);
-            }
-            for (pairs, &found) in reduced.histogram.iter_mut().zip(source) {
-                *pairs += found;
-            }
+        let sums: Vec<(u32, u32, u64, f64)> = counts
+            .par_iter()
+            .map(|source| {
+                let at = || (0u64..).zip(source).skip(1);
+                (
+                    source.len().saturating_sub(1) as u32,
+                    source.iter().sum::<u64>() as u32,
+                    at().map(|(distance, &found)| distance * found).sum(),
+                    at().map(|(distance, &found)| found as f64 / distance as f64)
+                        .sum(),
+                )
+            })
+            .collect();
+        for (eccentricity, reached, distance_sum, reciprocal_sum) in sums {
+            self.eccentricities.push(eccentricity);
+            self.reached.push(reached);
+            self.distance_sums.push(distance_sum);
+            self.reciprocal_sums.push(reciprocal_sum);
         }
+        let deepest = counts.iter().map(Vec::len).max().unwrap_or(0);
+        if self.histogram.len() < deepest {
+            self.histogram.resize(deepest, 0);
+        }
+        let add = |mut pairs: Vec<u64>, source: &[u64]| {
+            for (pair, &found) in pairs.iter_mut().zip(source) {
+                *pair += found;
+            }
+            pairs
+        };
+        let batch = counts
+            .par_iter()
+            .fold(|| vec![0u64; deepest], |pairs, source| add(pairs, source))
+            .reduce(|| vec![0u64; deepest], |pairs, more| add(pairs, &more));
+        self.histogram = add(std::mem::take(&mut self.histogram), &batch);
     }
 }
 
