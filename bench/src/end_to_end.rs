@@ -28,6 +28,20 @@ pub const SECTION: &str = "## End to end";
 /// Searches of the many-search rows, as Graph500 makes.
 pub const MANY_SEARCHES: usize = 64;
 
+/// The closeness command's searches in a row: every vertex's, told
+/// apart from the one- and many-search rows.
+pub const EVERY_VERTEX: usize = usize::MAX;
+
+/// What the whole closeness command from a prepared file may take past
+/// the floor (issue 67's target, on an H200).
+pub const CLOSENESS_PREPARED_OVER_FLOOR: f64 = 0.25;
+
+/// The same from the Matrix Market file.
+pub const CLOSENESS_TEXT_OVER_FLOOR: f64 = 0.4;
+
+/// How near the closeness command's phases must add up to its whole time.
+pub const PHASES_WITHIN: f64 = 0.05;
+
 /// What the benchmark runs.
 pub struct Setup {
     /// The `bfs` executable timed (this one).
@@ -49,6 +63,9 @@ pub struct Setup {
     pub scratch: PathBuf,
     /// Seed of the sources.
     pub seed: u64,
+    /// An earlier build's `bfs`, whose commands are timed beside this
+    /// one's, as `PROGRAM (before)`.
+    pub before: Option<PathBuf>,
 }
 
 /// One command's times.

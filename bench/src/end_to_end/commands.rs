@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use super::{Files, MANY_SEARCHES, Run, Setup};
+use super::{EVERY_VERTEX, Files, MANY_SEARCHES, Run, Setup};
 use bfs::graph::generate::sources_with_edges;
 use bfs::{Csr, Error, Result};
 
@@ -13,100 +13,107 @@ use bfs::{Csr, Error, Result};
 pub(super) fn runs(setup: &Setup, graph: &Csr, files: &Files, source: u32) -> Result<Vec<Run>> {
     let mut runs = Vec::new();
     let json = |label: &str| files.stem.with_extension(format!("{label}.json"));
-    // One search writes its JSON report, for its phases; many searches
-    // do not: the report's per-level traces of every search would be time
-    // a user who does not ask for them never waits for.
-    let bfs = |label: &str, input: &Path, searches: usize, extra: &[&str]| {
-        let mut command = Command::new(&setup.bfs);
-        command.arg("--graph").arg(input).args(extra);
-        match searches {
-            1 => command
-                .args(["--source", &source.to_string(), "--json"])
-                .arg(json(label)),
-            count => command.args(["--sources", &count.to_string()]),
-        };
-        command
-    };
-    let ours = |program: &str,
-                input: &'static str,
-                searches: usize,
-                jit_cache: &'static str,
-                command: Command,
-                label: &str| Run {
-        program: program.into(),
-        input,
-        searches,
-        jit_cache,
-        command,
-        peer: false,
-        slow_once: false,
-        json: (searches == 1).then(|| json(label)),
-    };
-    let many = MANY_SEARCHES;
-    runs.push(ours(
-        "bfs",
-        ".mtx",
-        1,
-        "warm",
-        bfs("text", &files.text, 1, &[]),
-        "text",
-    ));
-    runs.push(ours(
-        "bfs",
-        ".bcsr",
-        1,
-        "warm",
-        bfs("binary", &files.binary, 1, &[]),
-        "binary",
-    ));
-    let mut cold = bfs("cold", &files.binary, 1, &[]);
-    cold.env("CUDA_CACHE_DISABLE", "1");
-    runs.push(ours("bfs", ".bcsr", 1, "cold", cold, "cold"));
+    // This build's, then the earlier one's (`--before`), under its name.
+    let builds: Vec<(&Path, &str, &str)> = std::iter::once((setup.bfs.as_path(), "", ""))
+        .chain((setup.before.as_deref()).map(|before| (before, " (before)", "-before")))
+        .collect();
     let ptx = files.ptx.display().to_string();
-    let mut jit = bfs("ptx", &files.binary, 1, &["--ptx", &ptx]);
-    jit.env("CUDA_CACHE_DISABLE", "1");
-    runs.push(ours(
-        "bfs --ptx (the PTX fallback)",
-        ".bcsr",
-        1,
-        "cold",
-        jit,
-        "ptx",
-    ));
-    let prepared = bfs("prepared", &files.prepared, 1, &[]);
-    runs.push(ours(
-        "bfs",
-        "prepared .bcsr",
-        1,
-        "warm",
-        prepared,
-        "prepared",
-    ));
-    // The prepared file cold too: the one-search run whose start-up a
-    // user who prepares once and searches often pays on every start.
-    let mut prepared_cold = bfs("prepared-cold", &files.prepared, 1, &[]);
-    prepared_cold.env("CUDA_CACHE_DISABLE", "1");
-    runs.push(ours(
-        "bfs",
-        "prepared .bcsr",
-        1,
-        "cold",
-        prepared_cold,
-        "prepared-cold",
-    ));
-    let cpu = bfs("cpu", &files.binary, 1, &["--device", "cpu"]);
-    runs.push(ours("bfs --device cpu", ".bcsr", 1, "-", cpu, "cpu"));
-    let many_binary = bfs("many", &files.binary, many, &[]);
-    runs.push(ours("bfs", ".bcsr", many, "warm", many_binary, "many"));
-    let many_prepared = bfs("many-prepared", &files.prepared, many, &[]);
-    runs.push(ours(
-        "bfs",
-        "prepared .bcsr",
-        many,
-        "warm",
-        many_prepared,
-        "many-prepared",
-    ));
+    for &(binary, named, suffix) in &builds {
+        // One search writes its JSON report, for its phases; many
+        // searches do not: the report's per-level traces of every search
+        // would be time a user who does not ask for them never waits for.
+        // The closeness command writes its own, with its phases.
+        let mut push = |program: &str,
+                        (input, path): (&'static str, &Path),
+                        searches: usize,
+                        cold: bool,
+                        extra: &[&str],
+                        label: &str| {
+            let label = format!("{label}{suffix}");
+            let mut command = Command::new(binary);
+            let reported = searches == 1 || searches == EVERY_VERTEX;
+            match searches {
+                EVERY_VERTEX => command.args(["centrality", "--measure", "closeness"]),
+                _ => &mut command,
+            };
+            command.arg("--graph").arg(path).args(extra);
+            match searches {
+                1 => command.args(["--source", &source.to_string()]),
+                EVERY_VERTEX => command.args([
+                    "--output",
+                    &json(&label).with_extension("npy").display().to_string(),
+                ]),
+                count => command.args(["--sources", &count.to_string()]),
+            };
+            if reported {
+                command.arg("--json").arg(json(&label));
+            }
+            if cold {
+                command.env("CUDA_CACHE_DISABLE", "1");
+            }
+            runs.push(Run {
+                program: format!("{program}{named}"),
+                input,
+                searches,
+                jit_cache: match (extra.first(), cold) {
+                    (Some(&"--device"), _) => "-",
+                    (_, true) => "cold",
+                    (_, false) => "warm",
+                },
+                command,
+                peer: false,
+                slow_once: false,
+                json: reported.then(|| json(&label)),
+            });
+        };
+        let (text, binary_file, prepared) = (
+            (".mtx", files.text.as_path()),
+            (".bcsr", files.binary.as_path()),
+            ("prepared .bcsr", files.prepared.as_path()),
+        );
+        push("bfs", text, 1, false, &[], "text");
+        push("bfs", binary_file, 1, false, &[], "binary");
+        push("bfs", binary_file, 1, true, &[], "cold");
+        push(
+            "bfs --ptx (the PTX fallback)",
+            binary_file,
+            1,
+            true,
+            &["--ptx", &ptx],
+            "ptx",
+        );
+        push("bfs", prepared, 1, false, &[], "prepared");
+        // The prepared file cold too: the one-search run whose start-up a
+        // user who prepares once and searches often pays on every start.
+        push("bfs", prepared, 1, true, &[], "prepared-cold");
+        push(
+            "bfs --device cpu",
+            binary_file,
+            1,
+            false,
+            &["--device", "cpu"],
+            "cpu",
+        );
+        push("bfs", binary_file, MANY_SEARCHES, false, &[], "many");
+        push("bfs", prepared, MANY_SEARCHES, false, &[], "many-prepared");
+        push(
+            "bfs centrality",
+            text,
+            EVERY_VERTEX,
+            false,
+            &[],
+            "closeness-text",
+        );
+        push(
+            "bfs centrality",
+            prepared,
+            EVERY_VERTEX,
+            false,
+            &[],
+            "closeness-prepared",
+        );
+    }
+    let many = MANY_SEARCHES;
     let peers = graph.edge_count() <= setup.peer_most_edges;
     if let Some(folder) = setup.gapbs.as_ref().filter(|_| peers) {
         runs.extend(gapbs_runs(folder, graph, files, source)?);

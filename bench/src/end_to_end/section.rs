@@ -2,7 +2,10 @@
 //! floor, and the tables of whole processes, phases, plans and
 //! preparations.
 
-use super::{Described, MANY_SEARCHES, SECTION, Timed};
+use super::{
+    CLOSENESS_PREPARED_OVER_FLOOR, CLOSENESS_TEXT_OVER_FLOOR, Described, EVERY_VERTEX,
+    MANY_SEARCHES, PHASES_WITHIN, SECTION, Timed,
+};
 
 /// The section: method, device, floor, and the tables.
 pub fn markdown(
@@ -21,7 +24,8 @@ pub fn markdown(
          `cuda-floor` does only what every CUDA program does before its first kernel (the \
          process, `cuInit`, the context, and its exit). gapbs and scipy read the same files and \
          start from the same source (gapbs's 64 searches from its own random sources); a peer \
-         slower than the limit on its warm-up is timed by that run alone.\n\n",
+         slower than the limit on its warm-up is timed by that run alone. A program marked \
+         `(before)` is an earlier build's, given with `--before`, timed in the same run.\n\n",
         crate::cpu_name()
     ));
     if let Some(floor) = floor {
@@ -67,8 +71,12 @@ pub fn markdown(
             ));
         }
     }
+    text.push_str(&closeness_table(rows, floor_seconds));
     text.push_str("\n### Where `bfs`'s time goes\n\nThe phases of one search's median run, in milliseconds, as `--json` reports them: they add up to the process's time but for its exit, in which the driver frees what the process held (the `measured` column is the process's whole time).\n\n");
-    let phased: Vec<&Timed> = rows.iter().filter(|row| !row.phases.is_empty()).collect();
+    let phased: Vec<&Timed> = rows
+        .iter()
+        .filter(|row| !row.phases.is_empty() && row.searches != EVERY_VERTEX)
+        .collect();
     let mut names: Vec<String> = Vec::new();
     for row in &phased {
         for (name, _) in &row.phases {
@@ -129,6 +137,69 @@ pub fn markdown(
             row.graph,
             row.median(),
             row.seconds.len()
+        ));
+    }
+    text
+}
+
+/// The closeness command's rows: whole process against the floor and its
+/// target, and its `phases:` line against the whole.
+fn closeness_table(rows: &[Timed], floor: Option<f64>) -> String {
+    let mut text = format!(
+        "\n### Closeness from every vertex, the whole command\n\n`bfs centrality --measure \
+         closeness --output values.npy` from the text file and from the prepared `.bcsr` (its \
+         sources' order and contraction hierarchy stored by `bfs prepare`). Targets: at most the \
+         floor + {CLOSENESS_PREPARED_OVER_FLOOR} s from the prepared file, + \
+         {CLOSENESS_TEXT_OVER_FLOOR} s from the text; the phases it reports (`--json`, the \
+         `phases:` line) within {:.0}% of the whole process's time, its exit included.\n\n\
+         | graph | program | input | median s | over the floor s | target | phases (median run), s | phases' sum s | of the whole |\n\
+         | --- | --- | --- | ---: | ---: | --- | --- | ---: | ---: |\n",
+        100.0 * PHASES_WITHIN
+    );
+    for row in rows.iter().filter(|row| row.searches == EVERY_VERTEX) {
+        let median = row.median();
+        let allowed = match row.input {
+            ".mtx" => CLOSENESS_TEXT_OVER_FLOOR,
+            _ => CLOSENESS_PREPARED_OVER_FLOOR,
+        };
+        let (over, target) = match floor {
+            Some(floor) => {
+                let verdict = match median - floor <= allowed {
+                    true => "met",
+                    false => "missed",
+                };
+                let target = match row.program.ends_with("(before)") {
+                    true => format!("≤ floor + {allowed} s: {verdict} (before)"),
+                    false => format!("≤ floor + {allowed} s: {verdict}"),
+                };
+                (format!("{:+.3}", median - floor), target)
+            }
+            None => ("-".into(), "no floor".into()),
+        };
+        let sum: f64 = row.phases.iter().map(|(_, seconds)| seconds).sum();
+        let phases: Vec<String> = (row.phases.iter())
+            .map(|(name, seconds)| format!("{name} {seconds:.3}"))
+            .collect();
+        let share = match row.phases.is_empty() {
+            true => "-".into(),
+            false => {
+                let verdict = match (sum - median).abs() <= PHASES_WITHIN * median {
+                    true => "within",
+                    false => "outside",
+                };
+                format!(
+                    "{:.1}% ({verdict} {:.0}%)",
+                    100.0 * sum / median,
+                    100.0 * PHASES_WITHIN
+                )
+            }
+        };
+        text.push_str(&format!(
+            "| {} | {} | {} | {median:.3} | {over} | {target} | {} | {sum:.3} | {share} |\n",
+            row.graph,
+            row.program,
+            row.input,
+            phases.join(", "),
         ));
     }
     text

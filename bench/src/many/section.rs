@@ -25,6 +25,9 @@ pub struct Measured {
     pub networkx: Vec<Compared>,
     /// Why networkx did not run, where it did not.
     pub networkx_note: Option<String>,
+    /// An earlier build's section of the same run (`--before`), whose
+    /// search times stand beside these.
+    pub before: Option<String>,
 }
 
 impl Measured {
@@ -39,6 +42,7 @@ impl Measured {
             rows: Vec::new(),
             networkx: Vec::new(),
             networkx_note: None,
+            before: None,
         }
     }
 
@@ -86,6 +90,13 @@ impl Measured {
             self.row_seconds,
             CLOSENESS_BUDGETS * self.row_seconds,
         );
+        if self.before.is_some() {
+            let _ = writeln!(
+                text,
+                "*Before*: an earlier build's own `bench --many` with the same options (`--before`), \
+                 run first in the same run; its search time beside each row of the same method.\n"
+            );
+        }
         let _ = writeln!(
             text,
             "| graph | vertices | CSR entries | levels from the first source |"
@@ -98,17 +109,28 @@ impl Measured {
                 graph.name, graph.vertices, graph.csr_entries, graph.levels
             );
         }
+        let (before_head, before_rule) = match &self.before {
+            Some(_) => (" before |", " ---: |"),
+            None => ("", ""),
+        };
         for graph in &self.graphs {
             let _ = writeln!(
                 text,
-                "\n### {}\n\n| method | sources | search time | per source | × auto | validated |\n\
-                 | --- | ---: | ---: | ---: | ---: | --- |",
+                "\n### {}\n\n| method | sources | search time |{before_head} per source | × auto | validated |\n\
+                 | --- | ---: | ---: |{before_rule} ---: | ---: | --- |",
                 graph.name
             );
             for row in self.rows.iter().filter(|row| row.graph == graph.name) {
+                let before = match &self.before {
+                    Some(section) => format!(
+                        " {} |",
+                        before_time(section, &graph.name, &row.method).unwrap_or("-".into())
+                    ),
+                    None => String::new(),
+                };
                 let _ = writeln!(
                     text,
-                    "| {} | {} | {} | {} | {} | {} |",
+                    "| {} | {} | {} |{before} {} | {} | {} |",
                     row.method,
                     sources_cell(row),
                     time(row.total()),
@@ -273,6 +295,36 @@ impl Measured {
             met,
         ));
         targets.push(self.small_batch_target());
+        for (graph, most, text) in [
+            (
+                is_luxembourg as fn(&str) -> bool,
+                0.050,
+                "Luxembourg: every distance of 1,024 sources to the host ≤ 50 ms (≥ 10 GB/s)",
+            ),
+            (
+                is_road_360000,
+                2.0,
+                "gen:road:360000: every distance of 1,024 sources to the host ≤ 2 s (≥ 10 GB/s)",
+            ),
+        ] {
+            let row = self.row(graph, Kind::Distances);
+            let (mut measured, met) = seconds_at_most(row, most, false);
+            if let (Some(row), Some(described)) = (
+                row,
+                row.and_then(|row| self.graphs.iter().find(|graph| graph.name == row.graph)),
+            ) {
+                let bytes = 4.0 * described.vertices as f64 * row.sources as f64;
+                let _ = write!(measured, ", {:.1} GB/s", bytes / row.total() / 1e9);
+            }
+            targets.push((text.into(), measured, met));
+        }
+        closeness(
+            is_few_chains_road,
+            1.5,
+            "a road network of few chains (gen:road:120000:0:0, 183,244 vertices, the San \
+             Francisco network's stand-in): exact closeness, every vertex a source, ≤ 1.5 s",
+            &mut targets,
+        );
         let text = "two GPUs ≥ 1.9× one GPU, every vertex a source, Kronecker 20".to_string();
         let one = self.row(is_kronecker_20, Kind::Closeness);
         let two = self.row(is_kronecker_20, Kind::TwoGpus);
@@ -382,6 +434,15 @@ fn is_road_360000(graph: &str) -> bool {
     graph == "gen:road:360000"
 }
 
+/// The stand-in for the San Francisco road network (174,956 vertices,
+/// few degree-2 vertices): 183,244 vertices whose junctions mostly have
+/// degree 3 or more.
+pub const FEW_CHAINS_ROAD: &str = "gen:road:120000:0:0";
+
+fn is_few_chains_road(graph: &str) -> bool {
+    graph == FEW_CHAINS_ROAD
+}
+
 /// A row's sources, and how many were timed where it is scaled.
 fn sources_cell(row: &Row) -> String {
     match row.scaled() {
@@ -427,4 +488,37 @@ pub(super) fn progress_line(row: &Row) -> String {
         row.timed,
         verdict_of(&row.validated)
     )
+}
+
+/// The search time an earlier build's `section` gives the row of `method`
+/// on `graph`: its method the same but for its figures (the time a
+/// hierarchy took to build, say).
+fn before_time(section: &str, graph: &str, method: &str) -> Option<String> {
+    let heading = format!("### {graph}");
+    let table = section.split("\n### ").find_map(|part| {
+        let part = format!("### {part}");
+        (part.lines().next() == Some(heading.as_str())).then_some(part)
+    })?;
+    let wanted = without_figures(method);
+    table.lines().find_map(|line| {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let first = cells.first()?.trim_start_matches("| ");
+        (cells.len() > 2 && without_figures(first) == wanted).then(|| cells[2].to_string())
+    })
+}
+
+/// `text` with every run of digits and points made one `#`.
+fn without_figures(text: &str) -> String {
+    let mut kept = String::new();
+    for character in text.chars() {
+        match character {
+            '0'..='9' | '.' => {
+                if !kept.ends_with('#') {
+                    kept.push('#');
+                }
+            }
+            _ => kept.push(character),
+        }
+    }
+    kept
 }

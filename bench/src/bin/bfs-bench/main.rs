@@ -108,6 +108,12 @@ pub struct BenchArgs {
     /// (with --end-to-end).
     #[arg(long, default_value_t = u64::MAX)]
     pub peer_most_edges: u64,
+    /// An earlier build's `bfs` (with its `bfs-bench` beside it), timed
+    /// in the same run: with --end-to-end, every `bfs` command again with
+    /// it; with --many, its own `bench --many` on the same graphs, whose
+    /// search times stand beside this build's.
+    #[arg(long)]
+    pub before: Option<PathBuf>,
     /// Many sources (graphs given with --graph, then Kronecker 20 and
     /// gen:road:360000): the GPU's batches of --sources sources beside
     /// `auto` one source at a time, exact closeness from every vertex, the
@@ -358,6 +364,7 @@ fn run_end_to_end(arguments: &BenchArgs) -> anyhow::Result<()> {
         peer_most_edges: arguments.peer_most_edges,
         scratch: std::env::temp_dir().join(format!("bfs-end-to-end-{}", std::process::id())),
         seed: arguments.seed,
+        before: arguments.before.clone(),
     };
     // Without a GPU the rows are the CPU's (bfs falls back), the floor absent.
     let device = Gpu::open().map_or("no GPU".into(), |gpu| gpu.name().to_string());

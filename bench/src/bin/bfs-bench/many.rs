@@ -12,6 +12,42 @@ use bfs_bench::many::{self, Measured};
 
 use super::{BenchArgs, BenchDevice, load, write_section};
 
+/// The rows of an earlier build's `bench --many` (`before`, a `bfs`)
+/// with this run's options, run first, as its section gives them.
+fn before_rows(before: &std::path::Path, scratch: &std::path::Path) -> anyhow::Result<String> {
+    std::fs::create_dir_all(scratch).context("making the scratch folder")?;
+    let section = scratch.join("before.md");
+    let mut options: Vec<String> = Vec::new();
+    let mut given = std::env::args().skip(1);
+    while let Some(option) = given.next() {
+        match option.as_str() {
+            "bench" if options.is_empty() => {}
+            "--before" | "--markdown" => {
+                given.next();
+            }
+            _ if option.starts_with("--before=") || option.starts_with("--markdown=") => {}
+            _ => options.push(option),
+        }
+    }
+    eprintln!(
+        "bench: many: the earlier build's rows first ({})",
+        before.display()
+    );
+    let status = std::process::Command::new(before)
+        .arg("bench")
+        .args(&options)
+        .arg("--markdown")
+        .arg(&section)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .with_context(|| format!("running {}", before.display()))?;
+    let text = std::fs::read_to_string(&section).unwrap_or_default();
+    if text.is_empty() {
+        bail!("{} bench --many wrote no rows ({status})", before.display());
+    }
+    Ok(text)
+}
+
 /// Runs `bench --many`.
 pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
     let (gpu, no_gpu) = match arguments.device {
@@ -51,6 +87,9 @@ pub fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
     }
     let command = super::recorded_command();
     let mut measured = Measured::new(device, command, threads, row_seconds);
+    if let Some(before) = &arguments.before {
+        measured.before = Some(before_rows(before, &setup.scratch)?);
+    }
     let defaults = match arguments.no_default_graphs {
         true => &[][..],
         false => &many::DEFAULT_GRAPHS[..],
