@@ -26,7 +26,7 @@ pub(super) fn runs(setup: &Setup, graph: &Csr, files: &Files, source: u32) -> Re
         let mut push = |program: &str,
                         (input, path): (&'static str, &Path),
                         searches: usize,
-                        cold: bool,
+                        jit_cache: &'static str,
                         extra: &[&str],
                         label: &str| {
             let label = format!("{label}{suffix}");
@@ -48,18 +48,14 @@ pub(super) fn runs(setup: &Setup, graph: &Csr, files: &Files, source: u32) -> Re
             if reported {
                 command.arg("--json").arg(json(&label));
             }
-            if cold {
+            if jit_cache == "cold" {
                 command.env("CUDA_CACHE_DISABLE", "1");
             }
             runs.push(Run {
                 program: format!("{program}{named}"),
                 input,
                 searches,
-                jit_cache: match (extra.first(), cold) {
-                    (Some(&"--device"), _) => "-",
-                    (_, true) => "cold",
-                    (_, false) => "warm",
-                },
+                jit_cache,
                 command,
                 peer: false,
                 slow_once: false,
@@ -71,36 +67,36 @@ pub(super) fn runs(setup: &Setup, graph: &Csr, files: &Files, source: u32) -> Re
             (".bcsr", files.binary.as_path()),
             ("prepared .bcsr", files.prepared.as_path()),
         );
-        push("bfs", text, 1, false, &[], "text");
-        push("bfs", binary_file, 1, false, &[], "binary");
-        push("bfs", binary_file, 1, true, &[], "cold");
+        push("bfs", text, 1, "warm", &[], "text");
+        push("bfs", binary_file, 1, "warm", &[], "binary");
+        push("bfs", binary_file, 1, "cold", &[], "cold");
         push(
             "bfs --ptx (the PTX fallback)",
             binary_file,
             1,
-            true,
+            "cold",
             &["--ptx", &ptx],
             "ptx",
         );
-        push("bfs", prepared, 1, false, &[], "prepared");
+        push("bfs", prepared, 1, "warm", &[], "prepared");
         // The prepared file cold too: the one-search run whose start-up a
         // user who prepares once and searches often pays on every start.
-        push("bfs", prepared, 1, true, &[], "prepared-cold");
+        push("bfs", prepared, 1, "cold", &[], "prepared-cold");
         push(
             "bfs --device cpu",
             binary_file,
             1,
-            false,
+            "-",
             &["--device", "cpu"],
             "cpu",
         );
-        push("bfs", binary_file, MANY_SEARCHES, false, &[], "many");
-        push("bfs", prepared, MANY_SEARCHES, false, &[], "many-prepared");
+        push("bfs", binary_file, MANY_SEARCHES, "warm", &[], "many");
+        push("bfs", prepared, MANY_SEARCHES, "warm", &[], "many-prepared");
         push(
             "bfs centrality",
             text,
             EVERY_VERTEX,
-            false,
+            "warm",
             &[],
             "closeness-text",
         );
@@ -108,7 +104,7 @@ pub(super) fn runs(setup: &Setup, graph: &Csr, files: &Files, source: u32) -> Re
             "bfs centrality",
             prepared,
             EVERY_VERTEX,
-            false,
+            "warm",
             &[],
             "closeness-prepared",
         );

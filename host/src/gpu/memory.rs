@@ -5,8 +5,7 @@ use cust::error::CudaResult;
 use cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
 use rayon::prelude::*;
 
-use super::Gpu;
-use super::Request;
+use super::{Gpu, Request};
 use crate::error::CudaContext;
 use crate::graph::EdgeOffset;
 use crate::{Bfs, Csr, Result, UNREACHED};
