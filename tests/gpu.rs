@@ -89,13 +89,27 @@ fn a_search_asked_for_levels_alone_gives_them_and_no_parents() {
     let reference = cpu::bfs(&graph, 5);
     for variant in gpu.variants() {
         let mut search = Search::new(&gpu, &graph, variant).unwrap();
-        for parents in [false, true, false] {
-            let run = search.run_for(Request { source: 5, parents }).unwrap();
+        for (parents, statistics) in [(false, false), (true, true), (false, true), (true, false)] {
+            let request = Request {
+                source: 5,
+                parents,
+                statistics,
+            };
+            let run = search.run_for(request).unwrap();
             same_levels(&run.result, &reference)
                 .unwrap_or_else(|error| panic!("{variant}: {error}"));
             match parents && variant.records_parents() {
                 true => validate(&graph, &run.result).unwrap(),
                 false => assert_eq!(run.result.parents, None, "{variant} gave parents unasked"),
+            }
+            // Asked, a search reports its levels; unasked, a one-launch
+            // search reports no step and no work (a level loop's steps
+            // cost no pass, and it reports them whatever the request).
+            let levels: u32 = run.steps.iter().map(|step| step.levels).sum();
+            if statistics || !run.steps.is_empty() {
+                assert_eq!(levels, run.result.level_count(), "{variant}");
+            } else {
+                assert_eq!(run.work, None, "{variant} counted its work unasked");
             }
         }
     }

@@ -146,6 +146,7 @@ impl<'g> Resident<'g> {
                 let run = held.search.run_for(Request {
                     source,
                     parents: options.parents,
+                    statistics: false,
                 })?;
                 self.last = LastRun {
                     device: gpu.name().to_string(),

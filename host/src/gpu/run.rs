@@ -4,16 +4,35 @@
 
 use std::time::Duration;
 
-use crate::Bfs;
+use crate::{Bfs, Result};
 
 /// What a search is asked for: its source (already checked to be a
-/// vertex), and whether its parents come back with its levels.
+/// vertex), whether its parents come back with its levels, and whether
+/// it reports what it did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Request {
     /// The vertex the search starts from.
     pub source: u32,
     /// Whether the result holds the parents (where the variant records them).
     pub parents: bool,
+    /// Whether the run reports its steps and work ([`GpuRun::steps`],
+    /// [`GpuRun::work`]) where they cost a pass over the result or a read
+    /// of the device's counters: the command line's `--json` and
+    /// `--trace` print them, a caller that wants the labels alone (Python's
+    /// `Graph.bfs`) does not wait for them.
+    pub statistics: bool,
+}
+
+impl Request {
+    /// A search from `source` that returns everything: levels, parents
+    /// and statistics.
+    pub fn everything(source: u32) -> Request {
+        Request {
+            source,
+            parents: true,
+            statistics: true,
+        }
+    }
 }
 
 /// The result of a GPU search and its time.
@@ -22,9 +41,11 @@ pub struct GpuRun {
     pub result: Bfs,
     /// Device time from initialisation to the last level, measured with CUDA events.
     pub elapsed: Duration,
-    /// The host's level loop, step by step (for `--trace`).
+    /// The host's level loop, step by step (for `--trace`); none for a
+    /// one-launch search whose request asked for no statistics.
     pub steps: Vec<Step>,
-    /// Barriers and work, for variants whose grid barriers are not one per level.
+    /// Barriers and work, for variants whose grid barriers are not one per
+    /// level, where the request asked for statistics.
     pub work: Option<Work>,
     /// Host time from the search's end on the device to its result in
     /// host memory (copied back, and mapped to the graph's own ids where
@@ -33,22 +54,36 @@ pub struct GpuRun {
 }
 
 impl GpuRun {
-    /// A search that ran all its levels in one launch: one step of them all.
-    pub(crate) fn one_launch(result: Bfs, elapsed: Duration, work: Option<Work>) -> GpuRun {
-        GpuRun {
-            steps: vec![Step {
-                first_level: 0,
-                levels: result.level_count(),
-                elapsed,
-                on_cpu: false,
-                exchange: None,
-                direction: None,
-            }],
+    /// A search that ran all its levels in one launch: one step of them
+    /// all, and the `work` it reports, where `request` asks for them (the
+    /// step's level count is a pass over the result).
+    pub(crate) fn one_launch(
+        request: Request,
+        result: Bfs,
+        elapsed: Duration,
+        work: impl FnOnce(&Bfs) -> Result<Option<Work>>,
+    ) -> Result<GpuRun> {
+        let (steps, work) = match request.statistics {
+            false => (Vec::new(), None),
+            true => (
+                vec![Step {
+                    first_level: 0,
+                    levels: result.level_count(),
+                    elapsed,
+                    on_cpu: false,
+                    exchange: None,
+                    direction: None,
+                }],
+                work(&result)?,
+            ),
+        };
+        Ok(GpuRun {
+            steps,
             result,
             elapsed,
             work,
             download: Duration::ZERO,
-        }
+        })
     }
 }
 

@@ -113,17 +113,14 @@ impl<'g> Search<'g> {
     }
 
     /// Runs one BFS from `source`; its result holds the parents where the
-    /// variant records them.
+    /// variant records them, and its statistics.
     pub fn run(&mut self, source: u32) -> Result<GpuRun> {
-        self.run_for(Request {
-            source,
-            parents: true,
-        })
+        self.run_for(Request::everything(source))
     }
 
-    /// Runs one BFS for `request`: its result holds the parents only
-    /// where asked, so that a search that wants the levels alone does not
-    /// wait for them.
+    /// Runs one BFS for `request`: its result holds the parents and the
+    /// statistics only where asked, so that a search that wants the levels
+    /// alone does not wait for them.
     pub fn run_for(&mut self, request: Request) -> Result<GpuRun> {
         let source = request.source;
         if source >= self.graph.vertex_count {

@@ -150,18 +150,19 @@ impl<'g> ChainLevels<'g> {
         elapsed: Duration,
     ) -> Result<GpuRun> {
         let result = download(gpu, request, &self.levels, Some(&self.parents))?;
-        let mut work = [0u64; 2];
-        self.work
-            .copy_to(&mut work[..])
-            .context(|| "reading the search's work counters".into())?;
-        let work = Work {
-            barriers: work[0] as u32,
-            partition_searches: 0,
-            // The parents' pass examines every reached vertex's edges once.
-            edges_examined: work[1] + result.edges_traversed(graph),
-            levels_searched: 0,
-        };
-        Ok(GpuRun::one_launch(result, elapsed, Some(work)))
+        GpuRun::one_launch(request, result, elapsed, |result| {
+            let mut work = [0u64; 2];
+            self.work
+                .copy_to(&mut work[..])
+                .context(|| "reading the search's work counters".into())?;
+            Ok(Some(Work {
+                barriers: work[0] as u32,
+                partition_searches: 0,
+                // The parents' pass examines every reached vertex's edges once.
+                edges_examined: work[1] + result.edges_traversed(graph),
+                levels_searched: 0,
+            }))
+        })
     }
 }
 

@@ -321,21 +321,20 @@ impl GpuBfs for GhostZones<'_> {
             )?;
         }
         let elapsed = self.timer.stop(self.gpu)?;
-        let mut counters = [0u64; 4];
-        self.device
-            .counters
-            .copy_to(&mut counters[..])
-            .context(|| "reading the search's work counters".into())?;
-        Ok(GpuRun::one_launch(
-            self.result(request)?,
-            elapsed,
-            Some(Work {
+        let result = self.result(request)?;
+        GpuRun::one_launch(request, result, elapsed, |_| {
+            let mut counters = [0u64; 4];
+            self.device
+                .counters
+                .copy_to(&mut counters[..])
+                .context(|| "reading the search's work counters".into())?;
+            Ok(Some(Work {
                 barriers: counters[3] as u32 + 1,
                 partition_searches: counters[0],
                 edges_examined: counters[1],
                 levels_searched: counters[2],
-            }),
-        ))
+            }))
+        })
     }
 
     fn device_bytes(&self) -> Option<u64> {

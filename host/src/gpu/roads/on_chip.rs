@@ -202,10 +202,11 @@ impl GpuBfs for OnChip<'_> {
             )?;
         }
         let elapsed = self.timer.stop(self.gpu)?;
-        Ok(GpuRun::one_launch(
+        GpuRun::one_launch(
+            request,
             self.result(request, graph.vertex_count)?,
             elapsed,
-            None,
-        ))
+            |_| Ok(None),
+        )
     }
 }

@@ -243,20 +243,19 @@ impl PartitionLabels {
         request: Request,
         elapsed: Duration,
     ) -> Result<GpuRun> {
-        let mut counters = [0u64; 3];
-        self.counters
-            .copy_to(&mut counters[..])
-            .context(|| "reading the search's work counters".into())?;
-        Ok(GpuRun::one_launch(
-            self.result(gpu, renumbering, request)?,
-            elapsed,
-            Some(Work {
+        let result = self.result(gpu, renumbering, request)?;
+        GpuRun::one_launch(request, result, elapsed, |_| {
+            let mut counters = [0u64; 3];
+            self.counters
+                .copy_to(&mut counters[..])
+                .context(|| "reading the search's work counters".into())?;
+            Ok(Some(Work {
                 barriers: 0,
                 partition_searches: counters[0],
                 edges_examined: counters[1],
                 levels_searched: counters[2],
-            }),
-        ))
+            }))
+        })
     }
 
     /// Levels, and parents where asked, in the graph's own ids, from the
