@@ -115,6 +115,52 @@ fn a_search_asked_for_levels_alone_gives_them_and_no_parents() {
     }
 }
 
+/// `graph`'s rows as a new graph, its symmetry unknown (as a graph from
+/// Python's arrays is), less the last arc of each of `cut`'s rows.
+fn rows_of(graph: &Csr, cut: &[u32]) -> Csr {
+    let (mut offsets, mut columns) = (vec![0], Vec::new());
+    for vertex in 0..graph.vertex_count() {
+        let row = graph.neighbours(vertex);
+        let kept = match cut.contains(&vertex) && !row.is_empty() {
+            true => &row[..row.len() - 1],
+            false => row,
+        };
+        columns.extend_from_slice(kept);
+        offsets.push(columns.len() as u64);
+    }
+    Csr::from_rows(offsets, columns).unwrap()
+}
+
+#[test]
+fn the_device_finds_the_symmetry_the_host_finds() {
+    let Some(gpu) = gpu("the_device_finds_the_symmetry_the_host_finds") else {
+        return;
+    };
+    let mut graphs = test_graphs();
+    // A hub's row far longer than a warp's run of arcs, and the same
+    // graphs less one arc: a leaf's, the hub's last, a mid-sized row's.
+    let hub = bfs_tests::generated("star:100000", 1);
+    graphs.push((
+        "star:100000 less a leaf's arc".into(),
+        rows_of(&hub, &[77_777]),
+    ));
+    graphs.push((
+        "star:100000 less the hub's last".into(),
+        rows_of(&hub, &[0]),
+    ));
+    graphs.push(("star:100000".into(), hub));
+    let kron = bfs_tests::generated("kron:14:16", 2);
+    graphs.push(("kron:14 less one arc".into(), rows_of(&kron, &[4321])));
+    graphs.push(("dkron:12".into(), bfs_tests::generated("dkron:12:8", 3)));
+    for (name, graph) in graphs {
+        let on_device = rows_of(&graph, &[]);
+        assert_eq!(on_device.known_symmetric(), None, "{name}");
+        Search::new(&gpu, &on_device, Variant::TwoKernel).unwrap();
+        let expected = rows_of(&graph, &[]).is_symmetric();
+        assert_eq!(on_device.known_symmetric(), Some(expected), "{name}");
+    }
+}
+
 #[test]
 fn results_larger_than_the_staging_come_back_whole() {
     let Some(gpu) = gpu("results_larger_than_the_staging_come_back_whole") else {

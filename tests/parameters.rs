@@ -21,8 +21,8 @@ use bfs::abi::{
     KERNEL_NAMES, Kernel, Parameters, Rows, SM90_KERNEL_NAMES, block_queue, chain_contracted,
     direction_optimizing, distributed, ghost_zones, global_queue, hierarchical_queue,
     hierarchy_sweep, hub_chunks, hybrid_cpu, on_chip, partitioned, persistent,
-    persistent_direction_optimizing, renumbering, small_frontier, two_kernel, vertex_levels,
-    warp_specialized,
+    persistent_direction_optimizing, renumbering, small_frontier, symmetry, two_kernel,
+    vertex_levels, warp_specialized,
 };
 use bfs::gpu::{CLUSTER_KERNELS_PTX, KERNELS_PTX};
 
@@ -434,7 +434,7 @@ fn the_betweenness_kernels_take_their_blocks_as_the_host_lays_them_out() {
 }
 
 #[test]
-fn the_components_kernels_take_their_blocks_as_the_host_lays_them_out() {
+fn the_components_and_symmetry_kernels_take_their_blocks_as_laid_out() {
     check(components::START, &[(0, forest())]);
     check(components::HOOK, &[(0, rows()), (1, forest())]);
     check(components::HOOK_HEAVY, &[(0, rows()), (1, forest())]);
@@ -449,6 +449,7 @@ fn the_components_kernels_take_their_blocks_as_the_host_lays_them_out() {
     for kernel in [components::STRONG_PROPAGATE, components::STRONG_SPLIT] {
         check(kernel, &[(0, rows()), (1, signatures())]);
     }
+    check(symmetry::CHECK, &[(0, rows())]);
 }
 
 #[test]
@@ -498,7 +499,7 @@ fn every_entry_point_in_the_ptx_has_its_parameters_checked() {
     the_batch_kernels_take_one_step_block_as_the_host_lays_it_out();
     the_hierarchy_tree_kernels_take_their_blocks_as_the_host_lays_them_out();
     the_betweenness_kernels_take_their_blocks_as_the_host_lays_them_out();
-    the_components_kernels_take_their_blocks_as_the_host_lays_them_out();
+    the_components_and_symmetry_kernels_take_their_blocks_as_laid_out();
     the_kernels_of_scalars_and_pointers_take_them_in_order();
     let checked = CHECKED.with(|checked| checked.borrow().clone());
     assert_eq!(checked, in_ptx, "the entry points checked and the PTX's");

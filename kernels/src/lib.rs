@@ -33,6 +33,8 @@
 //!    (`betweenness_blocks`).
 //! 10. `components`: connected components by union–find, strongly
 //!     connected ones by reachability signatures.
+//! 11. `symmetry`: whether every arc's reverse is an arc, the check the
+//!     host makes of a graph given as rows.
 //!
 //! Built a second time, for sm_90 with `--cfg bfs_sm90`, the crate holds
 //! only the kernels that need Hopper's thread-block clusters:
@@ -81,3 +83,6 @@ pub mod many_sources;
 
 #[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
 pub mod components;
+
+#[cfg(all(target_arch = "nvptx64", not(bfs_sm90)))]
+pub mod symmetry;

@@ -19,16 +19,20 @@
 # more, `nccl` also runs over two (`--gpus 2`): the ranks' meeting on the
 # GPU before they read each other's claims, which ranks sharing a GPU hold
 # on the host instead.
+# `symmetry` (in the default list) is the device's check of a graph's
+# symmetry, which graphs of unknown symmetry take before their first
+# search: the GPU test that compares it with the host's on every test graph.
 # Fails on any sanitizer error. Usage:
-# [SANITIZE_TOOLS="memcheck ..."] sanitize.sh [VARIANT...|nccl]
+# [SANITIZE_TOOLS="memcheck ..."] sanitize.sh [VARIANT...|nccl|symmetry]
 set -uo pipefail
 cd "$(dirname "$0")"
+mkdir -p "${OUT:-/tmp}"
 log="${OUT:-/tmp}/sanitize.log"
 : >"$log"
 variants=("$@")
 if [ ${#variants[@]} -eq 0 ]; then
     mapfile -t variants < <(./bfs --list-variants | cut -d' ' -f1)
-    variants+=(nccl)
+    variants+=(nccl symmetry)
 fi
 graphs=("gen:grid:32x32:0.1" "gen:kron:14:8" "gen:grid:256x256:0.05")
 failed=0
@@ -54,6 +58,7 @@ for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
                 [ "$tool" = racecheck ] && checks=(--kernel-name-exclude kns=nccl)
                 ;;
         esac
+        [ "$variant" = symmetry ] && runs=("graphs of unknown symmetry")
         [ "$variant" = nccl ] && runs+=("ranks sharing a GPU")
         [ "$variant" = nccl ] && [ "$(nvidia-smi -L | wc -l)" -ge 2 ] && runs+=("gen:kron:14:8 over two GPUs")
         for graph in "${runs[@]}"; do
@@ -62,6 +67,10 @@ for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
             if [ "$graph" = "gen:kron:14:8 over two GPUs" ]; then
                 # NCCL's setup under the tools takes longer than the default.
                 command=(./bfs --gpus 2 --join-timeout 600 --graph gen:kron:14:8 --source 1 --verify)
+            fi
+            if [ "$graph" = "graphs of unknown symmetry" ]; then
+                command=(env BFS_REQUIRE_GPU=1 tests/gpu
+                    the_device_finds_the_symmetry_the_host_finds --test-threads=1)
             fi
             if [ "$graph" = "ranks sharing a GPU" ]; then
                 command=(env CUDA_VISIBLE_DEVICES=0 BFS_REQUIRE_GPU=1 tests/multi_gpu

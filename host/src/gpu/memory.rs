@@ -23,10 +23,11 @@ impl DeviceGraph {
         Csr::bytes_of(graph.vertex_count(), graph.edge_count())
     }
 
-    pub(super) fn upload(graph: &Csr) -> Result<DeviceGraph> {
+    /// `graph` copied to `gpu` through its staging.
+    pub(super) fn upload(gpu: &Gpu, graph: &Csr) -> Result<DeviceGraph> {
         Ok(DeviceGraph {
-            row_offsets: upload(graph.row_offsets())?,
-            column_indices: upload(graph.column_indices())?,
+            row_offsets: upload_staged(gpu, graph.row_offsets())?,
+            column_indices: upload_staged(gpu, graph.column_indices())?,
             vertex_count: graph.vertex_count(),
         })
     }
@@ -48,6 +49,18 @@ pub(crate) fn upload<T: DeviceCopy + Default>(values: &[T]) -> Result<DeviceBuff
         values
     };
     DeviceBuffer::from_slice(values).context(|| "uploading the graph".into())
+}
+
+/// [`upload`] through `gpu`'s page-locked staging, for a graph's arrays:
+/// several times faster than the driver's copy from pageable memory, once
+/// the staging is allocated.
+pub(crate) fn upload_staged<T: DeviceCopy + Default + Send + Sync>(
+    gpu: &Gpu,
+    values: &[T],
+) -> Result<DeviceBuffer<T>> {
+    (gpu.staging())
+        .to_device(gpu.stream(), values)
+        .context(|| "uploading the graph".into())
 }
 
 /// Queues the reset of a search's labels from `source` on `gpu`'s stream:

@@ -17,6 +17,7 @@ mod registry;
 mod run;
 mod search;
 mod staging;
+mod symmetry;
 
 // The variants' drivers, one module each, grouped as their kernels are
 // (`kernels/src/<family>/`); `auto` chooses among them.

@@ -4,6 +4,7 @@
 
 use super::auto::{self, Strategy, strategy_on};
 use super::memory::DeviceGraph;
+use super::symmetry;
 use super::{GhostZones, Gpu, GpuBfs, GpuRun, HierarchySweep, Request, Variant};
 use crate::graph::prepared::Preparation;
 use crate::{Csr, Error, Result};
@@ -94,7 +95,9 @@ impl<'g> Search<'g> {
                 free,
             });
         }
-        let device_graph = DeviceGraph::upload(graph)?;
+        let device_graph = DeviceGraph::upload(gpu, graph)?;
+        // Before the driver asks, on the host, whether it may go bottom-up.
+        symmetry::settle(gpu, graph, &device_graph)?;
         let graph_bytes = DeviceGraph::bytes(graph);
         let bfs = create(gpu, graph)?;
         let device_bytes = graph_bytes + bfs.device_bytes().unwrap_or(workspace_bytes);

@@ -30,6 +30,7 @@ pub mod persistent_direction_optimizing;
 pub mod renumbering;
 mod rows;
 pub mod small_frontier;
+pub mod symmetry;
 pub mod two_kernel;
 pub mod vertex_levels;
 pub mod warp_specialized;
@@ -89,6 +90,7 @@ const MAIN_MODULES: &[&[&str]] = &[
     persistent_direction_optimizing::KERNELS,
     renumbering::KERNELS,
     small_frontier::KERNELS,
+    symmetry::KERNELS,
     two_kernel::KERNELS,
     vertex_levels::KERNELS,
     warp_specialized::KERNELS,

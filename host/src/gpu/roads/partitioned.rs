@@ -91,7 +91,7 @@ impl<'g> Partitioned<'g> {
         Ok(Partitioned {
             gpu,
             kernel,
-            graph: DeviceGraph::upload(&renumbered)?,
+            graph: DeviceGraph::upload(gpu, &renumbered)?,
             renumbering,
             labels: PartitionLabels::new(vertex_count)?,
             partition_size,

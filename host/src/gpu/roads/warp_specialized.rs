@@ -84,7 +84,7 @@ impl<'g> Driver<'g> for WarpSpecialized<'g> {
         Ok(WarpSpecialized {
             gpu,
             kernel,
-            graph: DeviceGraph::upload(&renumbered)?,
+            graph: DeviceGraph::upload(gpu, &renumbered)?,
             renumbering,
             labels: PartitionLabels::new(vertex_count)?,
             partition_size,
