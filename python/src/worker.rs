@@ -14,8 +14,9 @@
 //! returns.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::mpsc::{Sender, channel, sync_channel};
+use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel, sync_channel};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use bfs::Csr;
 use bfs::graph::prepared::Preparations;
@@ -24,6 +25,27 @@ use crate::resident::Resident;
 
 /// A call to run on the graph's thread.
 type Job = Box<dyn FnOnce(&mut Resident<'_>) + Send>;
+
+/// How long each side of a call polls for the other before it sleeps: a
+/// sleeping thread takes tens of microseconds to wake, as long as a
+/// resident search of a road network, so the graph's thread looks for the
+/// next call this long after each, and the caller for its answer (a
+/// core's time, bounded, for a call's answer as soon as it is found).
+const POLL: Duration = Duration::from_millis(1);
+
+/// The next message on `queue`: polled for [`POLL`], then waited for
+/// asleep; `None` once its sender is gone.
+fn receive<T>(queue: &Receiver<T>) -> Option<T> {
+    let polled = Instant::now();
+    loop {
+        match queue.try_recv() {
+            Ok(message) => return Some(message),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) if polled.elapsed() < POLL => std::hint::spin_loop(),
+            Err(TryRecvError::Empty) => return queue.recv().ok(),
+        }
+    }
+}
 
 /// The thread that holds a graph and runs the calls on it.
 pub struct Worker {
@@ -45,7 +67,7 @@ impl Worker {
             .name("bfs-graph".into())
             .spawn(move || {
                 let mut resident = Resident::new(&graph, preparations);
-                for job in queue {
+                while let Some(job) = receive(&queue) {
                     // A panic leaves the engines in no known state: the
                     // thread stops, and every later call says so.
                     if catch_unwind(AssertUnwindSafe(|| job(&mut resident))).is_err() {
@@ -72,7 +94,7 @@ impl Worker {
             let _ = answer.send(job(resident));
         });
         self.jobs.as_ref()?.send(job).ok()?;
-        reply.recv().ok()
+        receive(&reply)
     }
 }
 
