@@ -70,7 +70,8 @@ impl Measured {
              random vertices with an edge, as `bfs --sources N` draws them, the same for every row of a \
              graph. Search time: the engine's host time for its batches after an untimed warm-up search \
              (the GPU's: from the sources' upload to the counts on the host, plus the copy of every \
-             distance to the host where the row says so); `auto` one at a time (`bfs --sources N --one-by-one`): \
+             distance to the host where the row says so, after an untimed batch whose rows fill the device's \
+             page-locked staging, which it allocates once); `auto` one at a time (`bfs --sources N --one-by-one`): \
              each search's device time, as `bfs --sources` reports it, its preparation built first and \
              not counted; closeness: the batches of `bfs centrality --measure closeness --sources all` \
              (not the ordering of the sources nor the arithmetic after). A row whose searches would take \
