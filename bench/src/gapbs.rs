@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::io_error;
 use bfs::{Csr, Error, Result};
 
 /// gapbs built in a folder (`make bfs converter`), with a graph converted
@@ -37,10 +38,7 @@ impl Gapbs {
             });
         }
         let scratch = std::env::temp_dir().join(format!("bfs-gapbs-{}", std::process::id()));
-        std::fs::create_dir_all(&scratch).map_err(|error| Error::Io {
-            path: scratch.clone(),
-            error,
-        })?;
+        std::fs::create_dir_all(&scratch).map_err(io_error(&scratch))?;
         let peer = Gapbs {
             folder: folder.to_path_buf(),
             serialized: scratch.join("graph.sg"),
@@ -123,11 +121,7 @@ fn write_serialized(graph: &Csr, path: &Path) -> Result<()> {
             "gapbs's serialized graphs hold 32-bit signed vertex ids".into(),
         ));
     }
-    let io = |error| Error::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    let file = std::fs::File::create(path).map_err(io)?;
+    let file = std::fs::File::create(path).map_err(io_error(path))?;
     let mut out = std::io::BufWriter::new(file);
     let reversed = graph.reversed();
     let header = [
@@ -144,7 +138,7 @@ fn write_serialized(graph: &Csr, path: &Path) -> Result<()> {
         }
         out.flush()
     })()
-    .map_err(io)
+    .map_err(io_error(path))
 }
 
 /// Runs a peer's program (or `bfs prepare`); its standard output, or its
