@@ -228,10 +228,9 @@ fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
         .iter()
         .map(|name| name.to_string())
         .chain(arguments.graphs.iter().cloned());
-    let mut graphs = Vec::new();
-    for name in names {
-        graphs.push(load(&name, arguments.seed)?);
-    }
+    let graphs = names
+        .map(|name| load(&name, arguments.seed))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let mut rows = Vec::new();
     let mut summaries = Vec::new();
     for (name, graph) in &graphs {
