@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::io_error;
 use bfs::graph::generate::sources_with_edges;
 use bfs::graph::{self, GraphSource};
 use bfs::{Error, Result};
@@ -176,10 +177,7 @@ pub fn graph(
     source: &GraphSource,
     on_timed: &mut dyn FnMut(&Described, Timed) -> Result<()>,
 ) -> Result<()> {
-    std::fs::create_dir_all(&setup.scratch).map_err(|error| Error::Io {
-        path: setup.scratch.clone(),
-        error,
-    })?;
+    std::fs::create_dir_all(&setup.scratch).map_err(io_error(&setup.scratch))?;
     let graph = source.load()?;
     let stem = setup.scratch.join(sanitized(name));
     let text = match source {
@@ -222,10 +220,7 @@ pub fn graph(
     };
     on_timed(&described, preparing)?;
     let ptx = setup.scratch.join("kernels.ptx");
-    std::fs::write(&ptx, bfs::gpu::KERNELS_PTX).map_err(|error| Error::Io {
-        path: ptx.clone(),
-        error,
-    })?;
+    std::fs::write(&ptx, bfs::gpu::KERNELS_PTX).map_err(io_error(&ptx))?;
     let source_vertex = sources_with_edges(&graph, 1, setup.seed)
         .first()
         .copied()

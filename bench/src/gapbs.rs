@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::io_error;
 use bfs::{Csr, Error, Result};
 
 /// gapbs built in a folder (`make bfs converter`), with a graph converted
@@ -37,10 +38,7 @@ impl Gapbs {
             });
         }
         let scratch = std::env::temp_dir().join(format!("bfs-gapbs-{}", std::process::id()));
-        std::fs::create_dir_all(&scratch).map_err(|error| Error::Io {
-            path: scratch.clone(),
-            error,
-        })?;
+        std::fs::create_dir_all(&scratch).map_err(io_error(&scratch))?;
         let peer = Gapbs {
             folder: folder.to_path_buf(),
             serialized: scratch.join("graph.sg"),
@@ -52,24 +50,8 @@ impl Gapbs {
 
     /// gapbs's time for one search from `source` on `threads` threads.
     pub fn search_time(&self, source: u32, threads: usize) -> Result<Duration> {
-        let mut bfs = Command::new(self.folder.join("bfs"));
-        bfs.env("OMP_NUM_THREADS", threads.to_string())
-            .arg("-f")
-            .arg(&self.serialized)
-            .args(["-r", &source.to_string(), "-n", "2"]);
-        let output = run(&mut bfs)?;
-        let trials: Vec<f64> = output
-            .lines()
-            .filter_map(|line| line.strip_prefix("Trial Time:"))
-            .filter_map(|seconds| seconds.trim().parse().ok())
-            .collect();
-        match trials[..] {
-            [_, timed] => Ok(Duration::from_secs_f64(timed)),
-            _ => Err(Error::Peer {
-                program: self.folder.join("bfs"),
-                message: format!("printed {} trial times, not 2", trials.len()),
-            }),
-        }
+        let (_, times) = self.bfs(threads, &["-r", &source.to_string(), "-n", "2"], 2)?;
+        Ok(times[1])
     }
 
     /// gapbs's times of `trials` searches in one process on `threads`
@@ -77,27 +59,39 @@ impl Gapbs {
     /// each checked by gapbs's verifier (`-v`, not timed): the times, and
     /// how many searches passed.
     pub fn trials(&self, threads: usize, trials: usize) -> Result<(Vec<Duration>, usize)> {
-        let mut bfs = Command::new(self.folder.join("bfs"));
-        bfs.env("OMP_NUM_THREADS", threads.to_string())
+        let (output, times) = self.bfs(threads, &["-n", &trials.to_string(), "-v"], trials)?;
+        let passed = output
+            .lines()
+            .filter_map(|line| line.strip_prefix("Verification:"))
+            .filter(|verdict| verdict.trim() == "PASS")
+            .count();
+        Ok((times, passed))
+    }
+
+    /// gapbs's `bfs` on the graph on `threads` threads with `options`:
+    /// its output, and the `trials` trial times it must print.
+    fn bfs(
+        &self,
+        threads: usize,
+        options: &[&str],
+        trials: usize,
+    ) -> Result<(String, Vec<Duration>)> {
+        let program = self.folder.join("bfs");
+        let output = run(Command::new(&program)
+            .env("OMP_NUM_THREADS", threads.to_string())
             .arg("-f")
             .arg(&self.serialized)
-            .args(["-n", &trials.to_string(), "-v"]);
-        let output = run(&mut bfs)?;
+            .args(options))?;
         let times: Vec<Duration> = output
             .lines()
             .filter_map(|line| line.strip_prefix("Trial Time:"))
             .filter_map(|seconds| seconds.trim().parse().ok())
             .map(Duration::from_secs_f64)
             .collect();
-        let passed = output
-            .lines()
-            .filter_map(|line| line.strip_prefix("Verification:"))
-            .filter(|verdict| verdict.trim() == "PASS")
-            .count();
         match times.len() == trials {
-            true => Ok((times, passed)),
+            true => Ok((output, times)),
             false => Err(Error::Peer {
-                program: self.folder.join("bfs"),
+                program,
                 message: format!("printed {} trial times, not {trials}", times.len()),
             }),
         }
@@ -123,11 +117,7 @@ fn write_serialized(graph: &Csr, path: &Path) -> Result<()> {
             "gapbs's serialized graphs hold 32-bit signed vertex ids".into(),
         ));
     }
-    let io = |error| Error::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    let file = std::fs::File::create(path).map_err(io)?;
+    let file = std::fs::File::create(path).map_err(io_error(path))?;
     let mut out = std::io::BufWriter::new(file);
     let reversed = graph.reversed();
     let header = [
@@ -144,7 +134,7 @@ fn write_serialized(graph: &Csr, path: &Path) -> Result<()> {
         }
         out.flush()
     })()
-    .map_err(io)
+    .map_err(io_error(path))
 }
 
 /// Runs a peer's program (or `bfs prepare`); its standard output, or its

@@ -18,7 +18,7 @@ pub mod scaling;
 pub use bfs_sections as sections;
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use bfs::gpu::{BlockQueue, Gpu, GpuBfs, GpuRun, HierarchicalQueue, Search, Variant, Work};
@@ -273,6 +273,14 @@ pub fn graph(
         )?;
     }
     Ok(rows)
+}
+
+/// The error of a file operation on `path`, for `map_err`.
+pub(crate) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    |error| Error::Io {
+        path: path.to_path_buf(),
+        error,
+    }
 }
 
 /// Whether `variant` searches with `preparation` when given it.

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use super::{Row, gapbs, timing_cells};
+use super::{Row, gapbs, io_error, timing_cells};
 use bfs::gpu::Work;
 use bfs::graph::prepared::{Preparation, PreparationKind};
 use bfs::graph::{self, Reader};
@@ -71,10 +71,7 @@ impl Prepared {
 /// Writes `graph` as `.bcsr`, times `bfs prepare` on it, and loads the
 /// hierarchy the prepared file holds.
 pub fn prepare(setup: &Setup, name: &str, graph: &Csr) -> Result<(Prepared, Preparation)> {
-    std::fs::create_dir_all(&setup.scratch).map_err(|error| Error::Io {
-        path: setup.scratch.clone(),
-        error,
-    })?;
+    std::fs::create_dir_all(&setup.scratch).map_err(io_error(&setup.scratch))?;
     let plain = setup.scratch.join("road.bcsr");
     let prepared = setup.scratch.join("road.prepared.bcsr");
     graph::save(graph, &plain)?;
@@ -86,7 +83,9 @@ pub fn prepare(setup: &Setup, name: &str, graph: &Csr) -> Result<(Prepared, Prep
             .arg(&prepared),
     )?;
     let prepare_seconds = started.elapsed().as_secs_f64();
-    let file_bytes = file_bytes(&prepared)?;
+    let file_bytes = std::fs::metadata(&prepared)
+        .map_err(io_error(&prepared))?
+        .len();
     let (_, preparations) = graph::load_prepared(&prepared, Reader::Fast)?;
     let hierarchy = match preparations.load(PreparationKind::Hierarchy, graph.vertex_count()) {
         Some(Ok(Preparation::Hierarchy(hierarchy))) => hierarchy,
@@ -98,10 +97,7 @@ pub fn prepare(setup: &Setup, name: &str, graph: &Csr) -> Result<(Prepared, Prep
         }
     };
     for file in [&plain, &prepared] {
-        std::fs::remove_file(file).map_err(|error| Error::Io {
-            path: file.to_path_buf(),
-            error,
-        })?;
+        std::fs::remove_file(file).map_err(io_error(file))?;
     }
     let described = Prepared {
         name: name.into(),
@@ -115,15 +111,6 @@ pub fn prepare(setup: &Setup, name: &str, graph: &Csr) -> Result<(Prepared, Prep
         file_bytes,
     };
     Ok((described, Preparation::Hierarchy(hierarchy)))
-}
-
-fn file_bytes(path: &Path) -> Result<u64> {
-    std::fs::metadata(path)
-        .map(|metadata| metadata.len())
-        .map_err(|error| Error::Io {
-            path: path.to_path_buf(),
-            error,
-        })
 }
 
 /// The start of a script that times scipy: the graph's CSR as scipy
@@ -174,14 +161,11 @@ impl ScipyCsr {
             offsets: folder.join("offsets.u64"),
             heads: folder.join("heads.u32"),
         };
-        let bytes = |words: &[u8], path: &Path| {
-            std::fs::write(path, words).map_err(|error| Error::Io {
-                path: path.to_path_buf(),
-                error,
-            })
-        };
-        bytes(bytemuck::cast_slice(graph.row_offsets()), &files.offsets)?;
-        bytes(bytemuck::cast_slice(graph.column_indices()), &files.heads)?;
+        let (offsets, heads) = (graph.row_offsets(), graph.column_indices());
+        std::fs::write(&files.offsets, bytemuck::cast_slice(offsets))
+            .map_err(io_error(&files.offsets))?;
+        std::fs::write(&files.heads, bytemuck::cast_slice(heads))
+            .map_err(io_error(&files.heads))?;
         Ok(files)
     }
 

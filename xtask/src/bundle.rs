@@ -18,8 +18,8 @@ use std::process::Stdio;
 
 use anyhow::{Context, Result, bail};
 
-use crate::Workspace;
 use crate::setup::Environment;
+use crate::{Workspace, succeed};
 
 /// The device tool carries at most 64 MiB.
 const SIZE_LIMIT: u64 = 64 << 20;
@@ -74,17 +74,15 @@ pub fn write(workspace: &Workspace, environment: &Environment) -> Result<PathBuf
         std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
     }
     let archive = workspace.root().join(ARCHIVE);
-    let status = std::process::Command::new("tar")
-        .arg("czf")
-        .arg(&archive)
-        .arg("-C")
-        .arg(workspace.root())
-        .arg("bundle")
-        .status()
-        .context("running tar")?;
-    if !status.success() {
-        bail!("tar czf {ARCHIVE} failed ({status})");
-    }
+    succeed(
+        std::process::Command::new("tar")
+            .arg("czf")
+            .arg(&archive)
+            .arg("-C")
+            .arg(workspace.root())
+            .arg("bundle"),
+        &format!("tar czf {ARCHIVE} failed"),
+    )?;
     let size = std::fs::metadata(&archive)?.len();
     eprintln!(
         "bundle: {} test executables, {:.1} MiB as {ARCHIVE} (the folder {:.1} MiB)",

@@ -98,19 +98,8 @@ fn run(arguments: &[String]) -> Result<ExitCode> {
         "test" => {
             let environment = setup::prepare(&workspace)?;
             ptx::build_and_check(&workspace, &environment)?;
-            // The CLI tests run these binaries (`bfs bench` runs `bfs-bench`).
-            workspace.cargo_ok(
-                &environment,
-                &[
-                    "build",
-                    "--quiet",
-                    "--package",
-                    "bfs",
-                    "--package",
-                    "bfs-bench",
-                    "--bins",
-                ],
-            )?;
+            // The CLI tests run these binaries.
+            workspace.build_binaries(&environment, &[])?;
             let mut command = workspace.cargo(&environment);
             command.args(["test", "--workspace"]).args(rest);
             let mut counts = run_tests(&mut command)?;
@@ -414,30 +403,41 @@ impl Workspace {
     /// Builds the release `bfs` (and `bfs-bench`, which `bfs bench` runs)
     /// and returns a command that runs `bfs`, with the set-up environment.
     fn release_bfs(&self, environment: &setup::Environment) -> Result<Command> {
-        self.cargo_ok(
-            environment,
-            &[
-                "build",
-                "--quiet",
-                "--release",
-                "--package",
-                "bfs",
-                "--package",
-                "bfs-bench",
-                "--bins",
-            ],
-        )?;
+        self.build_binaries(environment, &["--release"])?;
         let mut command = Command::new(self.target().join("release").join("bfs"));
         environment.apply(&mut command);
         Ok(command)
     }
 
+    /// Builds `bfs` and `bfs-bench` (which `bfs bench` runs) with the
+    /// further cargo `options`.
+    fn build_binaries(&self, environment: &setup::Environment, options: &[&str]) -> Result<()> {
+        let build = [
+            "build",
+            "--quiet",
+            "--package",
+            "bfs",
+            "--package",
+            "bfs-bench",
+        ];
+        self.cargo_ok(environment, &[&build[..], &["--bins"], options].concat())
+    }
+
     /// Runs cargo with `arguments`, failing unless it succeeds.
     fn cargo_ok(&self, environment: &setup::Environment, arguments: &[&str]) -> Result<()> {
-        let status = self.cargo(environment).args(arguments).status()?;
-        if !status.success() {
-            bail!("cargo {} failed ({status})", arguments.join(" "));
-        }
-        Ok(())
+        let failure = format!("cargo {} failed", arguments.join(" "));
+        succeed(self.cargo(environment).args(arguments), &failure)
     }
+}
+
+/// Runs `command`, failing with `failure` and its exit status unless it
+/// succeeds.
+fn succeed(command: &mut Command, failure: &str) -> Result<()> {
+    let status = command
+        .status()
+        .with_context(|| format!("running {command:?}"))?;
+    if !status.success() {
+        bail!("{failure} ({status})");
+    }
+    Ok(())
 }

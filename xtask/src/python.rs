@@ -15,10 +15,10 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
 use crate::wheel::{self, Profile};
-use crate::{Workspace, setup};
+use crate::{Workspace, setup, succeed};
 
 /// The variable that names the Python to run the tests with (`python3`
 /// where unset).
@@ -74,31 +74,22 @@ fn environment(workspace: &Workspace) -> Result<PathBuf> {
             "making the Python tests' environment in {}",
             folder.display()
         );
-        let status = Command::new("python3")
-            .args(["-m", "venv"])
-            .arg(&folder)
-            .status()
-            .context("running python3 -m venv")?;
-        if !status.success() {
-            bail!("python3 -m venv {} failed ({status})", folder.display());
-        }
+        succeed(
+            Command::new("python3").args(["-m", "venv"]).arg(&folder),
+            &format!("python3 -m venv {} failed", folder.display()),
+        )?;
     }
     if !imports(&python, &TEST_PACKAGES.join(", ")) {
         eprintln!(
             "installing {} for the Python tests",
             TEST_PACKAGES.join(", ")
         );
-        let status = Command::new(&python)
-            .args(["-m", "pip", "install", "--quiet"])
-            .args(TEST_PACKAGES)
-            .status()
-            .context("running pip")?;
-        if !status.success() {
-            bail!(
-                "pip could not install {} ({status})",
-                TEST_PACKAGES.join(", ")
-            );
-        }
+        succeed(
+            Command::new(&python)
+                .args(["-m", "pip", "install", "--quiet"])
+                .args(TEST_PACKAGES),
+            &format!("pip could not install {}", TEST_PACKAGES.join(", ")),
+        )?;
     }
     Ok(python)
 }
@@ -145,24 +136,22 @@ pub fn install_package(
     if packages.exists() {
         std::fs::remove_dir_all(&packages)?;
     }
-    let status = Command::new(python)
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-index",
-            "--no-deps",
-            "--target",
-        ])
-        .arg(&packages)
-        .arg(&wheel)
-        .env("PIP_ROOT_USER_ACTION", "ignore")
-        .status()
-        .context("running pip")?;
-    if !status.success() {
-        bail!("pip could not install {} ({status})", wheel.display());
-    }
+    succeed(
+        Command::new(python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--no-index",
+                "--no-deps",
+                "--target",
+            ])
+            .arg(&packages)
+            .arg(&wheel)
+            .env("PIP_ROOT_USER_ACTION", "ignore"),
+        &format!("pip could not install {}", wheel.display()),
+    )?;
     Ok(packages)
 }
 

@@ -9,10 +9,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
-use crate::Workspace;
 use crate::setup::{self, Environment};
+use crate::{Workspace, succeed};
 
 /// Which build of the extension.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -49,12 +49,7 @@ pub fn build(
         command.arg("--release");
     }
     environment.apply(&mut command);
-    let status = command
-        .status()
-        .with_context(|| format!("running {}", maturin.display()))?;
-    if !status.success() {
-        bail!("maturin build failed ({status})");
-    }
+    succeed(&mut command, "maturin build failed")?;
     let wheel = wheels_in(&out)?
         .pop()
         .with_context(|| format!("maturin wrote no wheel into {}", out.display()))?;

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use super::{EVERY_VERTEX, Files, MANY_SEARCHES, Run, Setup};
 use bfs::graph::generate::sources_with_edges;
-use bfs::{Csr, Error, Result};
+use bfs::{Csr, Result};
 
 /// The commands of one graph.
 pub(super) fn runs(setup: &Setup, graph: &Csr, files: &Files, source: u32) -> Result<Vec<Run>> {
@@ -159,16 +159,7 @@ fn gapbs_runs(folder: &Path, graph: &Csr, files: &Files, source: u32) -> Result<
         .arg(&files.text)
         .arg("-b")
         .arg(&serialized);
-    let output = converter.output().map_err(|error| Error::Peer {
-        program: folder.join("converter"),
-        message: error.to_string(),
-    })?;
-    if !output.status.success() {
-        return Err(Error::Peer {
-            program: folder.join("converter"),
-            message: format!("failed ({})", output.status),
-        });
-    }
+    crate::gapbs::run(&mut converter)?;
     let threads = bfs::cpu::hardware_threads();
     let program = format!("gapbs ({threads} threads)");
     let bfs = |input: &Path, searches: usize| {

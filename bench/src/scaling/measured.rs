@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::{Built, SECTION, ScalingRow};
-use crate::{Row, timing_cells};
+use crate::{Row, io_error, timing_cells};
 use bfs::{Error, Result, output};
 
 /// What `bench --gpus` measured: each run's device and command, the
@@ -43,10 +43,7 @@ impl Measured {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(Measured::default());
             }
-            read => read.map_err(|error| Error::Io {
-                path: path.to_path_buf(),
-                error,
-            })?,
+            read => read.map_err(io_error(path))?,
         };
         serde_json::from_str(&text).map_err(|error| {
             Error::Invalid(format!(

@@ -367,6 +367,19 @@ impl FromStr for Spec {
         let small = |value: u64, what: &str| {
             u32::try_from(value).map_err(|_| error(&format!("{what} too large")))
         };
+        // A share from 0 to 1 in field `index`, `default` where absent.
+        let share = |index: usize, what: &str, default: f64| {
+            let value = match fields.get(index) {
+                Some(value) => value
+                    .parse::<f64>()
+                    .map_err(|_| error(&format!("{what} is not a number")))?,
+                None => default,
+            };
+            match (0.0..=1.0).contains(&value) {
+                true => Ok(value),
+                false => Err(error(&format!("{what} must be between 0 and 1"))),
+            }
+        };
         let shape = match fields[0] {
             "grid" => {
                 let size = fields.get(1).ok_or_else(|| error("missing WxH"))?;
@@ -377,19 +390,10 @@ impl FromStr for Spec {
                 let height: u32 = height
                     .parse()
                     .map_err(|_| error("height is not a number"))?;
-                let missing = match fields.get(2) {
-                    Some(value) => value
-                        .parse::<f64>()
-                        .map_err(|_| error("missing fraction is not a number"))?,
-                    None => 0.05,
-                };
-                if !(0.0..=1.0).contains(&missing) {
-                    return Err(error("missing fraction must be between 0 and 1"));
-                }
                 Shape::Grid {
                     width,
                     height,
-                    missing,
+                    missing: share(2, "missing fraction", 0.05)?,
                 }
             }
             "kron" | "rmat" => Shape::Kronecker {
@@ -405,15 +409,7 @@ impl FromStr for Spec {
                 edges: number(2, "M")?,
             },
             "road" => {
-                let one_way = match fields.get(2) {
-                    Some(value) => value
-                        .parse::<f64>()
-                        .map_err(|_| error("one-way share is not a number"))?,
-                    None => 0.0,
-                };
-                if !(0.0..=1.0).contains(&one_way) {
-                    return Err(error("one-way share must be between 0 and 1"));
-                }
+                let one_way = share(2, "one-way share", 0.0)?;
                 let most_shape_points = match fields.get(3) {
                     Some(value) => value
                         .parse::<u32>()

@@ -25,6 +25,14 @@ impl GraphSource {
         }
     }
 
+    /// The same source, a generated graph drawn with `seed`.
+    pub fn with_seed(mut self, seed: u64) -> GraphSource {
+        if let GraphSource::Generated(spec) = &mut self {
+            spec.seed = seed;
+        }
+        self
+    }
+
     /// Loads or generates the graph.
     pub fn load(&self) -> Result<Csr> {
         self.load_with(Reader::Fast)

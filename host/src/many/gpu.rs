@@ -133,13 +133,7 @@ impl<'g> GpuBatches<'g> {
         }
         let needed = Self::device_bytes(graph, words);
         let free = gpu.free_memory()?;
-        if needed > free {
-            return Err(Error::DeviceMemory {
-                variant: "many sources",
-                needed,
-                free,
-            });
-        }
+        check_room("many sources", needed, (free, free))?;
         let (n, m) = (graph.vertex_count() as usize, graph.edge_count() as usize);
         let allocation = || "allocating a batch's buffers".to_string();
         let zeroed = |count: usize| DeviceBuffer::<u32>::zeroed(count.max(1)).context(allocation);
@@ -362,6 +356,19 @@ fn checked(sources: &[u32], width: usize, keep: &Keep<'_>, vertex_count: u32) ->
     }
     keep.check(sources, vertex_count)?;
     Ok(true)
+}
+
+/// Refuses an engine (`variant`) of `needed` device bytes where they pass
+/// `room`, of the `free` bytes the device has.
+fn check_room(variant: &'static str, needed: u64, (room, free): (u64, u64)) -> Result<()> {
+    match needed > room {
+        true => Err(Error::DeviceMemory {
+            variant,
+            needed,
+            free,
+        }),
+        false => Ok(()),
+    }
 }
 
 /// Queues a memset of `buffer` to zero on `gpu`'s stream.

@@ -228,10 +228,9 @@ fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
         .iter()
         .map(|name| name.to_string())
         .chain(arguments.graphs.iter().cloned());
-    let mut graphs = Vec::new();
-    for name in names {
-        graphs.push(load(&name, arguments.seed)?);
-    }
+    let graphs = names
+        .map(|name| load(&name, arguments.seed))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let mut rows = Vec::new();
     let mut summaries = Vec::new();
     for (name, graph) in &graphs {
@@ -276,18 +275,22 @@ fn run(arguments: &BenchArgs) -> anyhow::Result<()> {
 /// Loads or builds the graph `name` (generated ones with `seed`); returns
 /// the name to show (a file's without its folder) and the graph.
 fn load(name: &str, seed: u64) -> anyhow::Result<(String, bfs::Csr)> {
-    let mut source = GraphSource::parse(name)?;
-    if let GraphSource::Generated(spec) = &mut source {
-        spec.seed = seed;
-    }
+    let (display, source) = parse(name, seed)?;
+    eprintln!("bench: loading {display}");
+    Ok((display, source.load()?))
+}
+
+/// The graph `name` names (generated ones with `seed`), and the name to
+/// show: a file's without its folder.
+fn parse(name: &str, seed: u64) -> anyhow::Result<(String, GraphSource)> {
+    let source = GraphSource::parse(name)?.with_seed(seed);
     let display = match &source {
         GraphSource::File(path) => path
             .file_name()
             .map_or(name.to_string(), |file| file.to_string_lossy().into()),
         GraphSource::Generated(_) => name.to_string(),
     };
-    eprintln!("bench: loading {display}");
-    Ok((display, source.load()?))
+    Ok((display, source))
 }
 
 /// `bench --gpus`: each graph built, timed on one GPU and over the GPU
@@ -377,16 +380,7 @@ fn run_end_to_end(arguments: &BenchArgs) -> anyhow::Result<()> {
     let (mut graphs, mut rows) = (Vec::<end_to_end::Described>::new(), Vec::new());
     let outcome = (|| -> anyhow::Result<()> {
         for name in &names {
-            let mut source = GraphSource::parse(name)?;
-            if let GraphSource::Generated(spec) = &mut source {
-                spec.seed = arguments.seed;
-            }
-            let display = match &source {
-                GraphSource::File(path) => path
-                    .file_name()
-                    .map_or(name.clone(), |file| file.to_string_lossy().into()),
-                GraphSource::Generated(_) => name.clone(),
-            };
+            let (display, source) = parse(name, arguments.seed)?;
             end_to_end::graph(&setup, &display, &source, &mut |described, timed| {
                 if !graphs.iter().any(|graph| graph.name == described.name) {
                     graphs.push(described.clone());

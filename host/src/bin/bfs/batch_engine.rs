@@ -99,7 +99,7 @@ pub(crate) fn batch_engine<'g>(
     phases: &mut Phases,
 ) -> anyhow::Result<(Box<dyn ManySources + 'g>, String)> {
     if let Some(gpu) = gpu {
-        let why = format!("--device {}", options.device.name());
+        let why = format!("--device {}", crate::spelled(options.device));
         let (method, mut why) = match options.method {
             Method::Auto => {
                 let (method, reason) = many::gpu_method(graph, sources);
@@ -134,7 +134,7 @@ pub(crate) fn batch_engine<'g>(
             phases.end(Phase::Upload);
             return Ok((Box::new(engine), "--device cpu-reference".into()));
         }
-        (None, device) => format!("--device {}", device.name()),
+        (None, device) => format!("--device {}", crate::spelled(device)),
     };
     let found = cpu_engine(options, graph, sources, why);
     phases.end(Phase::Upload);

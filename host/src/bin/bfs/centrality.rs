@@ -94,17 +94,6 @@ pub enum Measure {
 }
 
 impl Measure {
-    fn name(self) -> &'static str {
-        match self {
-            Measure::Closeness => "closeness",
-            Measure::Harmonic => "harmonic",
-            Measure::Eccentricity => "eccentricity",
-            Measure::Histogram => "histogram",
-            Measure::Betweenness => "betweenness",
-            Measure::EdgeBetweenness => "edge-betweenness",
-        }
-    }
-
     /// Whether it is betweenness, of vertices or of edges.
     fn is_betweenness(self) -> bool {
         matches!(self, Measure::Betweenness | Measure::EdgeBetweenness)
@@ -207,7 +196,7 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
         }
         Some(_) => bail!(
             "--gpus shares the batches among GPUs; --device {} searches on the CPU",
-            arguments.device.name()
+            crate::spelled(arguments.device)
         ),
         None => None,
     };
@@ -298,7 +287,7 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
     drop(gpu);
     let searches = reduced.eccentricities.len();
     let summary = Summary {
-        measure: measure.name(),
+        measure: crate::spelled(measure),
         sources: searches,
         batches: reduced.batches,
         search_seconds: reduced.elapsed.as_secs_f64(),
@@ -309,7 +298,7 @@ pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
 /// What a run's last lines and `--json` say of its searches.
 #[derive(serde::Serialize)]
 pub(crate) struct Summary {
-    pub(crate) measure: &'static str,
+    pub(crate) measure: String,
     pub(crate) sources: usize,
     pub(crate) batches: usize,
     pub(crate) search_seconds: f64,

@@ -77,7 +77,11 @@ pub fn run(arguments: &ComponentsArgs) -> anyhow::Result<()> {
             if let Some(note) = &found.note {
                 println!("note:      {note}");
             }
-            let device = format!("{} (--device {})", gpu.name(), arguments.device.name());
+            let device = format!(
+                "{} (--device {})",
+                gpu.name(),
+                crate::spelled(arguments.device)
+            );
             (found.components, (device, found.elapsed))
         }
         None => {
@@ -86,7 +90,8 @@ pub fn run(arguments: &ComponentsArgs) -> anyhow::Result<()> {
                 Kind::Weak => components::weak_on_cpu(&graph),
                 Kind::Strong => components::strong_on_cpu(&graph),
             };
-            let why = no_gpu.unwrap_or_else(|| format!("--device {}", arguments.device.name()));
+            let why =
+                no_gpu.unwrap_or_else(|| format!("--device {}", crate::spelled(arguments.device)));
             (found, (format!("CPU ({why})"), started.elapsed()))
         }
     };

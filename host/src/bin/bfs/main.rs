@@ -175,11 +175,7 @@ struct GraphArgs {
 impl GraphArgs {
     /// The graph `--graph` names, generated with `--seed`.
     fn source(&self) -> bfs::Result<GraphSource> {
-        let mut source = GraphSource::parse(&self.graph)?;
-        if let GraphSource::Generated(spec) = &mut source {
-            spec.seed = self.seed;
-        }
-        Ok(source)
+        Ok(GraphSource::parse(&self.graph)?.with_seed(self.seed))
     }
 }
 
@@ -198,16 +194,10 @@ enum DeviceChoice {
     CpuReference,
 }
 
-impl DeviceChoice {
-    /// The option's value, as given.
-    fn name(self) -> &'static str {
-        match self {
-            DeviceChoice::Auto => "auto",
-            DeviceChoice::Gpu => "gpu",
-            DeviceChoice::Cpu => "cpu",
-            DeviceChoice::CpuReference => "cpu-reference",
-        }
-    }
+/// An option's value as the command line spells it (`cpu-reference`).
+fn spelled(value: impl ValueEnum) -> String {
+    let value = value.to_possible_value().expect("no value is skipped");
+    value.get_name().to_string()
 }
 
 /// `--reader`: which Matrix Market reader loads the graph.

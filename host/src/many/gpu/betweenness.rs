@@ -15,7 +15,7 @@ use bfs_kernels::abi::betweenness::{
 use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::betweenness_scores::ScoreSums;
-use super::clear;
+use super::{check_room, clear};
 use crate::error::CudaContext;
 use crate::gpu::{Entry, Gpu, address, blocks_for, upload};
 use crate::many::betweenness::{Betweenness, Dependencies, Wanted, check_batch};
@@ -89,13 +89,7 @@ impl<'g> GpuBetweenness<'g> {
             width /= 2;
         }
         let needed = Self::device_bytes(graph, width, wanted);
-        if needed > room {
-            return Err(Error::DeviceMemory {
-                variant: "betweenness",
-                needed,
-                free,
-            });
-        }
+        check_room("betweenness", needed, (room, free))?;
         Ok(width)
     }
 
@@ -118,13 +112,7 @@ impl<'g> GpuBetweenness<'g> {
         }
         let needed = Self::device_bytes(graph, width, wanted);
         let free = gpu.free_memory()?;
-        if needed > free {
-            return Err(Error::DeviceMemory {
-                variant: "betweenness",
-                needed,
-                free,
-            });
-        }
+        check_room("betweenness", needed, (free, free))?;
         let kernels = Kernels {
             start: gpu.entry(betweenness::START)?,
             forward: gpu.entry(betweenness::FORWARD)?,

@@ -15,6 +15,7 @@ use bfs_kernels::abi::betweenness_blocks::{
 use cust::memory::{CopyDestination, DeviceBuffer};
 
 use super::betweenness_scores::ScoreSums;
+use super::check_room;
 use crate::error::CudaContext;
 use crate::gpu::{Entry, Gpu, address, blocks_for, upload};
 use crate::many::betweenness::{Betweenness, Dependencies, Wanted, check_batch};
@@ -87,13 +88,7 @@ impl<'g> GpuBlockBetweenness<'g> {
             slots = slots * 3 / 4;
         }
         let needed = Self::device_bytes(graph, slots, wanted);
-        if needed > room {
-            return Err(Error::DeviceMemory {
-                variant: "betweenness",
-                needed,
-                free,
-            });
-        }
+        check_room("betweenness", needed, (room, free))?;
         Ok(slots)
     }
 
@@ -105,13 +100,7 @@ impl<'g> GpuBlockBetweenness<'g> {
         }
         let needed = Self::device_bytes(graph, slots, wanted);
         let free = gpu.free_memory()?;
-        if needed > free {
-            return Err(Error::DeviceMemory {
-                variant: "betweenness",
-                needed,
-                free,
-            });
-        }
+        check_room("betweenness", needed, (free, free))?;
         let allocation = || "allocating the betweenness slots".to_string();
         let s = slots as usize;
         Ok(GpuBlockBetweenness {

@@ -18,8 +18,8 @@ use rayon::prelude::*;
 
 mod results;
 
-use super::checked;
 use super::kept::DeviceTotals;
+use super::{check_room, checked};
 use crate::error::{CudaContext, driver_result};
 use crate::gpu::roads::chain_contracted::{seeds, upload_row_offsets};
 use crate::gpu::roads::hierarchy_sweep;
@@ -124,13 +124,11 @@ impl<'g> HierarchyTrees<'g> {
             .max(32);
         let needed = Self::device_bytes(graph, kept_count, width)
             + hierarchy_sweep::hierarchy_bytes(graph, &hierarchy);
-        if needed > free {
-            return Err(Error::DeviceMemory {
-                variant: "many sources over a contraction hierarchy",
-                needed,
-                free,
-            });
-        }
+        check_room(
+            "many sources over a contraction hierarchy",
+            needed,
+            (free, free),
+        )?;
         let allocation = || "allocating a batch's labels".to_string();
         let zeroed = |count: usize| DeviceBuffer::<u32>::zeroed(count.max(1)).context(allocation);
         let kernels = Kernels {

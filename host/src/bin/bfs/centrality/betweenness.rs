@@ -74,14 +74,19 @@ pub(super) fn run(
         (Some(gpu), None) => {
             let width = asked.width.map(|width| width as u32);
             let found = betweenness::gpu_engine(gpu, graph, count, wanted, width)?;
-            let device = format!("{} (--device {})", found.describe(), asked.device.name());
+            let device = format!(
+                "{} (--device {})",
+                found.describe(),
+                crate::spelled(asked.device)
+            );
             let width = found.batch_width();
             engine = Some(found);
             (width, device)
         }
         (None, None) => {
             let found = CpuBetweenness::new(graph, wanted);
-            let why = no_gpu.unwrap_or_else(|| format!("--device {}", asked.device.name()));
+            let why =
+                no_gpu.unwrap_or_else(|| format!("--device {}", crate::spelled(asked.device)));
             let device = format!("{} ({why})", found.describe());
             let width = found.batch_width();
             engine = Some(Box::new(found));
@@ -140,8 +145,8 @@ pub(super) fn run(
     phases.end(Phase::Output);
     Ok(Summary {
         measure: match asked.edges {
-            true => "edge betweenness",
-            false => "betweenness",
+            true => "edge betweenness".into(),
+            false => "betweenness".into(),
         },
         sources: sources.len(),
         batches: run.batches,
