@@ -54,8 +54,7 @@ pub fn vertex_id(vertex: i64, vertex_count: u32) -> PyResult<u32> {
 /// Distances or parents ([`bfs::UNREACHED`] where none) as numpy's
 /// `int32`, `-1` where none: the same bits, in the same allocation.
 pub fn signed<'py>(py: Python<'py>, values: Vec<u32>) -> Bound<'py, PyArray1<i32>> {
-    let signed: Vec<i32> = values.into_iter().map(|value| value as i32).collect();
-    PyArray1::from_vec(py, signed)
+    PyArray1::from_vec(py, bytemuck::cast_vec::<u32, i32>(values))
 }
 
 /// The values of `array`, of whichever integer width it is, handed to `f`.
