@@ -43,8 +43,8 @@ const ONE_THREAD_BELOW_BYTES: usize = 4 << 20;
 /// Results from this size on are asked for in huge pages.
 const HUGE_PAGES_FROM_BYTES: usize = 16 << 20;
 
-/// The size of a huge page on x86-64 and of the huge pages arm64 gives
-/// anonymous memory by default.
+/// The size of a transparent huge page on x86-64. The advice is a hint:
+/// where the kernel's size differs, it only changes which pages it covers.
 const HUGE_PAGE_BYTES: usize = 2 << 20;
 
 /// A device's page-locked staging, allocated on its first copy and kept.
