@@ -214,19 +214,25 @@ def lengths(side, integers):
         started = time.perf_counter()
         nx.single_source_shortest_path_length(G, source, backend="bfs_gpu")
         backend.append(time.perf_counter() - started)
-    nodes, values = list(expected), list(expected.values())
-    floor = []
-    for _ in range(5):
-        started = time.perf_counter()
-        dict(zip(nodes, values))
-        floor.append(time.perf_counter() - started)
+
+    def floor(answer):
+        nodes, values = list(answer), list(answer.values())
+        seconds = []
+        for _ in range(5):
+            started = time.perf_counter()
+            dict(zip(nodes, values))
+            seconds.append(time.perf_counter() - started)
+        return statistics.median(seconds)
+
     return {
         "nodes": "integers" if integers else "(row, column) tuples",
         "vertices": G.number_of_nodes(),
         "own": statistics.median(own),
         "backend": statistics.median(backend),
         "first": first,
-        "floor": statistics.median(floor),
+        "floor": floor(expected),
+        # The same from the backend's answer: its order and its keys.
+        "level_floor": floor(found),
     }
 
 
@@ -326,25 +332,31 @@ def markdown(arguments, after, before):
         "`convert_node_labels_to_integers`: networkx's own (median of 2), through "
         "`backend='bfs_gpu'` with the converted graph cached on G (median of 5; the first call, "
         "which converts, apart) and the floor of any dict of the answer, "
-        "`dict(zip(nodes, lengths))` from ready lists (median of 5), in one process. Targets: "
-        "the backend within 1.5× of the floor, and ≥ 12× networkx's own.",
+        "`dict(zip(nodes, lengths))` from ready lists of networkx's answer (median of 5), in one "
+        "process; and the same from the backend's answer, in its order (level by level) and with "
+        "its keys. networkx's own time over the faster of the two is the most any dict of the "
+        "answer could reach, with no search at all. Targets: the backend within 1.5× of the "
+        "floor, and ≥ 12× networkx's own.",
         "",
-        "| nodes | networkx s | backend s | before s | dict floor s | × floor | × networkx "
-        "| first call s | target |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| nodes | networkx s | backend s | before s | dict floor s | in level order s | "
+        "× floor | × networkx | a ready dict × networkx | first call s | target |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for index, figures in enumerate(after["networkx"]):
         over_floor = figures["backend"] / figures["floor"]
         speedup = figures["own"] / figures["backend"]
+        ceiling = figures["own"] / min(figures["floor"], figures["level_floor"])
         verdicts = [
             "≤ 1.5× floor: " + ("met" if over_floor <= 1.5 else "missed"),
-            "≥ 12×: " + ("met" if speedup >= 12 else "missed"),
+            "≥ 12×: "
+            + ("met" if speedup >= 12 else "missed")
+            + (", beyond a ready dict" if ceiling < 12 else ""),
         ]
         lines.append(
             f"| {figures['nodes']} | {s(figures['own'])} | {s(figures['backend'])} | "
             f"{earlier(('networkx', index, 'backend'), s)} | {s(figures['floor'])} | "
-            f"{over_floor:.2f}× | {speedup:.1f}× | {s(figures['first'])} | "
-            f"{'; '.join(verdicts)} |"
+            f"{s(figures['level_floor'])} | {over_floor:.2f}× | {speedup:.1f}× | "
+            f"{ceiling:.1f}× | {s(figures['first'])} | {'; '.join(verdicts)} |"
         )
     return "\n".join(lines) + "\n"
 
