@@ -162,6 +162,69 @@ fn the_device_finds_the_symmetry_the_host_finds() {
 }
 
 #[test]
+fn results_copied_into_vectors_given_back_are_exact_and_leave_held_ones_alone() {
+    let Some(gpu) =
+        gpu("results_copied_into_vectors_given_back_are_exact_and_leave_held_ones_alone")
+    else {
+        return;
+    };
+    let graph = bfs_tests::generated("grid:120x120:0.05", 4);
+    let n = graph.vertex_count();
+    for variant in [
+        Variant::Auto,
+        Variant::DirectionOptimizing,
+        Variant::HierarchySweep,
+    ] {
+        let mut search = Search::new(&gpu, &graph, variant).unwrap();
+        let (mut held, mut given) = (Vec::new(), Vec::new());
+        for turn in 0..30 {
+            let source = turn * 461 % n;
+            let result = search.run_for(Request::everything(source)).unwrap().result;
+            same_levels(&result, &cpu::bfs(&graph, source))
+                .unwrap_or_else(|error| panic!("{variant} from {source}: {error}"));
+            validate(&graph, &result).unwrap_or_else(|error| panic!("{variant}: {error}"));
+            let vectors = || {
+                [Some(&result.levels), result.parents.as_ref()]
+                    .into_iter()
+                    .flatten()
+            };
+            // The vectors given back after the turn before came back.
+            for vector in vectors() {
+                assert!(
+                    given.is_empty() || given.contains(&(vector.as_ptr() as usize)),
+                    "{variant} from {source}: a new vector where one was given back"
+                );
+            }
+            given = match turn % 5 {
+                0 => Vec::new(),
+                _ => vectors().map(|vector| vector.as_ptr() as usize).collect(),
+            };
+            match turn % 5 {
+                0 => held.push(result),
+                _ => {
+                    gpu.recycle(result.levels);
+                    gpu.recycle(result.parents.unwrap_or_default());
+                }
+            }
+            // A vector of no result's length, never handed to one.
+            gpu.recycle(vec![7; 3]);
+        }
+        // One of the result's length, told apart by its capacity (a new
+        // result's is its length), comes back as the next levels.
+        let mut marked = Vec::with_capacity(n as usize + 7);
+        marked.resize(n as usize, 7);
+        gpu.recycle(marked);
+        let result = search.run_for(Request::everything(1)).unwrap().result;
+        assert_eq!(result.levels.capacity(), n as usize + 7, "{variant}");
+        same_levels(&result, &cpu::bfs(&graph, 1)).unwrap();
+        for result in held {
+            same_levels(&result, &cpu::bfs(&graph, result.source))
+                .unwrap_or_else(|error| panic!("{variant}, held from {}: {error}", result.source));
+        }
+    }
+}
+
+#[test]
 fn results_larger_than_the_staging_come_back_whole() {
     let Some(gpu) = gpu("results_larger_than_the_staging_come_back_whole") else {
         return;

@@ -15,6 +15,7 @@ use bfs::abi::betweenness_blocks::{self, Slots};
 use bfs::abi::components::{self, Forest, Signatures};
 use bfs::abi::distributed::{Outbox, Owned};
 use bfs::abi::frontier::FrontierLevel;
+use bfs::abi::hierarchy_sweep::{Hierarchy, Seeds};
 use bfs::abi::hierarchy_trees::{self, Arcs, Chains, Labels, Tally};
 use bfs::abi::many_sources::{self, Kept, Step};
 use bfs::abi::{
@@ -164,6 +165,28 @@ fn tally() -> Vec<Field> {
         scratch,
         bins,
         group
+    })
+}
+
+fn hierarchy() -> Vec<Field> {
+    fields!(Hierarchy {
+        level_starts,
+        wide_ends,
+        lower_rows,
+        lower_arcs,
+        higher_rows,
+        higher_arcs,
+        level_count,
+        kept_count,
+    })
+}
+
+fn seeds() -> Vec<Field> {
+    fields!(Seeds {
+        first,
+        first_distance,
+        second,
+        second_distance,
     })
 }
 
@@ -475,8 +498,9 @@ fn the_kernels_of_scalars_and_pointers_take_them_in_order() {
     check(chain_contracted::SEARCH, &[]);
     check(chain_contracted::LEVELS, &[]);
     check(chain_contracted::PARENTS, &[]);
-    check(hierarchy_sweep::SEARCH, &[]);
-    check(hierarchy_sweep::GRID_SEARCH, &[]);
+    let sweep_blocks = || [(0, hierarchy()), (1, seeds())];
+    check(hierarchy_sweep::SEARCH, &sweep_blocks());
+    check(hierarchy_sweep::GRID_SEARCH, &sweep_blocks());
     check(on_chip::SEARCH, &[]);
 }
 

@@ -15,7 +15,7 @@ use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::arrays::{self, signed, vertex_id};
+use crate::arrays::{self, search_labels, signed, vertex_id};
 use crate::device::Device;
 use crate::errors::{BfsError, bad_input, to_python};
 use crate::resident::{Measure, Resident, SearchOptions, Values};
@@ -185,15 +185,17 @@ impl Graph {
             depth_limit: Self::limits(depth_limit)?.depth_limit,
             parents,
         };
-        let result = self.on_thread(py, move |resident| resident.search(source, options))?;
-        let levels = signed(py, result.levels);
+        let (result, gpu) = self.on_thread(py, move |resident| resident.search(source, options))?;
+        let levels = search_labels(py, result.levels, gpu)?;
         if !parents {
             return Ok(levels.into_any());
         }
         let tree = result
             .parents
             .ok_or_else(|| BfsError::new_err("the search recorded no parents"))?;
-        Ok((levels, signed(py, tree)).into_pyobject(py)?.into_any())
+        Ok((levels, search_labels(py, tree, gpu)?)
+            .into_pyobject(py)?
+            .into_any())
     }
 
     /// The distances from each of `sources` (an int64 array): a k × n int32

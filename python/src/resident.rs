@@ -137,10 +137,16 @@ impl<'g> Resident<'g> {
         Ok(done)
     }
 
-    /// One search from `source` (a vertex).
-    pub fn search(&mut self, source: u32, options: SearchOptions) -> Result<Bfs> {
+    /// One search from `source` (a vertex), and the GPU it ran on, where
+    /// it did (where its result's vectors go back to).
+    pub fn search(
+        &mut self,
+        source: u32,
+        options: SearchOptions,
+    ) -> Result<(Bfs, Option<&'static Gpu>)> {
         let graph = self.graph;
-        let mut result = match place(options.device)? {
+        let placement = place(options.device)?;
+        let mut result = match placement {
             Placement::Gpu(gpu) => {
                 let held = self.gpu_search(gpu, options.variant)?;
                 let run = held.search.run_for(Request {
@@ -180,7 +186,11 @@ impl<'g> Resident<'g> {
         if let Some(limit) = options.depth_limit {
             result.limit_depth(limit);
         }
-        Ok(result)
+        let gpu = match placement {
+            Placement::Gpu(gpu) => Some(gpu),
+            Placement::Cpu => None,
+        };
+        Ok((result, gpu))
     }
 
     /// The GPU search of `variant`, made (or remade, for another variant)

@@ -7,6 +7,7 @@ is made; and bad input, which must raise one line, never crash.
 Run by `cargo xtask test` (the package's wheel installed first), and on a
 GPU machine by the bundle's run-python-tests.sh (the GPU required)."""
 
+import gc
 import os
 import subprocess
 import sys
@@ -345,6 +346,43 @@ def test_gpu_variants_equal_the_cpu_engine(graphs, np, scipy, bfs_gpu):
                 check_tree(matrix, 1, distances, found[1], np)
             assert graph.last_run["device"] == bfs_gpu.gpu().split(" (")[0], variant
         graph.close()
+
+
+def test_arrays_held_keep_their_values_while_freed_ones_are_reused(graphs, np, scipy, bfs_gpu):
+    """A search's arrays borrow vectors that go back to the GPU as numpy
+    frees them, for later searches to copy into: an array still held is
+    never written again, a freed one's memory serves the next search."""
+    require_gpu(bfs_gpu)
+    matrix = graphs["random, 3000 vertices"]
+    graph = bfs_gpu.Graph(matrix, device="gpu")
+    n = matrix.shape[0]
+    held, freed = [], set()
+    # No other test's array freed by the collector in the loop.
+    gc.disable()
+    try:
+        for turn in range(40):
+            source = (turn * 577) % n
+            distances, parents = graph.bfs(source, parents=True, device="gpu")
+            assert np.array_equal(distances, csgraph_distances(matrix, source, np, scipy)), source
+            check_tree(matrix, source, distances, parents, np)
+            # The last array freed came back for this search.
+            assert not freed or distances.ctypes.data in freed, source
+            only = graph.bfs(source, device="gpu")
+            assert np.array_equal(only, distances), source
+            freed = {only.ctypes.data}
+            if turn % 7 == 0:
+                held.append((source, distances, parents))
+            else:
+                freed |= {distances.ctypes.data, parents.ctypes.data}
+            del distances, parents, only
+    finally:
+        gc.enable()
+    for source, distances, parents in held:
+        assert np.array_equal(distances, csgraph_distances(matrix, source, np, scipy)), source
+        check_tree(matrix, source, distances, parents, np)
+    graph.close()
+    # Freed after the graph: the vectors go back to the device all the same.
+    del held
 
 
 def test_prepared_road_graphs_search_alike(np, bfs_gpu, device):

@@ -90,7 +90,9 @@ pub(super) fn reset_labels(
 }
 
 /// Copies a finished search's levels back to the host, and its parents
-/// (where the variant records them) where `request` asks for them.
+/// (where the variant records them) where `request` asks for them: each
+/// into a vector given back to `gpu` where there is one of its length,
+/// else into a new one.
 pub(super) fn download(
     gpu: &Gpu,
     request: Request,
@@ -98,7 +100,15 @@ pub(super) fn download(
     parents: Option<&DeviceBuffer<u32>>,
 ) -> Result<Bfs> {
     let context = || "copying the result back".to_string();
-    let copy = |buffer: &DeviceBuffer<u32>| copy_to_host(gpu, buffer).context(context);
+    let copy = |buffer: &DeviceBuffer<u32>| {
+        match gpu.recycled().take(buffer.len()) {
+            Some(mut vector) => (gpu.staging())
+                .copy_into(gpu.stream(), buffer, &mut vector)
+                .map(|()| vector),
+            None => copy_to_host(gpu, buffer),
+        }
+        .context(context)
+    };
     Ok(Bfs {
         source: request.source,
         levels: copy(levels)?,

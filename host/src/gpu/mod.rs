@@ -13,6 +13,7 @@ pub mod kernel_code;
 mod launch;
 pub mod libcuda;
 mod memory;
+mod recycled;
 mod registry;
 mod run;
 mod search;

@@ -5,58 +5,85 @@ use super::entry_points;
 
 entry_points! {
     /// Sweeps a contraction hierarchy over the kept vertices up and down,
-    /// level by level, in one block. Its parameters: the levels' starts and
-    /// wide ends, the level count, the lower and higher rows and arcs, the
-    /// kept count, the two seeds each with its distance, whether the
-    /// distances are in shared memory, the kept levels and the work
-    /// counters.
+    /// level by level, in one block. Its parameters: the hierarchy, the
+    /// seeds, whether the distances are in shared memory, the kept levels
+    /// and the work counters.
     pub const SEARCH: Kernel<Search> = Kernel::new("hierarchy_sweep_search");
     /// The same sweeps by every block of a cooperative launch, a grid
     /// barrier a level, the distances in global memory: for hierarchies
-    /// too large for one block's shared memory. Its parameters: those of
-    /// [`SEARCH`] to the second seed's distance, then the kept levels, the
-    /// grid barrier's words, the flags and the work counters.
+    /// too large for one block's shared memory. Its parameters: the
+    /// hierarchy, the seeds, the kept levels, the grid barrier's words, the
+    /// flags and the work counters.
     pub const GRID_SEARCH: Kernel<GridSearch> = Kernel::new("hierarchy_sweep_grid_search");
 }
 
 /// The parameters of [`SEARCH`].
-pub type Search = (
-    *const u32,
-    *const u32,
-    u32,
-    *const u32,
-    *const u32,
-    *const u32,
-    *const u32,
-    u32,
-    u32,
-    u32,
-    u32,
-    u32,
-    u32,
-    *mut u32,
-    *mut u64,
-);
+pub type Search = (Hierarchy, Seeds, u32, *mut u32, *mut u64);
 
 /// The parameters of [`GRID_SEARCH`].
-pub type GridSearch = (
-    *const u32,
-    *const u32,
-    u32,
-    *const u32,
-    *const u32,
-    *const u32,
-    *const u32,
-    u32,
-    u32,
-    u32,
-    u32,
-    u32,
-    *mut u32,
-    *mut u64,
-    *mut u32,
-    *mut u64,
-);
+pub type GridSearch = (Hierarchy, Seeds, *mut u32, *mut u64, *mut u32, *mut u64);
+
+/// A contraction hierarchy over the kept vertices, as the sweeps read it:
+/// the vertices renumbered level by level, so a level is a range.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Hierarchy {
+    /// The first vertex of each level, then `kept_count`: `level_count + 1`
+    /// entries.
+    pub level_starts: *const u32,
+    /// The end of each level's wide vertices (the host puts them first).
+    pub wide_ends: *const u32,
+    /// `kept_count + 1` offsets into `lower_arcs`.
+    pub lower_rows: *const u32,
+    /// Each lower arc's head (a kept index) and weight (at least 1): a
+    /// vertex's arcs to vertices of lower levels.
+    pub lower_arcs: *const u32,
+    /// `kept_count + 1` offsets into `higher_arcs`.
+    pub higher_rows: *const u32,
+    /// The same, to vertices of higher levels, and within the core.
+    pub higher_arcs: *const u32,
+    /// Levels, the core (the vertices left uncontracted) the last.
+    pub level_count: u32,
+    /// Kept vertices.
+    pub kept_count: u32,
+}
+
+const _: () = assert!(core::mem::size_of::<Hierarchy>() == 56);
+
+#[cfg(target_arch = "nvptx64")]
+impl Hierarchy {
+    /// The block with each address marked as global memory
+    /// ([`gpu::global`](crate::gpu::global)), as a kernel's pointer
+    /// parameters are.
+    #[inline(always)]
+    pub fn in_global(self) -> Hierarchy {
+        use crate::gpu::global;
+        Hierarchy {
+            level_starts: global(self.level_starts.cast_mut()).cast_const(),
+            wide_ends: global(self.wide_ends.cast_mut()).cast_const(),
+            lower_rows: global(self.lower_rows.cast_mut()).cast_const(),
+            lower_arcs: global(self.lower_arcs.cast_mut()).cast_const(),
+            higher_rows: global(self.higher_rows.cast_mut()).cast_const(),
+            higher_arcs: global(self.higher_arcs.cast_mut()).cast_const(),
+            ..self
+        }
+    }
+}
+
+/// Where a search starts in the hierarchy: one or two kept vertices, each
+/// with its distance from the source (a source inside a chain reaches the
+/// chain's two ends).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Seeds {
+    pub first: u32,
+    pub first_distance: u32,
+    /// `chain_contracted::NO_ENTRY` where the source is kept.
+    pub second: u32,
+    pub second_distance: u32,
+}
+
+const _: () = assert!(core::mem::size_of::<Seeds>() == 16);
 
 /// Threads per block of `hierarchy_sweep_grid_search` (its launch bound).
 pub const GRID_BLOCK_SIZE: u32 = 512;

@@ -50,39 +50,24 @@ use core::ptr::{read_volatile, write_volatile};
 
 use crate::abi::UNREACHED;
 use crate::abi::chain_contracted;
-use crate::abi::hierarchy_sweep;
+use crate::abi::hierarchy_sweep::{self, Hierarchy, Seeds};
 use crate::gpu::{self, WARP_SIZE};
 
 /// Arcs a thread reads at once: their loads in flight together, then their distances.
 const PULL_BATCH: usize = 4;
 
-/// A hierarchy's arrays in the kernel's parameter order: the first vertex
-/// of each level (then the vertex count), the end of each level's wide
-/// vertices, the levels (the core the last), and the lower and higher
-/// arcs' rows and (head, weight) pairs.
-#[derive(Clone, Copy)]
-struct Hierarchy {
-    level_starts: *const u32,
-    wide_ends: *const u32,
-    level_count: u32,
-    lower: (*const u32, *const u32),
-    higher: (*const u32, *const u32),
-}
-
-impl Hierarchy {
-    /// The vertices of `level`.
-    ///
-    /// # Safety
-    /// `level < level_count`.
-    #[inline(always)]
-    unsafe fn level(&self, level: u32) -> (u32, u32) {
-        // SAFETY: `level_starts` has `level_count + 1` entries (the contract).
-        unsafe {
-            (
-                gpu::load_read_only(self.level_starts.add(level as usize)),
-                gpu::load_read_only(self.level_starts.add(level as usize + 1)),
-            )
-        }
+/// The vertices of `level`.
+///
+/// # Safety
+/// `level < hierarchy.level_count`.
+#[inline(always)]
+unsafe fn level_range(hierarchy: &Hierarchy, level: u32) -> (u32, u32) {
+    // SAFETY: `level_starts` has `level_count + 1` entries (the contract).
+    unsafe {
+        (
+            gpu::load_read_only(hierarchy.level_starts.add(level as usize)),
+            gpu::load_read_only(hierarchy.level_starts.add(level as usize + 1)),
+        )
     }
 }
 
@@ -90,14 +75,14 @@ impl Hierarchy {
 /// distance to `kept_levels`.
 ///
 /// # Safety
-/// `level_starts` has `level_count + 1 >= 2` entries, ascending from 0 to
-/// `kept_count`; `wide_ends` `level_count`, each within its level; `lower_rows` and `higher_rows` have `kept_count + 1`
-/// entries and their arcs two words each (a head `< kept_count` and a
-/// weight of at least 1); a lower arc joins a vertex to one of a lower
-/// level, a higher arc to one of a higher level, or one core vertex (the
-/// last level) to another; no path's length reaches `u32::MAX`. The seeds
-/// are `< kept_count`, the second may be `chain_contracted::NO_ENTRY`; `kept_levels` has
-/// `kept_count` entries; `work` two.
+/// `hierarchy` is as its fields say ([`Hierarchy`]): at least one level,
+/// the level starts ascending from 0, each level's wide vertices within
+/// it, arcs' heads `< kept_count`; a lower arc joins a vertex to one of a
+/// lower level, a higher arc to one of a higher level, or one core vertex
+/// (the last level) to another; no path's length reaches `u32::MAX`. The
+/// seeds are `< kept_count`, the second may be
+/// `chain_contracted::NO_ENTRY`; `kept_levels` has `kept_count` entries;
+/// `work` two.
 ///
 /// # Launch
 /// Grid 1, block [`hierarchy_sweep::BLOCK_SIZE`](crate::abi::hierarchy_sweep::BLOCK_SIZE);
@@ -109,30 +94,13 @@ impl Hierarchy {
 /// `w + blockDim / 32`, …, lane `l` their arcs `l`, `l + 32`, ….
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hierarchy_sweep_search(
-    level_starts: *const u32,
-    wide_ends: *const u32,
-    level_count: u32,
-    lower_rows: *const u32,
-    lower_arcs: *const u32,
-    higher_rows: *const u32,
-    higher_arcs: *const u32,
-    kept_count: u32,
-    first_seed: u32,
-    first_distance: u32,
-    second_seed: u32,
-    second_distance: u32,
+    hierarchy: Hierarchy,
+    seeds: Seeds,
     distances_in_shared: u32,
     kept_levels: *mut u32,
     work: *mut u64,
 ) {
-    let hierarchy = Hierarchy {
-        level_starts,
-        wide_ends,
-        level_count,
-        lower: (lower_rows, lower_arcs),
-        higher: (higher_rows, higher_arcs),
-    };
-    let seeds = [(first_seed, first_distance), (second_seed, second_distance)];
+    let hierarchy = hierarchy.in_global();
     let flags = gpu::dynamic_shared_memory::<u32>();
     // SAFETY: the shared memory holds the header, and the distances after
     // it when `distances_in_shared` (the contract); else they are
@@ -142,26 +110,12 @@ pub unsafe extern "ptx-kernel" fn hierarchy_sweep_search(
     unsafe {
         if distances_in_shared != 0 {
             let distances = flags.add(hierarchy_sweep::HEADER_WORDS as usize);
-            sweep(
-                Block,
-                hierarchy,
-                (flags, distances),
-                kept_count,
-                seeds,
-                work,
-            );
-            for_each_strided(Block, 0..kept_count, |vertex| {
+            sweep(Block, hierarchy, (flags, distances), seeds, work);
+            for_each_strided(Block, 0..hierarchy.kept_count, |vertex| {
                 *kept_levels.add(vertex) = *distances.add(vertex);
             });
         } else {
-            sweep(
-                Block,
-                hierarchy,
-                (flags, kept_levels),
-                kept_count,
-                seeds,
-                work,
-            );
+            sweep(Block, hierarchy, (flags, kept_levels), seeds, work);
         }
     }
 }
@@ -186,31 +140,14 @@ pub unsafe extern "ptx-kernel" fn hierarchy_sweep_search(
 /// wide vertices `w`, `w + W`, …, lane `l` their arcs `l`, `l + 32`, ….
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hierarchy_sweep_grid_search(
-    level_starts: *const u32,
-    wide_ends: *const u32,
-    level_count: u32,
-    lower_rows: *const u32,
-    lower_arcs: *const u32,
-    higher_rows: *const u32,
-    higher_arcs: *const u32,
-    kept_count: u32,
-    first_seed: u32,
-    first_distance: u32,
-    second_seed: u32,
-    second_distance: u32,
+    hierarchy: Hierarchy,
+    seeds: Seeds,
     kept_levels: *mut u32,
     barrier_words: *mut u64,
     flags: *mut u32,
     work: *mut u64,
 ) {
-    let hierarchy = Hierarchy {
-        level_starts,
-        wide_ends,
-        level_count,
-        lower: (lower_rows, lower_arcs),
-        higher: (higher_rows, higher_arcs),
-    };
-    let seeds = [(first_seed, first_distance), (second_seed, second_distance)];
+    let hierarchy = hierarchy.in_global();
     let grid = Grid {
         words: barrier_words,
         shared: gpu::dynamic_shared_memory::<u32>(),
@@ -219,16 +156,7 @@ pub unsafe extern "ptx-kernel" fn hierarchy_sweep_grid_search(
     // SAFETY: the grid is resident (a cooperative launch within the
     // occupancy), the barrier words, flags and work are the launch's own
     // and zero (the contract), the shared word is the barrier's.
-    unsafe {
-        sweep(
-            grid,
-            hierarchy,
-            (flags, kept_levels),
-            kept_count,
-            seeds,
-            work,
-        )
-    }
+    unsafe { sweep(grid, hierarchy, (flags, kept_levels), seeds, work) }
 }
 
 /// The threads that sweep together, and the barrier that ends a level:
@@ -361,11 +289,10 @@ unsafe fn sweep<T: Team>(
     mut team: T,
     hierarchy: Hierarchy,
     (flags, distances): (*mut u32, *mut u32),
-    kept_count: u32,
-    seeds: [(u32, u32); 2],
+    seeds: Seeds,
     work: *mut u64,
 ) {
-    let thread = team.rank();
+    let (thread, kept_count) = (team.rank(), hierarchy.kept_count);
     let core_level = hierarchy.level_count - 1;
     // SAFETY: vertices and heads are `< kept_count`, levels
     // `< level_count` (the contract). Within a level, a thread writes only
@@ -388,6 +315,10 @@ unsafe fn sweep<T: Team>(
         }
         team.barrier();
         if thread == 0 {
+            let seeds = [
+                (seeds.first, seeds.first_distance),
+                (seeds.second, seeds.second_distance),
+            ];
             for (seed, distance) in seeds {
                 if seed != chain_contracted::NO_ENTRY {
                     let label = distances.add(seed as usize);
@@ -402,15 +333,23 @@ unsafe fn sweep<T: Team>(
         // for each wide vertex, a thread for each of the others.
         let (warp, warps) = (thread / WARP_SIZE, team.size() / WARP_SIZE);
         for level in 1..=core_level {
-            let (first, end) = hierarchy.level(level);
+            let (first, end) = level_range(&hierarchy, level);
             let wide_end = gpu::load_read_only(hierarchy.wide_ends.add(level as usize));
             let mut wide = first + warp;
             while wide < wide_end {
-                arcs_read += pull_by_warp::<T>(hierarchy.lower, distances, wide);
+                arcs_read += pull_by_warp::<T>(
+                    (hierarchy.lower_rows, hierarchy.lower_arcs),
+                    distances,
+                    wide,
+                );
                 wide += warps;
             }
             for_each_strided(team, wide_end..end, |vertex| {
-                arcs_read += pull::<T>(hierarchy.lower, distances, vertex as u32);
+                arcs_read += pull::<T>(
+                    (hierarchy.lower_rows, hierarchy.lower_arcs),
+                    distances,
+                    vertex as u32,
+                );
             });
             team.barrier();
             barriers += 1;
@@ -418,7 +357,7 @@ unsafe fn sweep<T: Team>(
 
         // The core: Bellman–Ford rounds; round r sets flag r % 3 if it
         // lowered a distance.
-        let (first, end) = hierarchy.level(core_level);
+        let (first, end) = level_range(&hierarchy, core_level);
         let mut round = 0;
         if first < end {
             loop {
@@ -431,7 +370,7 @@ unsafe fn sweep<T: Team>(
                     if distance == UNREACHED {
                         return;
                     }
-                    let (rows, arcs) = hierarchy.higher;
+                    let (rows, arcs) = (hierarchy.higher_rows, hierarchy.higher_arcs);
                     let (mut arc, arc_end) = (
                         gpu::load_read_only(rows.add(vertex)),
                         gpu::load_read_only(rows.add(vertex + 1)),
@@ -461,9 +400,13 @@ unsafe fn sweep<T: Team>(
 
         // Downward: the highest contracted level first.
         for level in (0..core_level).rev() {
-            let (first, end) = hierarchy.level(level);
+            let (first, end) = level_range(&hierarchy, level);
             for_each_strided(team, first..end, |vertex| {
-                arcs_read += pull::<T>(hierarchy.higher, distances, vertex as u32);
+                arcs_read += pull::<T>(
+                    (hierarchy.higher_rows, hierarchy.higher_arcs),
+                    distances,
+                    vertex as u32,
+                );
             });
             team.barrier();
             barriers += 1;

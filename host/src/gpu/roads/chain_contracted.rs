@@ -204,11 +204,6 @@ fn region_shape(gpu: &Gpu, kept_count: u32) -> (u32, bool) {
 }
 
 impl<'g> ChainContracted<'g> {
-    /// Whether a graph keeping `kept_count` vertices searches in shared memory on `gpu`.
-    pub fn fits_in_shared(gpu: &Gpu, kept_count: u32) -> bool {
-        region_shape(gpu, kept_count).1
-    }
-
     /// As [`new`](Self::new), with queues of `queue_capacity` entries (at
     /// least 2) instead of as many as fit: a round that queues more scans
     /// the bitmap instead (for tests of that path).

@@ -268,20 +268,24 @@ impl GpuBfs for HierarchySweep<'_> {
         let source = request.source;
         let ([(first, first_distance), (second, second_distance)], source_chain) =
             seeds(&self.hierarchy.chains, source);
+        let seeds = hierarchy_sweep::Seeds {
+            first,
+            first_distance,
+            second,
+            second_distance,
+        };
         let stream = self.gpu.stream();
         let kept_count = self.hierarchy.chains.kept_count();
-        // Both sweeps' parameters but their last few.
-        let (level_starts, wide_ends, level_count) = (
-            address(&self.level_starts).cast_const(),
-            address(&self.wide_ends).cast_const(),
-            self.hierarchy.level_count(),
-        );
-        let (lower_rows, lower_arcs, higher_rows, higher_arcs) = (
-            address(&self.lower_rows).cast_const(),
-            address(&self.lower_arcs).cast_const(),
-            address(&self.higher_rows).cast_const(),
-            address(&self.higher_arcs).cast_const(),
-        );
+        let hierarchy = hierarchy_sweep::Hierarchy {
+            level_starts: address(&self.level_starts).cast_const(),
+            wide_ends: address(&self.wide_ends).cast_const(),
+            lower_rows: address(&self.lower_rows).cast_const(),
+            lower_arcs: address(&self.lower_arcs).cast_const(),
+            higher_rows: address(&self.higher_rows).cast_const(),
+            higher_arcs: address(&self.higher_arcs).cast_const(),
+            level_count: self.hierarchy.level_count(),
+            kept_count,
+        };
         let kept_levels = address(&self.chain_levels.kept_levels);
         let work = address(&self.chain_levels.work);
         self.timer.start(self.gpu)?;
@@ -309,18 +313,8 @@ impl GpuBfs for HierarchySweep<'_> {
                             hierarchy_sweep::GRID_SHARED_BYTES,
                         ),
                         (
-                            level_starts,
-                            wide_ends,
-                            level_count,
-                            lower_rows,
-                            lower_arcs,
-                            higher_rows,
-                            higher_arcs,
-                            kept_count,
-                            first,
-                            first_distance,
-                            second,
-                            second_distance,
+                            hierarchy,
+                            seeds,
                             kept_levels,
                             address(&grid.barrier_words),
                             address(&grid.flags),
@@ -347,23 +341,7 @@ impl GpuBfs for HierarchySweep<'_> {
                         .launch(
                             stream,
                             (1, hierarchy_sweep::BLOCK_SIZE, shared_bytes as u32),
-                            (
-                                level_starts,
-                                wide_ends,
-                                level_count,
-                                lower_rows,
-                                lower_arcs,
-                                higher_rows,
-                                higher_arcs,
-                                kept_count,
-                                first,
-                                first_distance,
-                                second,
-                                second_distance,
-                                u32::from(in_shared),
-                                kept_levels,
-                                work,
-                            ),
+                            (hierarchy, seeds, u32::from(in_shared), kept_levels, work),
                         )
                         .context(|| "launching hierarchy_sweep_search".into())?;
                 }
