@@ -5,8 +5,9 @@
 
 use bfs::gpu::{
     CLUSTER_KERNELS_PTX, ChainContracted, DirectionOptimizing, Driver, GhostZones, Gpu,
-    HierarchicalQueue, HierarchySweep, KERNELS_PTX, Partitioned, PersistentDirectionOptimizing,
-    Placement, Request, RowOffsets, STAGING_HALF_BYTES, Search, Variant,
+    HierarchicalQueue, HierarchySweep, KERNELS_PTX, Labels, Partitioned,
+    PersistentDirectionOptimizing, Placement, Request, RowOffsets, STAGING_HALF_BYTES, Search,
+    Variant,
 };
 use bfs::validate::{same_levels, validate};
 use bfs::{Bfs, Csr, Error, abi, cpu};
@@ -90,11 +91,8 @@ fn a_search_asked_for_levels_alone_gives_them_and_no_parents() {
     for variant in gpu.variants() {
         let mut search = Search::new(&gpu, &graph, variant).unwrap();
         for (parents, statistics) in [(false, false), (true, true), (false, true), (true, false)] {
-            let request = Request {
-                source: 5,
-                parents,
-                statistics,
-            };
+            let mut request = Request::labels(5, parents);
+            request.statistics = statistics;
             let run = search.run_for(request).unwrap();
             same_levels(&run.result, &reference)
                 .unwrap_or_else(|error| panic!("{variant}: {error}"));
@@ -162,65 +160,75 @@ fn the_device_finds_the_symmetry_the_host_finds() {
 }
 
 #[test]
-fn results_copied_into_vectors_given_back_are_exact_and_leave_held_ones_alone() {
-    let Some(gpu) =
-        gpu("results_copied_into_vectors_given_back_are_exact_and_leave_held_ones_alone")
+fn results_copied_into_locked_vectors_are_exact_and_reused_once_dropped() {
+    let Some(gpu) = gpu("results_copied_into_locked_vectors_are_exact_and_reused_once_dropped")
     else {
         return;
     };
     let graph = bfs_tests::generated("grid:120x120:0.05", 4);
     let n = graph.vertex_count();
-    for variant in [
-        Variant::Auto,
-        Variant::DirectionOptimizing,
-        Variant::HierarchySweep,
+    let mut held = Vec::new();
+    // Partitioned renumbers its result on the host: ordinary vectors.
+    for (variant, locked) in [
+        (Variant::Auto, true),
+        (Variant::DirectionOptimizing, true),
+        (Variant::HierarchySweep, true),
+        (Variant::Partitioned, false),
     ] {
+        if !gpu.variants().contains(&variant) {
+            continue;
+        }
         let mut search = Search::new(&gpu, &graph, variant).unwrap();
-        let (mut held, mut given) = (Vec::new(), Vec::new());
+        let mut dropped = Vec::new();
         for turn in 0..30 {
             let source = turn * 461 % n;
-            let result = search.run_for(Request::everything(source)).unwrap().result;
-            same_levels(&result, &cpu::bfs(&graph, source))
+            let (result, _) = search.run_locked(Request::labels(source, true)).unwrap();
+            let in_vectors = in_vectors(&result);
+            same_levels(&in_vectors, &cpu::bfs(&graph, source))
                 .unwrap_or_else(|error| panic!("{variant} from {source}: {error}"));
-            validate(&graph, &result).unwrap_or_else(|error| panic!("{variant}: {error}"));
-            let vectors = || {
-                [Some(&result.levels), result.parents.as_ref()]
-                    .into_iter()
-                    .flatten()
-            };
-            // The vectors given back after the turn before came back.
-            for vector in vectors() {
+            validate(&graph, &in_vectors).unwrap_or_else(|error| panic!("{variant}: {error}"));
+            let labels = [Some(&result.levels), result.parents.as_ref()];
+            for labels in labels.into_iter().flatten() {
+                assert_eq!(
+                    matches!(labels, Labels::Locked(_)),
+                    locked,
+                    "{variant} from {source}"
+                );
+                // The locked vectors dropped after the turn before came back.
                 assert!(
-                    given.is_empty() || given.contains(&(vector.as_ptr() as usize)),
+                    !locked || dropped.is_empty() || dropped.contains(&labels.as_ptr()),
                     "{variant} from {source}: a new vector where one was given back"
                 );
             }
-            given = match turn % 5 {
+            dropped = match turn % 5 {
                 0 => Vec::new(),
-                _ => vectors().map(|vector| vector.as_ptr() as usize).collect(),
+                _ => labels
+                    .into_iter()
+                    .flatten()
+                    .map(|labels| labels.as_ptr())
+                    .collect(),
             };
             match turn % 5 {
-                0 => held.push(result),
-                _ => {
-                    gpu.recycle(result.levels);
-                    gpu.recycle(result.parents.unwrap_or_default());
-                }
+                0 => held.push((variant, result)),
+                _ => drop(result),
             }
-            // A vector of no result's length, never handed to one.
-            gpu.recycle(vec![7; 3]);
         }
-        // One of the result's length, told apart by its capacity (a new
-        // result's is its length), comes back as the next levels.
-        let mut marked = Vec::with_capacity(n as usize + 7);
-        marked.resize(n as usize, 7);
-        gpu.recycle(marked);
-        let result = search.run_for(Request::everything(1)).unwrap().result;
-        assert_eq!(result.levels.capacity(), n as usize + 7, "{variant}");
-        same_levels(&result, &cpu::bfs(&graph, 1)).unwrap();
-        for result in held {
-            same_levels(&result, &cpu::bfs(&graph, result.source))
-                .unwrap_or_else(|error| panic!("{variant}, held from {}: {error}", result.source));
-        }
+    }
+    // Held past their device: still exact, and freed after it.
+    drop(gpu);
+    for (variant, result) in held {
+        let source = result.source;
+        same_levels(&in_vectors(&result), &cpu::bfs(&graph, source))
+            .unwrap_or_else(|error| panic!("{variant}, held from {source}: {error}"));
+    }
+}
+
+/// A result's labels copied into vectors, as the checks take them.
+fn in_vectors(result: &Bfs<Labels>) -> Bfs {
+    Bfs {
+        source: result.source,
+        levels: result.levels.to_vec(),
+        parents: result.parents.as_deref().map(<[u32]>::to_vec),
     }
 }
 

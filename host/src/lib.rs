@@ -53,27 +53,32 @@ pub use graph::Csr;
 
 use rayon::prelude::*;
 
-/// The answer of one breadth-first search.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Bfs {
+/// The answer of one breadth-first search: its labels in vectors, or
+/// (`Bfs<gpu::Labels>`, from [`gpu::Search::run_locked`]) where the device
+/// copied them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bfs<Labels = Vec<u32>> {
     /// Source vertex.
     pub source: u32,
     /// Distance (number of edges) from the source, [`UNREACHED`] where none.
-    pub levels: Vec<u32>,
+    pub levels: Labels,
     /// A BFS-tree parent per reached vertex (the source is its own parent),
     /// [`UNREACHED`] elsewhere; `None` when the variant does not record parents.
-    pub parents: Option<Vec<u32>>,
+    pub parents: Option<Labels>,
 }
 
-impl Bfs {
-    /// Number of vertices reached, the source included.
-    pub fn reached(&self) -> usize {
-        self.levels
-            .par_iter()
-            .filter(|&&level| level != UNREACHED)
-            .count()
+impl<Labels> Bfs<Labels> {
+    /// The same answer with its labels in other vectors.
+    pub fn map<Other>(self, into: impl Fn(Labels) -> Other) -> Bfs<Other> {
+        Bfs {
+            source: self.source,
+            levels: into(self.levels),
+            parents: self.parents.map(into),
+        }
     }
+}
 
+impl<Labels: std::ops::DerefMut<Target = [u32]>> Bfs<Labels> {
     /// Unlabels the vertices past `depth_limit` (their levels and parents
     /// become [`UNREACHED`]): a full search made a depth-limited one, as
     /// for a GPU variant that cannot stop early. Exact, since a vertex
@@ -94,6 +99,16 @@ impl Bfs {
             .zip(parents)
             .filter(|(level, _)| beyond(level))
             .for_each(|(level, parent)| (*level, *parent) = (UNREACHED, UNREACHED));
+    }
+}
+
+impl Bfs {
+    /// Number of vertices reached, the source included.
+    pub fn reached(&self) -> usize {
+        self.levels
+            .par_iter()
+            .filter(|&&level| level != UNREACHED)
+            .count()
     }
 
     /// A search's result from its `levels` alone (distances from `roots`,

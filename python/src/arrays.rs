@@ -3,10 +3,10 @@
 //! and are copied once, in parallel, into the host library's widths
 //! (64-bit offsets, 32-bit ids), each value checked on the way; results
 //! go back as numpy arrays that take over the library's vectors, or, for
-//! a GPU search's, borrow them and give them back to the device as numpy
-//! frees them.
+//! a GPU search's locked ones, borrow them and give them back to the
+//! device as numpy frees them.
 
-use bfs::gpu::Gpu;
+use bfs::gpu::{Labels, LockedLabels};
 use numpy::ndarray::ArrayView1;
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
@@ -61,22 +61,19 @@ pub fn signed<'py>(py: Python<'py>, values: Vec<u32>) -> Bound<'py, PyArray1<i32
     PyArray1::from_vec(py, bytemuck::cast_vec::<u32, i32>(values))
 }
 
-/// A search's levels or parents for numpy, as [`signed`], where they
-/// came from `gpu`: the array borrows the vector from a [`Returned`],
-/// which gives it back to the device as numpy frees the array, for a
-/// later search to copy its result into (`Gpu::recycle`).
-pub fn search_labels<'py>(
-    py: Python<'py>,
-    mut values: Vec<u32>,
-    gpu: Option<&'static Gpu>,
-) -> PyResult<Bound<'py, PyArray1<i32>>> {
-    let Some(gpu) = gpu else {
-        return Ok(signed(py, values));
+/// A search's levels or parents for numpy, as [`signed`]; where the GPU
+/// copied them into locked memory, the array borrows it from a
+/// [`Returned`], which gives it back to the device as numpy frees the
+/// array, for a later search to copy its result into.
+pub fn search_labels<'py>(py: Python<'py>, labels: Labels) -> PyResult<Bound<'py, PyArray1<i32>>> {
+    let mut labels = match labels {
+        Labels::Vector(values) => return Ok(signed(py, values)),
+        Labels::Locked(labels) => labels,
     };
-    let (address, len) = (values.as_mut_ptr().cast::<i32>(), values.len());
-    let owner = Bound::new(py, Returned { values, gpu })?;
-    // SAFETY: `len` values of `u32`, as `i32` (the same bits), in the heap
-    // memory of the vector the owner holds, which stays where it is, and
+    let (address, len) = (labels.as_mut_ptr().cast::<i32>(), labels.len());
+    let owner = Bound::new(py, Returned { _labels: labels })?;
+    // SAFETY: `len` values of `u32`, as `i32` (the same bits), in the
+    // locked memory the owner holds, which stays where it is, and
     // untouched by the owner, until the owner is dropped.
     let view = unsafe { ArrayView1::from_shape_ptr(len, address.cast_const()) };
     // SAFETY: the owner is the array's base, so it lives as long as the
@@ -85,18 +82,11 @@ pub fn search_labels<'py>(
     Ok(unsafe { PyArray1::borrow_from_array(&view, owner.into_any()) })
 }
 
-/// A search's vector that a numpy array borrows, given back to its
-/// device when numpy frees the array.
+/// A search's locked labels that a numpy array borrows, given back to
+/// their device (by their own drop) when numpy frees the array.
 #[pyclass(module = "bfs_gpu._native", frozen)]
 pub struct Returned {
-    values: Vec<u32>,
-    gpu: &'static Gpu,
-}
-
-impl Drop for Returned {
-    fn drop(&mut self) {
-        self.gpu.recycle(std::mem::take(&mut self.values));
-    }
+    _labels: LockedLabels,
 }
 
 /// The values of `array`, of whichever integer width it is, handed to `f`.

@@ -185,15 +185,15 @@ impl Graph {
             depth_limit: Self::limits(depth_limit)?.depth_limit,
             parents,
         };
-        let (result, gpu) = self.on_thread(py, move |resident| resident.search(source, options))?;
-        let levels = search_labels(py, result.levels, gpu)?;
+        let result = self.on_thread(py, move |resident| resident.search(source, options))?;
+        let levels = search_labels(py, result.levels)?;
         if !parents {
             return Ok(levels.into_any());
         }
         let tree = result
             .parents
             .ok_or_else(|| BfsError::new_err("the search recorded no parents"))?;
-        Ok((levels, search_labels(py, tree, gpu)?)
+        Ok((levels, search_labels(py, tree)?)
             .into_pyobject(py)?
             .into_any())
     }

@@ -12,7 +12,7 @@
 use std::time::{Duration, Instant};
 
 use bfs::components::{self, Components, GpuComponents};
-use bfs::gpu::{Gpu, Request, Search, Variant};
+use bfs::gpu::{Gpu, Labels, Request, Search, Variant};
 use bfs::graph::generate::sample_vertices;
 use bfs::graph::prepared::Preparations;
 use bfs::many::betweenness::{self, Betweenness, CpuBetweenness, Dependencies, Wanted};
@@ -137,30 +137,23 @@ impl<'g> Resident<'g> {
         Ok(done)
     }
 
-    /// One search from `source` (a vertex), and the GPU it ran on, where
-    /// it did (where its result's vectors go back to).
-    pub fn search(
-        &mut self,
-        source: u32,
-        options: SearchOptions,
-    ) -> Result<(Bfs, Option<&'static Gpu>)> {
+    /// One search from `source` (a vertex): its labels in locked vectors
+    /// where a GPU copied them there, which go back to it once dropped.
+    pub fn search(&mut self, source: u32, options: SearchOptions) -> Result<Bfs<Labels>> {
         let graph = self.graph;
-        let placement = place(options.device)?;
-        let mut result = match placement {
+        let mut result = match place(options.device)? {
             Placement::Gpu(gpu) => {
                 let held = self.gpu_search(gpu, options.variant)?;
-                let run = held.search.run_for(Request {
-                    source,
-                    parents: options.parents,
-                    statistics: false,
-                })?;
+                let (result, run) = held
+                    .search
+                    .run_locked(Request::labels(source, options.parents))?;
                 self.last = LastRun {
                     device: gpu.name().to_string(),
                     plan: held.plan.clone(),
                     search: run.elapsed,
                     download: run.download,
                 };
-                run.result
+                result
             }
             Placement::Cpu => {
                 let engine = match &mut self.cpu {
@@ -180,17 +173,13 @@ impl<'g> Resident<'g> {
                     search: started.elapsed(),
                     download: Duration::ZERO,
                 };
-                result
+                result.map(Labels::Vector)
             }
         };
         if let Some(limit) = options.depth_limit {
             result.limit_depth(limit);
         }
-        let gpu = match placement {
-            Placement::Gpu(gpu) => Some(gpu),
-            Placement::Cpu => None,
-        };
-        Ok((result, gpu))
+        Ok(result)
     }
 
     /// The GPU search of `variant`, made (or remade, for another variant)

@@ -349,9 +349,10 @@ def test_gpu_variants_equal_the_cpu_engine(graphs, np, scipy, bfs_gpu):
 
 
 def test_arrays_held_keep_their_values_while_freed_ones_are_reused(graphs, np, scipy, bfs_gpu):
-    """A search's arrays borrow vectors that go back to the GPU as numpy
-    frees them, for later searches to copy into: an array still held is
-    never written again, a freed one's memory serves the next search."""
+    """A search's arrays borrow the locked vectors the GPU copied them into,
+    which go back to it as numpy frees them, for later searches to copy
+    into: an array still held is never written again, a freed one's memory
+    serves the next search."""
     require_gpu(bfs_gpu)
     matrix = graphs["random, 3000 vertices"]
     graph = bfs_gpu.Graph(matrix, device="gpu")

@@ -13,7 +13,7 @@ use cust::stream::{Stream, StreamFlags};
 
 use super::Variant;
 use super::kernel_code::{self, KernelCode};
-use super::recycled::Recycled;
+use super::locked::LockedPool;
 use super::staging::Staging;
 use crate::error::{CudaContext, describe_cuda};
 use crate::{Error, Result};
@@ -39,8 +39,8 @@ pub struct Gpu {
     pub(super) last_timer_stop: Mutex<Option<Instant>>,
     /// Page-locked staging for every copy back to the host.
     staging: Staging,
-    /// Results' vectors given back, for the next results.
-    recycled: Recycled,
+    /// Locked vectors for results, given back for the next ones.
+    locked: LockedPool,
     // Dropped last: the module and stream belong to this context.
     context: Context,
 }
@@ -161,7 +161,7 @@ impl Gpu {
             },
             last_timer_stop: Mutex::new(None),
             staging: Staging::default(),
-            recycled: Recycled::default(),
+            locked: LockedPool::new(context.clone()),
             context,
         })
     }
@@ -178,18 +178,9 @@ impl Gpu {
         &self.staging
     }
 
-    /// Takes back a search's levels or parents once their owner is done
-    /// with them: a later search on this device of as many vertices may
-    /// copy its result into it, whose pages are in memory already (see
-    /// `recycled.rs`, which says how many it keeps). Any vector of `u32`s
-    /// will do.
-    pub fn recycle(&self, vector: Vec<u32>) {
-        self.recycled.give(vector);
-    }
-
-    /// The vectors given back for results.
-    pub(crate) fn recycled(&self) -> &Recycled {
-        &self.recycled
+    /// Locked vectors for results (`locked.rs`).
+    pub(super) fn locked(&self) -> &LockedPool {
+        &self.locked
     }
 
     /// What the kernels' module was loaded from.

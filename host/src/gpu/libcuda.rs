@@ -201,6 +201,8 @@ entry_points! {
     fn cuDevicePrimaryCtxRelease_v2(device: CUdevice);
     fn cuCtxGetCurrent(context: *mut CUcontext);
     fn cuCtxSetCurrent(context: CUcontext);
+    fn cuCtxPushCurrent_v2(context: CUcontext);
+    fn cuCtxPopCurrent_v2(context: *mut CUcontext);
     fn cuCtxEnablePeerAccess(peer: CUcontext, flags: c_uint);
     fn cuModuleLoadDataEx(
         module: *mut CUmodule,

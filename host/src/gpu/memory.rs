@@ -2,10 +2,10 @@
 //! reset before a search and their copy back to the host.
 
 use cust::error::CudaResult;
-use cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
+use cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
 use rayon::prelude::*;
 
-use super::{Gpu, Request};
+use super::{Gpu, LockedCopy, Request};
 use crate::error::CudaContext;
 use crate::graph::EdgeOffset;
 use crate::{Bfs, Csr, Result, UNREACHED};
@@ -90,9 +90,10 @@ pub(super) fn reset_labels(
 }
 
 /// Copies a finished search's levels back to the host, and its parents
-/// (where the variant records them) where `request` asks for them: each
-/// into a vector given back to `gpu` where there is one of its length,
-/// else into a new one.
+/// (where the variant records them) where `request` asks for them: into
+/// locked vectors where the request asks for those and the device has
+/// them (`locked.rs`; the result's vectors are then empty), else into new
+/// vectors through the staging.
 pub(super) fn download(
     gpu: &Gpu,
     request: Request,
@@ -100,20 +101,59 @@ pub(super) fn download(
     parents: Option<&DeviceBuffer<u32>>,
 ) -> Result<Bfs> {
     let context = || "copying the result back".to_string();
-    let copy = |buffer: &DeviceBuffer<u32>| {
-        match gpu.recycled().take(buffer.len()) {
-            Some(mut vector) => (gpu.staging())
-                .copy_into(gpu.stream(), buffer, &mut vector)
-                .map(|()| vector),
-            None => copy_to_host(gpu, buffer),
-        }
-        .context(context)
-    };
+    let parents = parents.filter(|_| request.parents);
+    if let Some(destination) = request.locked
+        && let Some(copy) = copy_locked(gpu, levels, parents).context(context)?
+    {
+        destination.fill(copy);
+        return Ok(Bfs {
+            source: request.source,
+            levels: Vec::new(),
+            parents: None,
+        });
+    }
+    let copy = |buffer: &DeviceBuffer<u32>| copy_to_host(gpu, buffer).context(context);
     Ok(Bfs {
         source: request.source,
         levels: copy(levels)?,
-        parents: parents.filter(|_| request.parents).map(copy).transpose()?,
+        parents: parents.map(copy).transpose()?,
     })
+}
+
+/// `levels` and `parents` copied straight into locked vectors, both on the
+/// stream before the host waits once; `None` where the device has no
+/// locked vectors for them. On an error the vectors go back to the device
+/// (their stale values are no harm to one copied into anew).
+fn copy_locked(
+    gpu: &Gpu,
+    levels: &DeviceBuffer<u32>,
+    parents: Option<&DeviceBuffer<u32>>,
+) -> CudaResult<Option<LockedCopy>> {
+    let pool = gpu.locked();
+    let Some(mut levels_to) = pool.take(levels.len())? else {
+        return Ok(None);
+    };
+    let mut parents_to = match parents {
+        Some(parents) => match pool.take(parents.len())? {
+            Some(to) => Some((parents, to)),
+            None => return Ok(None),
+        },
+        None => None,
+    };
+    // SAFETY: asynchronous copies into locked memory, ordered after the
+    // search on the stream; the host reads neither vector before the
+    // stream's synchronize below says both copies are done.
+    unsafe {
+        levels.async_copy_to(&mut levels_to[..], gpu.stream())?;
+        if let Some((parents, to)) = parents_to.as_mut() {
+            parents.async_copy_to(&mut to[..], gpu.stream())?;
+        }
+    }
+    gpu.stream().synchronize()?;
+    Ok(Some(LockedCopy {
+        levels: levels_to,
+        parents: parents_to.map(|(_, to)| to),
+    }))
 }
 
 /// `buffer`'s values in a new vector, once the work queued on `gpu`'s

@@ -12,8 +12,8 @@ mod device;
 pub mod kernel_code;
 mod launch;
 pub mod libcuda;
+mod locked;
 mod memory;
-mod recycled;
 mod registry;
 mod run;
 mod search;
@@ -45,6 +45,8 @@ mod row_offsets;
 
 pub use device::{Gpu, GpuCount, Startup};
 pub use kernel_code::{CLUSTER_KERNELS_PTX, KERNELS_PTX, KernelCode};
+pub use locked::{Labels, LockedLabels, MOST_BYTES_A_RESULT, MOST_LOCKED_BYTES};
+pub(crate) use locked::{LockedCopy, LockedDestination};
 pub use memory::DeviceGraph;
 pub(crate) use memory::{address, copy_to_host, filled_on_every_core, upload};
 pub use registry::{Driver, GpuBfs};

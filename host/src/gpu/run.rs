@@ -4,13 +4,14 @@
 
 use std::time::Duration;
 
+use super::LockedDestination;
 use crate::{Bfs, Result};
 
 /// What a search is asked for: its source (already checked to be a
-/// vertex), whether its parents come back with its levels, and whether
-/// it reports what it did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Request {
+/// vertex), whether its parents come back with its levels, whether it
+/// reports what it did, and where its labels go.
+#[derive(Clone, Copy)]
+pub struct Request<'a> {
     /// The vertex the search starts from.
     pub source: u32,
     /// Whether the result holds the parents (where the variant records them).
@@ -21,16 +22,30 @@ pub struct Request {
     /// `--trace` print them, a caller that wants the labels alone (Python's
     /// `Graph.bfs`) does not wait for them.
     pub statistics: bool,
+    /// Where a search whose labels come back whole puts them, in place of
+    /// its result's vectors (left empty): locked ones
+    /// ([`Search::run_locked`](super::Search::run_locked)).
+    pub(crate) locked: Option<&'a LockedDestination>,
 }
 
-impl Request {
+impl Request<'_> {
     /// A search from `source` that returns everything: levels, parents
     /// and statistics.
-    pub fn everything(source: u32) -> Request {
+    pub fn everything(source: u32) -> Request<'static> {
+        Request {
+            statistics: true,
+            ..Request::labels(source, true)
+        }
+    }
+
+    /// A search from `source` for its levels, and its parents where
+    /// `parents`, without statistics.
+    pub fn labels(source: u32, parents: bool) -> Request<'static> {
         Request {
             source,
-            parents: true,
-            statistics: true,
+            parents,
+            statistics: false,
+            locked: None,
         }
     }
 }

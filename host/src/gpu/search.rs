@@ -5,9 +5,11 @@
 use super::auto::{self, Strategy, strategy_on};
 use super::memory::DeviceGraph;
 use super::symmetry;
-use super::{GhostZones, Gpu, GpuBfs, GpuRun, HierarchySweep, Request, Variant};
+use super::{
+    GhostZones, Gpu, GpuBfs, GpuRun, HierarchySweep, Labels, LockedDestination, Request, Variant,
+};
 use crate::graph::prepared::Preparation;
-use crate::{Csr, Error, Result};
+use crate::{Bfs, Csr, Error, Result};
 
 /// A graph on the device with one variant ready to search it, any number of times.
 pub struct Search<'g> {
@@ -152,5 +154,28 @@ impl<'g> Search<'g> {
             run.download = stopped.elapsed();
         }
         Ok(run)
+    }
+
+    /// Runs one search for `request` whose labels come back straight into
+    /// page-locked vectors (`locked.rs`), which go back to the device when
+    /// dropped, where the variant's labels come back whole and the device
+    /// has room for them; else into ordinary vectors, as
+    /// [`run_for`](Self::run_for). The run's own result is left empty.
+    pub fn run_locked(&mut self, request: Request) -> Result<(Bfs<Labels>, GpuRun)> {
+        let destination = LockedDestination::default();
+        let mut run = self.run_for(Request {
+            locked: Some(&destination),
+            ..request
+        })?;
+        let result = std::mem::take(&mut run.result);
+        let labels = match destination.take() {
+            Some(copy) => Bfs {
+                source: result.source,
+                levels: Labels::Locked(copy.levels),
+                parents: copy.parents.map(Labels::Locked),
+            },
+            None => result.map(Labels::Vector),
+        };
+        Ok((labels, run))
     }
 }

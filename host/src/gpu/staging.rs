@@ -102,7 +102,7 @@ impl Staging {
         {
             *held = None;
             *held = Some(Halves {
-                buffer: zeroed_locked(2 * wanted)?,
+                buffer: zeroed_locked::<u8>(2 * wanted)?,
                 half_bytes: wanted,
                 copied: [
                     Event::new(EventFlags::DISABLE_TIMING)?,
@@ -247,12 +247,15 @@ impl Staging {
     }
 }
 
-/// `bytes` zeroes in page-locked memory, written on every core (cust's
+/// `len` zeroes of T in page-locked memory, written on every core (cust's
 /// own fill is a loop on one thread).
-fn zeroed_locked(bytes: usize) -> CudaResult<LockedBuffer<u8>> {
-    // SAFETY: every byte is zeroed below before the buffer is returned.
-    let mut buffer = unsafe { LockedBuffer::<u8>::uninitialized(bytes)? };
-    let start = buffer.as_mut_ptr() as usize;
+pub(super) fn zeroed_locked<T: DeviceCopy + bytemuck::Zeroable>(
+    len: usize,
+) -> CudaResult<LockedBuffer<T>> {
+    // SAFETY: every byte is zeroed below before the buffer is returned,
+    // and zero bytes are a value of T (`Zeroable`).
+    let mut buffer = unsafe { LockedBuffer::<T>::uninitialized(len)? };
+    let (start, bytes) = (buffer.as_mut_ptr() as usize, len * size_of::<T>());
     (0..bytes.div_ceil(PIECE_BYTES))
         .into_par_iter()
         .for_each(|piece| {
