@@ -105,7 +105,10 @@ class Graph:
         ``parents``, also a BFS tree's parents (the source's is itself, -1
         where unreached). ``variant`` is a GPU variant's name
         (``bfs_gpu.variants()``), ignored on the CPU; past ``depth_limit``
-        levels vertices count as unreached."""
+        levels vertices count as unreached. From the GPU, the arrays mostly
+        lie in page-locked memory the device copied them into (at most 64
+        MiB a result and 1 GiB a device), which a later search reuses once
+        numpy frees them."""
         return self._native.bfs(
             operator.index(source),
             parents=parents,
