@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::LockedDestination;
+use super::locked::LockedDestination;
 use crate::{Bfs, Result};
 
 /// What a search is asked for: its source (already checked to be a
