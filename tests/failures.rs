@@ -48,6 +48,11 @@ fn bad_input_gives_one_line_errors() {
             "source 10 is out of range",
         ),
         (&["--graph", "gen:cube:3"], "bad generator"),
+        (&["--graph", "gen:path:0"], "'path:0': N must be at least 1"),
+        (
+            &["--graph", "gen:grid:0x5"],
+            "width and height must be at least 1",
+        ),
         (&["--variant", "fastest"], "unknown variant"),
         (
             &["--graph", "gen:path:10", "--partition-size", "64"],
@@ -171,6 +176,26 @@ fn a_failed_run_leaves_an_existing_output_file_alone() {
 }
 
 #[test]
+fn a_generated_graph_past_the_host_memory_is_refused_before_it_is_generated() {
+    // Were their sizes not checked first, the first would abort on its
+    // edge list and the others count edges for hours.
+    for graph in [
+        "gen:star:4000000000",
+        "gen:uniform:1000:1000000000000",
+        "gen:hub:10:1000000000000",
+        "gen:road:4000000000",
+    ] {
+        bfs_tests::unplaced_bfs()
+            .args(["--graph", graph, "--device", "cpu", "--load-only"])
+            .env("BFS_HOST_MEMORY", "16G")
+            .output()
+            .map(bfs_tests::Cli::from)
+            .expect("running bfs")
+            .assert_one_line_error("of host memory to build, 17179 MB are available");
+    }
+}
+
+#[test]
 fn the_host_memory_limit_can_be_set_and_is_enforced_with_one_line_errors() {
     let run = |limit: &str| -> bfs_tests::Cli {
         bfs_tests::unplaced_bfs()
@@ -181,9 +206,9 @@ fn the_host_memory_limit_can_be_set_and_is_enforced_with_one_line_errors() {
             .into()
     };
     // The path's row offsets and degree counters take 16 MB, its self-loop
-    // counts 4 MB.
+    // counts 4 MB, its edges both ways 8 MB.
     let refused =
-        run("1M").assert_one_line_error("20 MB of host memory to build, 1 MB are available");
+        run("1M").assert_one_line_error("28 MB of host memory to build, 1 MB are available");
     assert!(refused.contains("set by BFS_HOST_MEMORY"), "{refused}");
     run("2x").assert_one_line_error("BFS_HOST_MEMORY=2x is not a size");
     for enough in ["1T", "64G", "1000000000"] {

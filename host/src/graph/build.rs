@@ -11,6 +11,29 @@ use super::host_memory::fits_in_host_memory;
 use super::{Csr, EdgeOffset};
 use crate::{Error, Result};
 
+/// Checks that a CSR of `vertex_count` vertices built from at most
+/// `most_edges` edges (mirrored where `symmetric`) fits in the host's
+/// memory as [`Csr::from_edge_passes`] builds it: the row offsets and the
+/// cursors beside them, the self loops' counts, and the entries.
+pub(super) fn build_fits(
+    vertex_count: u32,
+    most_edges: u64,
+    symmetric: bool,
+) -> Result<(), String> {
+    let offsets_bytes = size_of::<EdgeOffset>() as u64 * (vertex_count as u64 + 1);
+    let (copies, loops_bytes) = match symmetric {
+        true => (2, 4 * vertex_count as u64),
+        false => (1, 0),
+    };
+    let most_entries = most_edges.saturating_mul(copies);
+    let bytes = (2 * offsets_bytes + loops_bytes).saturating_add(most_entries.saturating_mul(4));
+    fits_in_host_memory(
+        bytes,
+        vertex_count,
+        (most_entries > 0).then_some(most_entries),
+    )
+}
+
 /// A function given the edges `(tail, head)`, 0-based, a batch at a time,
 /// from many threads.
 pub type Visitor<'a> = &'a (dyn Fn(&[(u32, u32)]) + Sync);
@@ -43,11 +66,9 @@ impl Csr {
                 "edge {tail} -> {head} names a vertex beyond the {vertex_count} vertices"
             )));
         }
-        let pass = |visit: Visitor<'_>| -> Result<u64> {
-            chunks.par_iter().for_each(|chunk| visit(chunk.as_ref()));
-            Ok(chunks.iter().map(|chunk| chunk.as_ref().len() as u64).sum())
-        };
-        Self::from_edge_passes(vertex_count, symmetric, pass, Error::GraphTooLarge)
+        let edges = chunks.iter().map(|chunk| chunk.as_ref().len() as u64).sum();
+        let pass = |visit: Visitor<'_>| chunks.par_iter().for_each(|chunk| visit(chunk.as_ref()));
+        Self::from_edge_passes((vertex_count, edges), symmetric, pass)
     }
 
     /// Builds a CSR from a source of directed edges that can be walked twice
@@ -58,22 +79,16 @@ impl Csr {
     /// at a time, through `batched`'s tables); then the rows are sorted
     /// and deduplicated. Self loops are dropped; with `symmetric`
     /// each edge is also added reversed, and the tuples' ends at each
-    /// vertex are kept for Graph500's edge count. `pass` returns the entries it
-    /// visited; `too_large` makes the error for a graph beyond the host's memory.
-    pub fn from_edge_passes<E>(
-        vertex_count: u32,
+    /// vertex are kept for Graph500's edge count. `pass` visits at most
+    /// `most_edges` edges. A graph whose most edges would not fit the
+    /// host's memory is refused before any pass, at once, not after a
+    /// count of its edges.
+    pub fn from_edge_passes(
+        (vertex_count, most_edges): (u32, u64),
         symmetric: bool,
-        pass: impl Fn(Visitor<'_>) -> Result<u64, E>,
-        too_large: impl Fn(String) -> E,
-    ) -> Result<Csr, E> {
-        let offsets_bytes = size_of::<EdgeOffset>() as u64 * (vertex_count as u64 + 1);
-        let loops_bytes = if symmetric {
-            4 * vertex_count as u64
-        } else {
-            0
-        };
-        fits_in_host_memory(2 * offsets_bytes + loops_bytes, vertex_count, None)
-            .map_err(&too_large)?;
+        pass: impl Fn(Visitor<'_>),
+    ) -> Result<Csr> {
+        build_fits(vertex_count, most_edges, symmetric).map_err(Error::GraphTooLarge)?;
         let mut counters = zeroed_counters(vertex_count as usize + 1);
         prefer_huge_pages(&mut counters);
         let loops: Vec<AtomicU32> = match symmetric {
@@ -83,7 +98,7 @@ impl Csr {
                 .collect(),
             false => Vec::new(),
         };
-        let entries = pass(&|edges| {
+        pass(&|edges| {
             let mut degrees = BatchDegrees::new(&counters);
             for &(tail, head) in edges {
                 if tail == head {
@@ -97,14 +112,7 @@ impl Csr {
                     }
                 }
             }
-        })?;
-        let copies = if symmetric { 2 } else { 1 };
-        fits_in_host_memory(
-            2 * offsets_bytes + loops_bytes + 4 * entries * copies,
-            vertex_count,
-            Some(entries * copies),
-        )
-        .map_err(&too_large)?;
+        });
         let input_edge_ends = symmetric
             .then(|| input_edge_ends(&counters, loops))
             .flatten();
@@ -132,7 +140,7 @@ impl Csr {
                     }
                 }
             }
-        })?;
+        });
         drop(counters);
         let mut graph = Self::sorted_and_deduplicated(offsets, column_indices, Loops::Absent);
         graph.input_edge_ends = input_edge_ends;

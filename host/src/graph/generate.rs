@@ -33,6 +33,7 @@ use std::str::FromStr;
 
 use rayon::prelude::*;
 
+use super::build::build_fits;
 use super::{Progress, Visitor};
 use crate::{Csr, Error, Result};
 
@@ -181,6 +182,9 @@ impl Spec {
                 most_shape_points,
             } => {
                 checked_vertex_count(junctions as u64)?;
+                // The junctions alone, refused before their streets are
+                // counted where they would not fit.
+                build_fits(junctions, 0, one_way == 0.0).map_err(Error::GraphTooLarge)?;
                 road::generate(
                     (junctions, one_way, most_shape_points),
                     self.seed,
@@ -190,38 +194,24 @@ impl Spec {
                 )
             }
             Shape::Path { vertices } => {
-                let edges: Vec<(u32, u32)> =
-                    (1..vertices).map(|vertex| (vertex - 1, vertex)).collect();
-                Csr::from_edges(vertices, &edges, true)
-            }
-            Shape::Star { vertices } => {
-                let edges: Vec<(u32, u32)> = (1..vertices).map(|vertex| (0, vertex)).collect();
-                Csr::from_edges(vertices, &edges, true)
-            }
-            Shape::Hub { leaves, extra } => {
-                let vertex_count = checked_vertex_count(leaves as u64 + 1)?;
-                let star_chunks = (leaves as u64).div_ceil(CHUNK_EDGES);
-                let chunks = star_chunks + extra.div_ceil(CHUNK_EDGES);
+                let vertex_count = checked_vertex_count(vertices as u64)?;
+                let edges = vertex_count as u64 - 1;
                 self.build(
                     vertex_count,
-                    chunks,
-                    leaves as u64 + extra,
+                    edges.div_ceil(CHUNK_EDGES),
+                    edges,
                     |chunk, visit| {
-                        if chunk < star_chunks {
-                            let first = chunk * CHUNK_EDGES + 1;
-                            for leaf in first..(first + CHUNK_EDGES).min(vertex_count as u64) {
-                                visit(0, leaf as u32);
-                            }
-                            return;
-                        }
-                        let chunk = chunk - star_chunks;
-                        let mut random = self.stream(chunk);
-                        for _ in 0..CHUNK_EDGES.min(extra - chunk * CHUNK_EDGES) {
-                            visit(random.below(vertex_count), random.below(vertex_count));
+                        for vertex in chunk_vertices(chunk, vertex_count) {
+                            visit(vertex - 1, vertex);
                         }
                     },
                 )
             }
+            Shape::Star { vertices } => {
+                let vertex_count = checked_vertex_count(vertices as u64)?;
+                self.hub(vertex_count - 1, 0)
+            }
+            Shape::Hub { leaves, extra } => self.hub(leaves, extra),
             Shape::CliqueOfStars { hubs, leaves } => {
                 let star = leaves as u64 + 1;
                 let vertex_count = checked_vertex_count(hubs as u64 * star)?;
@@ -244,6 +234,28 @@ impl Spec {
                 )
             }
         }
+    }
+
+    /// Vertex 0 joined to `leaves` leaves (1 to `leaves`), with `extra`
+    /// uniformly random edges among all the vertices.
+    fn hub(&self, leaves: u32, extra: u64) -> Result<Csr> {
+        let vertex_count = checked_vertex_count(leaves as u64 + 1)?;
+        let star_chunks = (leaves as u64).div_ceil(CHUNK_EDGES);
+        let chunks = star_chunks + extra.div_ceil(CHUNK_EDGES);
+        let edges = (leaves as u64).saturating_add(extra);
+        self.build(vertex_count, chunks, edges, |chunk, visit| {
+            if chunk < star_chunks {
+                for leaf in chunk_vertices(chunk, vertex_count) {
+                    visit(0, leaf);
+                }
+                return;
+            }
+            let chunk = chunk - star_chunks;
+            let mut random = self.stream(chunk);
+            for _ in 0..CHUNK_EDGES.min(extra - chunk * CHUNK_EDGES) {
+                visit(random.below(vertex_count), random.below(vertex_count));
+            }
+        })
     }
 
     /// Graph500's Kronecker graph of 2^`scale` vertices and `edge_factor`
@@ -292,7 +304,8 @@ impl Spec {
 
     /// The undirected graph whose edges `chunk(c, visit)` visits, for the
     /// `chunks` chunks `c`, in parallel and twice (count, then scatter);
-    /// `most_edges` bounds their number, for the progress bar.
+    /// `most_edges` bounds their number, for the memory check and the
+    /// progress bar.
     fn build(
         &self,
         vertex_count: u32,
@@ -313,21 +326,21 @@ impl Spec {
         symmetric: bool,
         chunk: impl Fn(u64, &mut dyn FnMut(u32, u32)) + Sync,
     ) -> Result<Csr> {
-        let progress = Progress::edges(&format!("generating gen:{self}"), 2 * most_edges);
-        let pass = |visit: Visitor<'_>| -> Result<u64> {
-            let edges = (0..chunks)
+        let progress = Progress::edges(
+            &format!("generating gen:{self}"),
+            most_edges.saturating_mul(2),
+        );
+        let pass = |visit: Visitor<'_>| {
+            (0..chunks)
                 .into_par_iter()
-                .map_init(Vec::new, |batch, index| {
+                .for_each_init(Vec::new, |batch, index| {
                     batch.clear();
                     chunk(index, &mut |tail, head| batch.push((tail, head)));
                     visit(batch);
                     progress.advance(batch.len() as u64);
-                    batch.len() as u64
                 })
-                .sum();
-            Ok(edges)
         };
-        let graph = Csr::from_edge_passes(vertex_count, symmetric, pass, Error::GraphTooLarge);
+        let graph = Csr::from_edge_passes((vertex_count, most_edges), symmetric, pass);
         progress.finish();
         graph
     }
@@ -336,6 +349,13 @@ impl Spec {
 /// Edges per generated chunk: fixed, so a seed gives one graph whatever
 /// the number of threads.
 pub const CHUNK_EDGES: u64 = 1 << 16;
+
+/// The vertices 1 to `vertex_count` - 1 of chunk `chunk`, [`CHUNK_EDGES`]
+/// a chunk: the heads of a path's or a star's edges.
+fn chunk_vertices(chunk: u64, vertex_count: u32) -> std::ops::Range<u32> {
+    let first = chunk * CHUNK_EDGES + 1;
+    first as u32..(first + CHUNK_EDGES).min(vertex_count as u64) as u32
+}
 
 fn checked_vertex_count(count: u64) -> Result<u32> {
     u32::try_from(count)
@@ -367,6 +387,11 @@ impl FromStr for Spec {
         let small = |value: u64, what: &str| {
             u32::try_from(value).map_err(|_| error(&format!("{what} too large")))
         };
+        // A count of vertices in field `index`: 1 or more.
+        let count = |index: usize, what: &str| match small(number(index, what)?, what)? {
+            0 => Err(error(&format!("{what} must be at least 1"))),
+            count => Ok(count),
+        };
         // A share from 0 to 1 in field `index`, `default` where absent.
         let share = |index: usize, what: &str, default: f64| {
             let value = match fields.get(index) {
@@ -390,6 +415,9 @@ impl FromStr for Spec {
                 let height: u32 = height
                     .parse()
                     .map_err(|_| error("height is not a number"))?;
+                if width == 0 || height == 0 {
+                    return Err(error("width and height must be at least 1"));
+                }
                 Shape::Grid {
                     width,
                     height,
@@ -405,7 +433,7 @@ impl FromStr for Spec {
                 edge_factor: small(optional(2, "edge factor", 16)?, "edge factor")?,
             },
             "uniform" => Shape::Uniform {
-                vertices: small(number(1, "N")?, "N")?,
+                vertices: count(1, "N")?,
                 edges: number(2, "M")?,
             },
             "road" => {
@@ -424,23 +452,23 @@ impl FromStr for Spec {
                     None => road::MOST_SHAPE_POINTS,
                 };
                 Shape::Road {
-                    junctions: small(number(1, "JUNCTIONS")?, "JUNCTIONS")?,
+                    junctions: count(1, "JUNCTIONS")?,
                     one_way,
                     most_shape_points,
                 }
             }
             "path" => Shape::Path {
-                vertices: small(number(1, "N")?, "N")?,
+                vertices: count(1, "N")?,
             },
             "star" => Shape::Star {
-                vertices: small(number(1, "N")?, "N")?,
+                vertices: count(1, "N")?,
             },
             "hub" => Shape::Hub {
                 leaves: small(number(1, "LEAVES")?, "LEAVES")?,
                 extra: number(2, "EXTRA")?,
             },
             "stars" => Shape::CliqueOfStars {
-                hubs: small(number(1, "HUBS")?, "HUBS")?,
+                hubs: count(1, "HUBS")?,
                 leaves: small(number(2, "LEAVES")?, "LEAVES")?,
             },
             _ => {

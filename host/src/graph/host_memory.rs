@@ -1,10 +1,10 @@
 //! The host memory a graph may be built in, so that a file declaring an
 //! absurd graph gets a clear error instead of the out-of-memory killer.
 
-/// Checks that building a graph of `vertex_count` vertices (and `edges`,
-/// once known) needs no more than the host memory it may use
-/// ([`host_memory`]), so a file that declares an absurd graph gets a clear
-/// error instead of the out-of-memory killer.
+/// Checks that building a graph of `vertex_count` vertices (and at most
+/// `edges` directed edges, where they are counted) needs no more than the
+/// host memory it may use ([`host_memory`]), so a file that declares an
+/// absurd graph gets a clear error instead of the out-of-memory killer.
 pub(super) fn fits_in_host_memory(
     bytes: u64,
     vertex_count: u32,
@@ -14,7 +14,7 @@ pub(super) fn fits_in_host_memory(
         Some((available, what)) if bytes > available => Err(format!(
             "{vertex_count} vertices{} need {} MB of host memory to build, {} MB are available ({})",
             edges
-                .map(|edges| format!(" and {edges} directed edges"))
+                .map(|edges| format!(" and up to {edges} directed edges"))
                 .unwrap_or_default(),
             bytes / 1_000_000,
             available / 1_000_000,

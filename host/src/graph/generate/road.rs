@@ -160,7 +160,10 @@ pub(super) fn generate(
         .ok()
         .filter(|&count| count != u32::MAX)
         .ok_or_else(|| Error::GraphTooLarge(format!("{next} vertices: need at most 2^32 - 2")))?;
-    let most_edges = 2 * (next + 4 * junctions as u64);
+    // A street's path has an edge more than its points (a lane's, as many),
+    // and a junction at most four streets; a directed network visits a
+    // two-way street's edges both ways.
+    let most_edges = (next + 3 * junctions as u64) * if one_way > 0.0 { 2 } else { 1 };
     let chunk = |chunk: u64, visit: &mut dyn FnMut(u32, u32)| {
         let mut point = first_points[chunk as usize] as u32;
         for junction in network.junctions_in(chunk_rows(chunk as u32)) {

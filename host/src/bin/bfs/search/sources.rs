@@ -34,7 +34,7 @@ pub(super) fn searches(arguments: &SearchArgs, graph: &Csr) -> anyhow::Result<Se
     };
     let target = arguments
         .target
-        .map(|target| vertex(target, graph))
+        .map(|target| vertex(target, graph).context("--target"))
         .transpose()?;
     Ok(Searches {
         sources,
@@ -64,6 +64,9 @@ fn many_sources(spec: &str, graph: &Csr, seed: u64) -> anyhow::Result<Vec<u32>> 
         let count: usize = spec
             .parse()
             .with_context(|| format!("--sources takes N, random or a list, not '{spec}'"))?;
+        if count == 0 {
+            bail!("--sources 0: no search to run; ask for 1 or more");
+        }
         if count > graph.vertex_count() as usize {
             bail!(
                 "--sources {count}: more sources than the graph's {} vertices",
