@@ -196,6 +196,48 @@ fn a_generated_graph_past_the_host_memory_is_refused_before_it_is_generated() {
 }
 
 #[test]
+fn an_output_that_names_the_graph_or_another_output_is_refused_and_the_graph_kept() {
+    let folder = temporary_folder("outputs-onto-inputs");
+    let graph = folder.join("graph.mtx");
+    let text = "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n1 2\n2 3\n";
+    std::fs::write(&graph, text).unwrap();
+    let link = folder.join("link.mtx");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&graph, &link).unwrap();
+    let (graph, link) = (graph.to_str().unwrap(), link.to_str().unwrap());
+    let twice = folder.join("twice.txt");
+    let twice = twice.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--output", graph], "that is the graph file being read"),
+        (&["--parents", link], "that is the graph file being read"),
+        (
+            &["--output", twice, "--json", twice],
+            "--output and --json name one file",
+        ),
+        (
+            &["centrality", "--measure", "closeness", "--output", link],
+            "that is the graph file being read",
+        ),
+        (
+            &["components", "--output", graph],
+            "that is the graph file being read",
+        ),
+    ];
+    for (arguments, expected) in cases {
+        let (command, options) = match arguments[0] {
+            "centrality" | "components" => (&arguments[..1], &arguments[1..]),
+            _ => (&arguments[..0], &arguments[..]),
+        };
+        let mut all = command.to_vec();
+        all.extend(["--graph", graph, "--device", "cpu"]);
+        all.extend(options);
+        run_bfs(&all).assert_one_line_error(expected);
+    }
+    assert_eq!(std::fs::read_to_string(graph).unwrap(), text);
+    assert!(!std::path::Path::new(twice).exists());
+}
+
+#[test]
 fn the_host_memory_limit_can_be_set_and_is_enforced_with_one_line_errors() {
     let run = |limit: &str| -> bfs_tests::Cli {
         bfs_tests::unplaced_bfs()

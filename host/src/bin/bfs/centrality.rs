@@ -122,6 +122,9 @@ enum Runner<'g> {
 /// `bfs centrality`.
 pub fn run(arguments: &CentralityArgs) -> anyhow::Result<()> {
     let mut phases = Phases::since_process_start();
+    arguments
+        .graph
+        .check_outputs(&[("--output", &arguments.output), ("--json", &arguments.json)])?;
     let depth_limit = arguments.depth_limit;
     device::start_threads(arguments.threads)?;
     let graph_source = arguments.graph.source()?;

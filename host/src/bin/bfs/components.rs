@@ -36,6 +36,9 @@ pub struct ComponentsArgs {
 
 /// `bfs components`.
 pub fn run(arguments: &ComponentsArgs) -> anyhow::Result<()> {
+    arguments
+        .graph
+        .check_outputs(&[("--output", &arguments.output)])?;
     let graph_source = arguments.graph.source()?;
     let opening = DeviceOpening::start(arguments.device, None);
     let started = Instant::now();

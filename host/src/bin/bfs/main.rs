@@ -10,9 +10,10 @@ mod device;
 mod files;
 mod search;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use anyhow::bail;
 use bfs::gpu::{GpuCount, Variant};
 use bfs::graph::GraphSource;
 use bfs::graph::generate::{DEFAULT_GRAPH, DEFAULT_SEED};
@@ -176,6 +177,44 @@ impl GraphArgs {
     /// The graph `--graph` names, generated with `--seed`.
     fn source(&self) -> bfs::Result<GraphSource> {
         Ok(GraphSource::parse(&self.graph)?.with_seed(self.seed))
+    }
+
+    /// Refuses, before anything is read, an output option (`(option,
+    /// path)`, where given) that names the graph file being read, or the
+    /// file of an output before it: the write would destroy the graph, or
+    /// one output the other.
+    fn check_outputs(&self, outputs: &[(&str, &Option<PathBuf>)]) -> anyhow::Result<()> {
+        let given: Vec<(&str, &Path)> = outputs
+            .iter()
+            .filter_map(|&(option, path)| Some((option, path.as_deref()?)))
+            .filter(|(_, path)| *path != Path::new(bfs::output::STANDARD_OUTPUT))
+            .collect();
+        for (index, &(option, path)) in given.iter().enumerate() {
+            if same_file(path, Path::new(&self.graph)) {
+                bail!(
+                    "{option} {}: that is the graph file being read; name another file",
+                    path.display()
+                );
+            }
+            if let Some((earlier, _)) = given[..index]
+                .iter()
+                .find(|(_, other)| same_file(path, other))
+            {
+                bail!("{earlier} and {option} name one file, {}", path.display());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether `a` and `b` name one file: the same file where both exist (a
+/// link and its target are one), else the same absolute path.
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        (Err(_), Err(_)) => std::path::absolute(a).ok() == std::path::absolute(b).ok(),
+        _ => false,
     }
 }
 

@@ -36,6 +36,12 @@ pub fn run(arguments: &SearchArgs, started: SystemTime) -> anyhow::Result<()> {
         return Ok(());
     }
     check_options(arguments)?;
+    arguments.graph.check_outputs(&[
+        ("--output", &arguments.output),
+        ("--parents", &arguments.parents),
+        ("--plot", &arguments.plot),
+        ("--json", &arguments.json),
+    ])?;
     let depth_limit = arguments.depth_limit;
     device::start_threads(arguments.threads)?;
     let mut phases = Phases::since_process_start();
