@@ -63,7 +63,7 @@ use crate::direction::direction_optimizing::{
 };
 use crate::direction::hub_chunks::chunk_edge;
 use crate::gpu;
-use crate::visit::{RowOffset, entry_points_by_row_offset, row};
+use crate::visit::{entry_points_by_row_offset, row};
 
 impl Owned {
     fn owns(&self, vertex: u32) -> bool {
@@ -640,47 +640,21 @@ entry_points_by_row_offset!(
     /// # Launch
     /// As [`distributed_bottom_up`].
     distributed_bottom_up_narrow,
-    bottom_up_counting_edges(
-        column_indices: *const u32,
-        frontier_bitmap: *const u32,
-        next_bitmap: *mut u32,
-        visited: *mut u32,
-        levels: *mut u32,
-        parents: *mut u32,
-        level: u32,
-        vertex_count: u32,
-        awake_count: *mut u32,
-        found_edges: *mut u64,
+    |row_offsets,
+     column_indices: *const u32,
+     frontier_bitmap: *const u32,
+     next_bitmap: *mut u32,
+     visited: *mut u32,
+     levels: *mut u32,
+     parents: *mut u32,
+     level: u32,
+     vertex_count: u32,
+     awake_count: *mut u32,
+     found_edges: *mut u64| bottom_up_level(
+        (row_offsets, column_indices),
+        (frontier_bitmap, next_bitmap, visited),
+        (levels, parents, level),
+        vertex_count,
+        (awake_count, Some(found_edges)),
     )
 );
-
-/// Both entry points' level.
-///
-/// # Safety
-/// As [`distributed_bottom_up`].
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn bottom_up_counting_edges<O: RowOffset>(
-    row_offsets: *const O,
-    column_indices: *const u32,
-    frontier_bitmap: *const u32,
-    next_bitmap: *mut u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
-    level: u32,
-    vertex_count: u32,
-    awake_count: *mut u32,
-    found_edges: *mut u64,
-) {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        bottom_up_level(
-            (row_offsets, column_indices),
-            (frontier_bitmap, next_bitmap, visited),
-            (levels, parents, level),
-            vertex_count,
-            (awake_count, Some(found_edges)),
-        )
-    }
-}

@@ -65,29 +65,30 @@ impl RowOffset for u32 {
 
 /// Defines a kernel's two entry points, `$wide` over [`EdgeOffset`] row
 /// offsets and `$narrow` over `u32` ones (a graph of fewer than 2^32 CSR
-/// entries), each forwarding its row offsets and the other parameters to
-/// the generic `$body`.
+/// entries), each taking its row offsets as `$rows` and the other
+/// parameters, and running `$body`, a call generic over the offsets'
+/// width, with them.
 macro_rules! entry_points_by_row_offset {
     (
         $(#[$wide_attribute:meta])* $wide:ident,
         $(#[$narrow_attribute:meta])* $narrow:ident,
-        $body:ident($($parameter:ident: $type:ty),* $(,)?)
+        |$rows:ident, $($parameter:ident: $type:ty),* $(,)?| $body:expr
     ) => {
         $(#[$wide_attribute])*
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $wide(
-            row_offsets: *const $crate::abi::EdgeOffset,
+            $rows: *const $crate::abi::EdgeOffset,
             $($parameter: $type),*
         ) {
             // SAFETY: forwarded from the caller.
-            unsafe { $body(row_offsets, $($parameter),*) }
+            unsafe { $body }
         }
 
         $(#[$narrow_attribute])*
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $narrow(row_offsets: *const u32, $($parameter: $type),*) {
+        pub unsafe extern "ptx-kernel" fn $narrow($rows: *const u32, $($parameter: $type),*) {
             // SAFETY: forwarded from the caller.
-            unsafe { $body(row_offsets, $($parameter),*) }
+            unsafe { $body }
         }
     };
 }

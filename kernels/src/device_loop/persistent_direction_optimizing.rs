@@ -98,19 +98,26 @@ entry_points_by_row_offset!(
     /// # Launch
     /// As [`persistent_direction_optimizing`].
     persistent_direction_optimizing_narrow,
-    search(
-        column_indices: *const u32,
-        queue: *mut u32,
-        visited: *mut u32,
-        levels: *mut u32,
-        parents: *mut u32,
-        bitmaps: *mut u32,
-        counters: *mut u64,
-        vertex_count: u32,
-        bottom_up_allowed: u32,
-        hub_chunks: *mut u32,
-        hub_chunk_capacity: u32,
-        reached: *mut u64,
+    |row_offsets,
+     column_indices: *const u32,
+     queue: *mut u32,
+     visited: *mut u32,
+     levels: *mut u32,
+     parents: *mut u32,
+     bitmaps: *mut u32,
+     counters: *mut u64,
+     vertex_count: u32,
+     bottom_up_allowed: u32,
+     hub_chunks: *mut u32,
+     hub_chunk_capacity: u32,
+     reached: *mut u64| search(
+        (row_offsets, column_indices),
+        (queue, visited, levels, parents),
+        (bitmaps, counters),
+        vertex_count,
+        bottom_up_allowed,
+        (hub_chunks, hub_chunk_capacity),
+        reached,
     )
 );
 
@@ -119,20 +126,13 @@ entry_points_by_row_offset!(
 /// # Safety
 /// As [`persistent_direction_optimizing`].
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 unsafe fn search<O: RowOffset>(
-    row_offsets: *const O,
-    column_indices: *const u32,
-    queue: *mut u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
-    bitmaps: *mut u32,
-    counters: *mut u64,
+    (row_offsets, column_indices): (*const O, *const u32),
+    (queue, visited, levels, parents): (*mut u32, *mut u32, *mut u32, *mut u32),
+    (bitmaps, counters): (*mut u32, *mut u64),
     vertex_count: u32,
     bottom_up_allowed: u32,
-    hub_chunks: *mut u32,
-    hub_chunk_capacity: u32,
+    (hub_chunks, hub_chunk_capacity): (*mut u32, u32),
     reached: *mut u64,
 ) {
     let block_edges = gpu::dynamic_shared_memory::<u64>();

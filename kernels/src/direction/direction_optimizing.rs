@@ -327,48 +327,23 @@ entry_points_by_row_offset!(
     /// # Launch
     /// As [`direction_optimizing_bottom_up`].
     direction_optimizing_bottom_up_narrow,
-    bottom_up(
-        column_indices: *const u32,
-        frontier_bitmap: *const u32,
-        next_bitmap: *mut u32,
-        visited: *mut u32,
-        levels: *mut u32,
-        parents: *mut u32,
-        level: u32,
-        vertex_count: u32,
-        awake_count: *mut u32,
+    |row_offsets,
+     column_indices: *const u32,
+     frontier_bitmap: *const u32,
+     next_bitmap: *mut u32,
+     visited: *mut u32,
+     levels: *mut u32,
+     parents: *mut u32,
+     level: u32,
+     vertex_count: u32,
+     awake_count: *mut u32| bottom_up_level(
+        (row_offsets, column_indices),
+        (frontier_bitmap, next_bitmap, visited),
+        (levels, parents, level),
+        vertex_count,
+        (awake_count, None),
     )
 );
-
-/// The level of both entry points, over row offsets of either width.
-///
-/// # Safety
-/// As [`direction_optimizing_bottom_up`].
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn bottom_up<O: RowOffset>(
-    row_offsets: *const O,
-    column_indices: *const u32,
-    frontier_bitmap: *const u32,
-    next_bitmap: *mut u32,
-    visited: *mut u32,
-    levels: *mut u32,
-    parents: *mut u32,
-    level: u32,
-    vertex_count: u32,
-    awake_count: *mut u32,
-) {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        bottom_up_level(
-            (row_offsets, column_indices),
-            (frontier_bitmap, next_bitmap, visited),
-            (levels, parents, level),
-            vertex_count,
-            (awake_count, None),
-        )
-    }
-}
 
 /// One bottom-up level, as [`direction_optimizing_bottom_up`] describes;
 /// with `found_edges`, also adds the found vertices' degrees there (a GPU
