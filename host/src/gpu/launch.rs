@@ -50,52 +50,6 @@ impl Timer {
     }
 }
 
-/// Lets `kernel` (named `name`) take `bytes` of dynamic shared memory, past
-/// the 48 KB every kernel gets, up to the device's opt-in limit.
-fn allow_shared_memory(kernel: &Function<'_>, bytes: u32, name: &str) -> Result<()> {
-    // SAFETY: sets an attribute of a loaded kernel; the driver refuses a
-    // size beyond the device's limit with an error, returned here.
-    let result = unsafe {
-        cust::sys::cuFuncSetAttribute(
-            kernel.to_raw(),
-            cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            bytes as i32,
-        )
-    };
-    driver_result(result, || format!("allowing {name} its shared memory"))
-}
-
-/// Checks that one block of `block_size` threads and `shared_bytes` of
-/// shared memory fits on a multiprocessor, as a cooperative launch of one
-/// block per multiprocessor needs, and that the device runs such launches;
-/// returns how many such blocks stay resident on a multiprocessor.
-fn check_cooperative(
-    gpu: &Gpu,
-    kernel: &Function<'_>,
-    block_size: u32,
-    shared_bytes: u32,
-    name: &str,
-) -> Result<u32> {
-    if !gpu.cooperative_launch() {
-        return Err(Error::Invalid(format!(
-            "{} does not support cooperative launches",
-            gpu.name()
-        )));
-    }
-    let resident = kernel
-        .max_active_blocks_per_multiprocessor(
-            cust::function::BlockSize::x(block_size),
-            shared_bytes as usize,
-        )
-        .context(|| format!("reading {name}'s occupancy"))?;
-    if resident == 0 {
-        return Err(Error::Invalid(format!(
-            "{name} cannot fit one block on a multiprocessor"
-        )));
-    }
-    Ok(resident)
-}
-
 /// A kernel loaded together with the type of its parameters, from its
 /// [`Kernel`] in the ABI: its launch takes one `P`, by value, so a
 /// launch whose arguments are not the kernel's (a pointer to `u64` for one
@@ -147,7 +101,18 @@ impl<'g, P> Entry<'g, P> {
     /// Lets it take `bytes` of dynamic shared memory, past the 48 KB every
     /// kernel gets, up to the device's opt-in limit.
     pub(crate) fn allow_shared_memory(&self, bytes: u32) -> Result<()> {
-        allow_shared_memory(&self.function, bytes, self.name)
+        // SAFETY: sets an attribute of a loaded kernel; the driver refuses
+        // a size beyond the device's limit with an error, returned here.
+        let result = unsafe {
+            cust::sys::cuFuncSetAttribute(
+                self.function.to_raw(),
+                cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                bytes as i32,
+            )
+        };
+        driver_result(result, || {
+            format!("allowing {} its shared memory", self.name)
+        })
     }
 
     /// Checks that a block of `block_size` threads and `shared_bytes` of
@@ -160,7 +125,23 @@ impl<'g, P> Entry<'g, P> {
         block_size: u32,
         shared_bytes: u32,
     ) -> Result<u32> {
-        check_cooperative(gpu, &self.function, block_size, shared_bytes, self.name)
+        if !gpu.cooperative_launch() {
+            return Err(Error::Invalid(format!(
+                "{} does not support cooperative launches",
+                gpu.name()
+            )));
+        }
+        let resident = self
+            .function
+            .max_active_blocks_per_multiprocessor(BlockSize::x(block_size), shared_bytes as usize)
+            .context(|| format!("reading {}'s occupancy", self.name))?;
+        if resident == 0 {
+            return Err(Error::Invalid(format!(
+                "{} cannot fit one block on a multiprocessor",
+                self.name
+            )));
+        }
+        Ok(resident)
     }
 }
 

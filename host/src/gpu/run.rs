@@ -81,14 +81,7 @@ impl GpuRun {
         let (steps, work) = match request.statistics {
             false => (Vec::new(), None),
             true => (
-                vec![Step {
-                    first_level: 0,
-                    levels: result.level_count(),
-                    elapsed,
-                    on_cpu: false,
-                    exchange: None,
-                    direction: None,
-                }],
+                vec![Step::on_gpu(0, result.level_count(), elapsed)],
                 work(&result)?,
             ),
         };
@@ -202,16 +195,22 @@ pub struct Exchange {
 }
 
 impl Step {
-    /// A one-level step on the GPU that started at `started`.
-    pub(crate) fn gpu_level(level: u32, started: std::time::Instant) -> Step {
+    /// A step on the GPU of `levels` levels from `first_level`, which took
+    /// `elapsed`.
+    pub(crate) fn on_gpu(first_level: u32, levels: u32, elapsed: Duration) -> Step {
         Step {
-            first_level: level,
-            levels: 1,
-            elapsed: started.elapsed(),
+            first_level,
+            levels,
+            elapsed,
             on_cpu: false,
             exchange: None,
             direction: None,
         }
+    }
+
+    /// A one-level step on the GPU that started at `started`.
+    pub(crate) fn gpu_level(level: u32, started: std::time::Instant) -> Step {
+        Step::on_gpu(level, 1, started.elapsed())
     }
 
     /// The step, which went in `direction`.

@@ -141,14 +141,9 @@ impl GpuBfs for Persistent<'_> {
         let started = std::time::Instant::now();
         self.queues.start(self.gpu, source)?;
         let (levels, _) = self.levels.run(self.gpu, graph, &mut self.queues, 0, 0)?;
-        self.queues.steps.push(Step {
-            first_level: 0,
-            levels,
-            elapsed: started.elapsed(),
-            on_cpu: false,
-            exchange: None,
-            direction: None,
-        });
+        self.queues
+            .steps
+            .push(Step::on_gpu(0, levels, started.elapsed()));
         self.queues.finish(self.gpu, request)
     }
 }

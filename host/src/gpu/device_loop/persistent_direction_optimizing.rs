@@ -154,14 +154,8 @@ impl GpuBfs for PersistentDirectionOptimizing<'_> {
             .context(|| {
                 "reading the levels the persistent direction-optimizing kernel reached".into()
             })?;
-        run.steps.push(Step {
-            first_level: 0,
-            levels: levels[0] as u32,
-            elapsed: started.elapsed(),
-            on_cpu: false,
-            exchange: None,
-            direction: None,
-        });
+        run.steps
+            .push(Step::on_gpu(0, levels[0] as u32, started.elapsed()));
         Ok(run)
     }
 }

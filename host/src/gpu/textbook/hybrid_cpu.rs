@@ -175,14 +175,8 @@ impl GpuBfs for HybridCpu<'_> {
                 frontier_on_device = true;
             }
             std::mem::swap(&mut frontier, &mut next_frontier);
-            self.queues.steps.push(Step {
-                first_level: level,
-                levels: 1,
-                elapsed: started.elapsed(),
-                on_cpu,
-                exchange: None,
-                direction: None,
-            });
+            let step = Step::gpu_level(level, started);
+            self.queues.steps.push(Step { on_cpu, ..step });
             level += 1;
         }
         self.frontiers = (frontier, next_frontier);

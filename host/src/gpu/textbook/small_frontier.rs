@@ -192,14 +192,10 @@ impl GpuBfs for SmallFrontier<'_> {
                 self.run_large(graph, frontier_size, level)
             }
             .map_err(|error| at_level(error, level))?;
-            self.queues.steps.push(Step {
-                first_level: level,
-                levels: next_level - level,
-                elapsed: started.elapsed(),
-                on_cpu: false,
-                exchange: None,
-                direction: None,
-            });
+            let levels = next_level - level;
+            self.queues
+                .steps
+                .push(Step::on_gpu(level, levels, started.elapsed()));
             (frontier_size, level) = (next_size, next_level);
         }
         self.queues.finish(self.gpu, request)
