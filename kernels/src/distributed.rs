@@ -631,14 +631,6 @@ entry_points_by_row_offset!(
     /// # Thread mapping
     /// Thread `v` owns the GPU's `v`-th vertex.
     distributed_bottom_up,
-
-    /// [`distributed_bottom_up`] with row offsets in 32 bits.
-    ///
-    /// # Safety
-    /// As [`distributed_bottom_up`].
-    ///
-    /// # Launch
-    /// As [`distributed_bottom_up`].
     distributed_bottom_up_narrow,
     |row_offsets,
      column_indices: *const u32,

@@ -64,14 +64,15 @@ impl RowOffset for u32 {
 }
 
 /// Defines a kernel's two entry points, `$wide` over [`EdgeOffset`] row
-/// offsets and `$narrow` over `u32` ones (a graph of fewer than 2^32 CSR
-/// entries), each taking its row offsets as `$rows` and the other
-/// parameters, and running `$body`, a call generic over the offsets'
-/// width, with them.
+/// offsets and `$narrow` over `u32` ones, each taking its row offsets as
+/// `$rows` and the other parameters, and running `$body`, a call generic
+/// over the offsets' width, with them. The narrow one serves a graph of
+/// fewer than 2^32 CSR entries, where a level that reads a row per vertex
+/// reads 8 bytes a row, not 16.
 macro_rules! entry_points_by_row_offset {
     (
         $(#[$wide_attribute:meta])* $wide:ident,
-        $(#[$narrow_attribute:meta])* $narrow:ident,
+        $narrow:ident,
         |$rows:ident, $($parameter:ident: $type:ty),* $(,)?| $body:expr
     ) => {
         $(#[$wide_attribute])*
@@ -84,7 +85,13 @@ macro_rules! entry_points_by_row_offset {
             unsafe { $body }
         }
 
-        $(#[$narrow_attribute])*
+        #[doc = concat!("[`", stringify!($wide), "`] with row offsets in 32 bits.")]
+        ///
+        /// # Safety
+        #[doc = concat!("As [`", stringify!($wide), "`].")]
+        ///
+        /// # Launch
+        #[doc = concat!("As [`", stringify!($wide), "`].")]
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $narrow($rows: *const u32, $($parameter: $type),*) {
             // SAFETY: forwarded from the caller.

@@ -87,16 +87,6 @@ entry_points_by_row_offset!(
     /// vertices `t`, `t + T`, …; a warp's lanes own the 32 vertices of one
     /// bitmap word.
     persistent_direction_optimizing,
-
-    /// [`persistent_direction_optimizing`] with row offsets in 32 bits, for
-    /// a graph of fewer than 2^32 CSR entries: a bottom-up level reads 8
-    /// bytes per unvisited vertex's row, not 16.
-    ///
-    /// # Safety
-    /// As [`persistent_direction_optimizing`].
-    ///
-    /// # Launch
-    /// As [`persistent_direction_optimizing`].
     persistent_direction_optimizing_narrow,
     |row_offsets,
      column_indices: *const u32,

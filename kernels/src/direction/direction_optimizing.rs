@@ -316,16 +316,6 @@ entry_points_by_row_offset!(
     /// store a bitmap, where an `atomicOr` a vertex queued up to 32 atomics on
     /// one word (docs/decisions.md, "Direction-optimizing").
     direction_optimizing_bottom_up,
-
-    /// [`direction_optimizing_bottom_up`] with row offsets in 32 bits, for
-    /// a graph of fewer than 2^32 CSR entries: a level reads 8 bytes per
-    /// unvisited vertex's row, not 16.
-    ///
-    /// # Safety
-    /// As [`direction_optimizing_bottom_up`].
-    ///
-    /// # Launch
-    /// As [`direction_optimizing_bottom_up`].
     direction_optimizing_bottom_up_narrow,
     |row_offsets,
      column_indices: *const u32,
