@@ -138,17 +138,16 @@ fn distances_row(
     }
     drop(rows);
     let (mut seconds, mut first, mut wrong) = (0.0, 0, None);
-    let vertex_count = reference.graph.vertex_count();
     let searched = many::with_distances(
         engine,
-        (vertex_count, sources.len()),
+        (reference.graph.vertex_count(), sources.len()),
         sources,
         Limits::default(),
         &mut |batch| -> Result<()> {
             seconds += batch.elapsed.as_secs_f64();
-            for (index, row) in batch.rows.chunks(n.max(1)).enumerate() {
+            for (index, distances) in batch.rows.chunks(n.max(1)).enumerate() {
                 if wrong.is_none() {
-                    wrong = reference.check_row(first + index, row).err();
+                    wrong = reference.check_row(first + index, distances).err();
                 }
             }
             first += batch.sources.len();
