@@ -140,33 +140,39 @@ struct Run {
 }
 
 impl Run {
-    /// A peer's command: a failure leaves its row out, a slow one runs once.
-    fn peer(program: &str, input: &'static str, searches: usize, command: Command) -> Run {
+    /// A command of ours, repeated however long it takes, with no report.
+    fn new(
+        program: &str,
+        input: &'static str,
+        searches: usize,
+        jit_cache: &'static str,
+        command: Command,
+    ) -> Run {
         Run {
             program: program.into(),
             input,
             searches,
-            jit_cache: "-",
+            jit_cache,
             command,
+            peer: false,
+            slow_once: false,
+            json: None,
+        }
+    }
+
+    /// A peer's command: a failure leaves its row out, a slow one runs once.
+    fn peer(program: &str, input: &'static str, searches: usize, command: Command) -> Run {
+        Run {
             peer: true,
             slow_once: true,
-            json: None,
+            ..Run::new(program, input, searches, "-", command)
         }
     }
 }
 
 /// `cuda-floor` timed, under the graph name `-`.
 pub fn floor(setup: &Setup) -> Result<Timed> {
-    let run = Run {
-        program: "cuda-floor".into(),
-        input: "-",
-        searches: 0,
-        jit_cache: "-",
-        command: Command::new(&setup.floor),
-        peer: false,
-        slow_once: false,
-        json: None,
-    };
+    let run = Run::new("cuda-floor", "-", 0, "-", Command::new(&setup.floor));
     time(setup, run, "-")
 }
 
@@ -197,20 +203,11 @@ pub fn graph(
         .join(format!("{}-prepared.bcsr", sanitized(name)));
     let mut prepare = Command::new(&setup.bfs);
     prepare.arg("prepare").arg(&binary).arg(&prepared);
-    let preparing = time(
-        setup,
-        Run {
-            program: "bfs prepare".into(),
-            input: ".bcsr",
-            searches: 0,
-            jit_cache: "-",
-            command: prepare,
-            peer: false,
-            slow_once: true,
-            json: None,
-        },
-        name,
-    )?;
+    let run = Run {
+        slow_once: true,
+        ..Run::new("bfs prepare", ".bcsr", 0, "-", prepare)
+    };
+    let preparing = time(setup, run, name)?;
     let size = |path: &Path| std::fs::metadata(path).map_or(0, |metadata| metadata.len());
     let described = Described {
         name: name.to_string(),

@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use bfs::gpu::{BlockQueue, Gpu, GpuBfs, GpuRun, HierarchicalQueue, Search, Variant, Work};
+use bfs::gpu::{BlockQueue, Gpu, GpuBfs, HierarchicalQueue, Search, Variant, Work};
 use bfs::graph::generate::sources_with_edges;
 use bfs::graph::prepared::Preparation;
 use bfs::report::Statistics;
@@ -215,16 +215,11 @@ pub fn graph(
         let mut row = Row::new(name, label, Some(search.device_bytes()));
         search.run(sources[0])?;
         for reference in &references {
-            let GpuRun {
-                result,
-                elapsed,
-                work,
-                ..
-            } = search.run(reference.source)?;
-            same_levels(&result, reference)
+            let run = search.run(reference.source)?;
+            same_levels(&run.result, reference)
                 .map_err(|error| Error::Invalid(format!("{} on {name}: {error}", row.variant)))?;
-            row.record(&result, graph, elapsed);
-            row.work.extend(work);
+            row.record(&run.result, graph, run.elapsed);
+            row.work.extend(run.work);
         }
         row.print();
         rows.push(row);

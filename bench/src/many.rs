@@ -129,23 +129,8 @@ pub struct Row {
 }
 
 impl Row {
-    /// A row that timed `sources` sources in `seconds`, not yet checked.
-    fn counted(graph: &str, kind: Kind, method: &str, sources: usize, seconds: f64) -> Row {
-        Row {
-            timed: sources,
-            seconds,
-            ..Row::not_run(
-                graph,
-                kind,
-                method,
-                sources,
-                Validation::Skipped(String::new()),
-            )
-        }
-    }
-
-    /// A row that did not run, and why (`failed`: an error, not a choice).
-    fn not_run(graph: &str, kind: Kind, method: &str, sources: usize, why: Validation) -> Row {
+    /// The row of `method` over `sources` sources, before it runs.
+    fn new(graph: &str, kind: Kind, method: &str, sources: usize) -> Row {
         Row {
             graph: graph.into(),
             kind,
@@ -154,7 +139,26 @@ impl Row {
             timed: 0,
             seconds: f64::NAN,
             first_small_batch: None,
-            validated: why,
+            validated: Validation::Skipped(String::new()),
+        }
+    }
+
+    /// The row having timed every source in `seconds`, checked as
+    /// `checked` says.
+    fn measured(self, seconds: f64, checked: Result<String, String>) -> Row {
+        Row {
+            timed: self.sources,
+            seconds,
+            validated: checked.into(),
+            ..self
+        }
+    }
+
+    /// The row not run, and why (`failed`: an error, not a choice).
+    fn not_run(self, why: impl Into<Validation>) -> Row {
+        Row {
+            validated: why.into(),
+            ..self
         }
     }
 
@@ -201,8 +205,8 @@ struct Reference<'g> {
 
 impl Reference<'_> {
     /// Checks each source's vertices by distance (`counts`, from the
-    /// first sources on) against the reference's: returns how many were.
-    fn check_counts(&self, counts: &BatchCounts) -> Result<usize, String> {
+    /// first sources on) against the reference's: says how many were.
+    fn check_counts(&self, counts: &BatchCounts) -> Result<String, String> {
         for (index, (found, reference)) in counts.iter().zip(&self.checked).enumerate() {
             let expected = by_distance(&reference.levels);
             if *found != expected {
@@ -212,7 +216,10 @@ impl Reference<'_> {
                 ));
             }
         }
-        Ok(counts.len().min(self.checked.len()))
+        let checked = counts.len().min(self.checked.len());
+        Ok(format!(
+            "{checked} sources' vertices by distance = the reference's"
+        ))
     }
 
     /// Checks every vertex's distance from source `index` (`row`, `-1`
@@ -303,8 +310,7 @@ pub fn graph(
         Ok(gpu) => gpu_rows::rows(setup, gpu, &reference, &mut emit)?,
         Err(why) => {
             let why = Validation::Skipped(format!("no GPU rows: {why}"));
-            let row = Row::not_run(name, Kind::Batched, "GPU", reference.sources.len(), why);
-            emit(row)?;
+            emit(Row::new(name, Kind::Batched, "GPU", reference.sources.len()).not_run(why))?;
             None
         }
     };
@@ -359,22 +365,37 @@ fn time_batches(
 }
 
 /// A row's check from a result: its how, or what failed.
-fn validation(checked: Result<String, String>) -> Validation {
-    match checked {
-        Ok(how) => Validation::Yes(how),
-        Err(why) => Validation::Failed(why),
+impl From<Result<String, String>> for Validation {
+    fn from(checked: Result<String, String>) -> Validation {
+        match checked {
+            Ok(how) => Validation::Yes(how),
+            Err(why) => Validation::Failed(why),
+        }
     }
 }
 
 /// What an error leaves of a row: skipped where the graph or the output
 /// does not fit, failed otherwise.
-fn error_validation(error: &Error) -> Validation {
-    match error {
-        Error::DeviceMemory { .. }
-        | Error::Unsupported(_)
-        | Error::GraphTooLarge(_)
-        | Error::OutputTooLarge(_) => Validation::Skipped(error.to_string()),
-        _ => Validation::Failed(error.to_string()),
+impl From<&Error> for Validation {
+    fn from(error: &Error) -> Validation {
+        match error {
+            Error::DeviceMemory { .. }
+            | Error::Unsupported(_)
+            | Error::GraphTooLarge(_)
+            | Error::OutputTooLarge(_) => Validation::Skipped(error.to_string()),
+            _ => Validation::Failed(error.to_string()),
+        }
+    }
+}
+
+/// The check of every vertex's distance from `count` sources: passed
+/// unless `wrong` says where one differs from the reference's.
+fn distances_checked(count: usize, wrong: Option<String>) -> Result<String, String> {
+    match wrong {
+        None => Ok(format!(
+            "every vertex's distance from {count} sources = the reference's"
+        )),
+        Some(why) => Err(why),
     }
 }
 

@@ -1164,15 +1164,11 @@ def networkit_worker(task, npz, output):
 
     data = np.load(npz)
     indptr, indices, directed = data["indptr"], data["indices"], bool(data["directed"])
-    n = len(indptr) - 1
+    subject = Subject(npz, seed=0, scratch="", indptr=indptr, indices=indices, directed=directed)
     nk.setNumberOfThreads(os.cpu_count())
-    tails = np.repeat(np.arange(n, dtype=np.uint64), np.diff(indptr))
-    heads = indices.astype(np.uint64)
-    if not directed:
-        keep = tails < heads
-        tails, heads = tails[keep], heads[keep]
-    # Undirected: networkit adds each pair both ways itself.
-    graph = nk.GraphFromCoo((tails, heads), n=n, directed=directed)
+    # Undirected: each edge once, networkit adds each pair both ways itself.
+    tails, heads = (ends.astype(np.uint64) for ends in subject.edges())
+    graph = nk.GraphFromCoo((tails, heads), n=subject.n, directed=subject.directed)
     name, _, count = task.partition(":")
     algorithm = {
         EXACT: lambda: nk.centrality.Betweenness(graph, normalized=True),
@@ -1238,14 +1234,6 @@ def seconds_cell(seconds):
 
 def sources_of(count):
     return f"{count:,} source" + ("" if count == 1 else "s")
-
-
-
-
-
-
-
-
 
 
 if __name__ == "__main__":

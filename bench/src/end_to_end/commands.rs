@@ -52,14 +52,14 @@ pub(super) fn runs(setup: &Setup, graph: &Csr, files: &Files, source: u32) -> Re
                 command.env("CUDA_CACHE_DISABLE", "1");
             }
             runs.push(Run {
-                program: format!("{program}{named}"),
-                input,
-                searches,
-                jit_cache,
-                command,
-                peer: false,
-                slow_once: false,
                 json: reported.then(|| json(&label)),
+                ..Run::new(
+                    &format!("{program}{named}"),
+                    input,
+                    searches,
+                    jit_cache,
+                    command,
+                )
             });
         };
         let (text, binary_file, prepared) = (

@@ -6,10 +6,7 @@
 
 use rayon::prelude::*;
 
-use super::{
-    CHECKED, CLOSENESS_BUDGETS, Kind, Reference, Row, Setup, Validation, error_validation,
-    validation,
-};
+use super::{CHECKED, CLOSENESS_BUDGETS, Kind, Reference, Row, Setup, Validation};
 use bfs::gpu::Gpu;
 use bfs::graph::generate::sample_vertices;
 use bfs::many::centrality::{self, Sources};
@@ -41,6 +38,7 @@ pub(super) fn one_gpu(
     let n = graph.vertex_count();
     let method = "GPU, exact closeness from every vertex (bfs centrality)";
     eprintln!("bench: many: {name}: {method}");
+    let row = Row::new(name, Kind::Closeness, method, n as usize);
     let outcome = (|| -> Result<Searched> {
         let (method, _) = many::gpu_method(graph, n as usize);
         let mut engine = method.engine(gpu, graph, n as usize)?;
@@ -64,24 +62,12 @@ pub(super) fn one_gpu(
     })();
     let (reduced, searched) = match outcome {
         Ok(outcome) => outcome,
-        Err(error) => {
-            let why = error_validation(&error);
-            return (
-                Row::not_run(name, Kind::Closeness, method, n as usize, why),
-                None,
-            );
-        }
+        Err(error) => return (row.not_run(&error), None),
     };
+    let checked = check(graph, &reduced, &searched, setup.seed);
     let row = Row {
         timed: searched.len(),
-        validated: validation(check(graph, &reduced, &searched, setup.seed)),
-        ..Row::counted(
-            name,
-            Kind::Closeness,
-            method,
-            n as usize,
-            reduced.elapsed.as_secs_f64(),
-        )
+        ..row.measured(reduced.elapsed.as_secs_f64(), checked)
     };
     (row, Some((reduced, searched)))
 }
@@ -95,8 +81,8 @@ pub(super) fn two_gpus(reference: &Reference<'_>, one_gpu: Option<&Searched>, se
     let method = format!(
         "{SHARING_GPUS} GPUs sharing the closeness batches (bfs centrality --gpus {SHARING_GPUS})"
     );
-    let skipped =
-        |why: String| Row::not_run(name, Kind::TwoGpus, &method, n, Validation::Skipped(why));
+    let row = Row::new(name, Kind::TwoGpus, &method, n);
+    let skipped = |why: String| row.clone().not_run(Validation::Skipped(why));
     let Some((one, searched)) = one_gpu else {
         return skipped("the one-GPU row did not run".into());
     };
@@ -120,9 +106,7 @@ pub(super) fn two_gpus(reference: &Reference<'_>, one_gpu: Option<&Searched>, se
         (many::gpu_method(graph, n).0, None),
     ) {
         Ok(reduced) => reduced,
-        Err(error) => {
-            return Row::not_run(name, Kind::TwoGpus, &method, n, error_validation(&error));
-        }
+        Err(error) => return row.not_run(&error),
     };
     let same = reduced.reached == one.reached
         && reduced.distance_sums == one.distance_sums
@@ -135,14 +119,7 @@ pub(super) fn two_gpus(reference: &Reference<'_>, one_gpu: Option<&Searched>, se
     };
     Row {
         timed: searched.len(),
-        validated: validation(checked),
-        ..Row::counted(
-            name,
-            Kind::TwoGpus,
-            &method,
-            n,
-            reduced.elapsed.as_secs_f64(),
-        )
+        ..row.measured(reduced.elapsed.as_secs_f64(), checked)
     }
 }
 

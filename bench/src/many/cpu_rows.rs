@@ -3,7 +3,7 @@
 //! source a thread where it has many), and one source at a time, on
 //! [`Setup::threads`] threads (run inside a rayon pool of that many).
 
-use super::{Kind, Reference, Row, Setup, Timed, error_validation, time_batches, validation};
+use super::{Kind, Reference, Row, Setup, Timed, time_batches};
 use bfs::Result;
 use bfs::many::{self, BatchCounts, CpuMethod, OneByOne};
 
@@ -67,21 +67,12 @@ fn timed_row(
     timed: Result<Timed>,
     gpu_counts: Option<&BatchCounts>,
 ) -> Row {
-    let sources = reference.sources.len();
+    let row = Row::new(&reference.name, kind, method, reference.sources.len());
     let timed = match timed {
         Ok(timed) => timed,
-        Err(error) => {
-            return Row::not_run(
-                &reference.name,
-                kind,
-                method,
-                sources,
-                error_validation(&error),
-            );
-        }
+        Err(error) => return row.not_run(&error),
     };
-    let checked = reference.check_counts(&timed.counts).and_then(|checked| {
-        let mut how = format!("{checked} sources' vertices by distance = the reference's");
+    let checked = reference.check_counts(&timed.counts).and_then(|mut how| {
         if let Some(gpu) = gpu_counts {
             match timed
                 .counts
@@ -101,13 +92,8 @@ fn timed_row(
         Ok(how)
     });
     Row {
-        graph: reference.name.clone(),
-        kind,
-        method: method.into(),
-        sources,
         timed: timed.counts.len(),
-        seconds: timed.seconds,
         first_small_batch: timed.first_small_batch,
-        validated: validation(checked),
+        ..row.measured(timed.seconds, checked)
     }
 }

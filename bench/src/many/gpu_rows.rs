@@ -6,8 +6,8 @@
 use std::time::{Duration, Instant};
 
 use super::{
-    CHECKED, Kind, Reference, Row, SMALL_BATCH, Setup, Validation, closeness, error_validation,
-    time_batches, validation,
+    CHECKED, Kind, Reference, Row, SMALL_BATCH, Setup, Validation, closeness, distances_checked,
+    time_batches,
 };
 use bfs::Result;
 use bfs::gpu::{Gpu, STAGING_HALF_BYTES, Search, Variant, Workload};
@@ -74,17 +74,11 @@ fn batched_rows(
         label = format!("{label} (built in {built:.2} s, not counted)");
     }
     eprintln!("bench: many: {name}: {label}");
+    let row = Row::new(name, Kind::Batched, &label, sources.len());
     let mut engine = match engine {
         Ok(engine) => engine,
         Err(error) => {
-            let why = error_validation(&error);
-            emit(Row::not_run(
-                name,
-                Kind::Batched,
-                &label,
-                sources.len(),
-                why,
-            ))?;
+            emit(row.not_run(&error))?;
             return Ok(None);
         }
     };
@@ -92,22 +86,11 @@ fn batched_rows(
     let batched = time_batches(engine.as_mut(), sources, width, Duration::MAX);
     emit(match batched {
         Ok(timed) => {
-            let row = Row {
-                validated: validation(reference.check_counts(&timed.counts).map(|checked| {
-                    format!("{checked} sources' vertices by distance = the reference's")
-                })),
-                ..Row::counted(name, Kind::Batched, &label, sources.len(), timed.seconds)
-            };
+            let checked = reference.check_counts(&timed.counts);
             counts = Some(timed.counts);
-            row
+            row.measured(timed.seconds, checked)
         }
-        Err(error) => Row::not_run(
-            name,
-            Kind::Batched,
-            &label,
-            sources.len(),
-            error_validation(&error),
-        ),
+        Err(error) => row.not_run(&error),
     })?;
     emit(distances_row(gpu, engine.as_mut(), reference, &label))?;
     Ok(counts)
@@ -124,6 +107,7 @@ fn distances_row(
 ) -> Row {
     let (name, sources) = (&reference.name, &reference.sources);
     let method = format!("{method}, every distance to the host");
+    let row = Row::new(name, Kind::Distances, &method, sources.len());
     let n = reference.graph.vertex_count() as usize;
     let bytes = 4 * (sources.len() * n) as u64;
     let fits = bfs::graph::check_host_memory(bytes, "the distances").and_then(|()| {
@@ -138,13 +122,7 @@ fn distances_row(
         }
     });
     if let Err(why) = fits {
-        return Row::not_run(
-            name,
-            Kind::Distances,
-            &method,
-            sources.len(),
-            Validation::Skipped(why),
-        );
+        return row.not_run(Validation::Skipped(why));
     }
     // The device's staging grows to its full size on the first copy that
     // fills it, once in a process, as the GPU's start-up is: an untimed
@@ -156,27 +134,20 @@ fn distances_row(
         Limits::default(),
         Keep::Distances(&mut rows),
     ) {
-        return Row::not_run(
-            name,
-            Kind::Distances,
-            &method,
-            sources.len(),
-            error_validation(&error),
-        );
+        return row.not_run(&error);
     }
     drop(rows);
     let (mut seconds, mut first, mut wrong) = (0.0, 0, None);
-    let vertex_count = reference.graph.vertex_count();
     let searched = many::with_distances(
         engine,
-        (vertex_count, sources.len()),
+        (reference.graph.vertex_count(), sources.len()),
         sources,
         Limits::default(),
         &mut |batch| -> Result<()> {
             seconds += batch.elapsed.as_secs_f64();
-            for (index, row) in batch.rows.chunks(n.max(1)).enumerate() {
+            for (index, distances) in batch.rows.chunks(n.max(1)).enumerate() {
                 if wrong.is_none() {
-                    wrong = reference.check_row(first + index, row).err();
+                    wrong = reference.check_row(first + index, distances).err();
                 }
             }
             first += batch.sources.len();
@@ -184,29 +155,16 @@ fn distances_row(
         },
     );
     match searched {
-        Ok(()) => Row {
-            validated: validation(match wrong {
-                None => Ok(format!(
-                    "every vertex's distance from {} sources = the reference's",
-                    CHECKED.min(sources.len())
-                )),
-                Some(why) => Err(why),
-            }),
-            ..Row::counted(name, Kind::Distances, &method, sources.len(), seconds)
-        },
-        Err(error) => Row::not_run(
-            name,
-            Kind::Distances,
-            &method,
-            sources.len(),
-            error_validation(&error),
+        Ok(()) => row.measured(
+            seconds,
+            distances_checked(CHECKED.min(sources.len()), wrong),
         ),
+        Err(error) => row.not_run(&error),
     }
 }
 
 /// A batch of the first [`SMALL_BATCH`] sources, on an engine of their width.
 fn small_batch_row(gpu: &Gpu, reference: &Reference<'_>, chosen: GpuMethod) -> Row {
-    let name = &reference.name;
     let method = match chosen {
         GpuMethod::BitParallel => format!("GPU, one batch of {SMALL_BATCH} sources"),
         GpuMethod::HierarchyTrees => {
@@ -214,23 +172,13 @@ fn small_batch_row(gpu: &Gpu, reference: &Reference<'_>, chosen: GpuMethod) -> R
         }
     };
     let sources = &reference.sources[..SMALL_BATCH];
+    let row = Row::new(&reference.name, Kind::SmallBatch, &method, SMALL_BATCH);
     let timed = chosen
         .engine(gpu, reference.graph, SMALL_BATCH)
         .and_then(|mut engine| time_batches(engine.as_mut(), sources, SMALL_BATCH, Duration::MAX));
     match timed {
-        Ok(timed) => Row {
-            validated: validation(reference.check_counts(&timed.counts).map(|checked| {
-                format!("{checked} sources' vertices by distance = the reference's")
-            })),
-            ..Row::counted(name, Kind::SmallBatch, &method, SMALL_BATCH, timed.seconds)
-        },
-        Err(error) => Row::not_run(
-            name,
-            Kind::SmallBatch,
-            &method,
-            SMALL_BATCH,
-            error_validation(&error),
-        ),
+        Ok(timed) => row.measured(timed.seconds, reference.check_counts(&timed.counts)),
+        Err(error) => row.not_run(&error),
     }
 }
 
@@ -255,13 +203,7 @@ fn one_by_one_row(setup: &Setup, gpu: &Gpu, reference: &Reference<'_>) -> Row {
     let mut search = match Search::prepared(gpu, graph, Variant::Auto, Some(plan.strategy), None) {
         Ok(search) => search,
         Err(error) => {
-            return Row::not_run(
-                name,
-                Kind::OneByOneAuto,
-                &method,
-                sources.len(),
-                error_validation(&error),
-            );
+            return Row::new(name, Kind::OneByOneAuto, &method, sources.len()).not_run(&error);
         }
     };
     if plan.strategy.needs().is_some() {
@@ -294,25 +236,13 @@ fn one_by_one_row(setup: &Setup, gpu: &Gpu, reference: &Reference<'_>) -> Row {
         }
         Ok((seconds, first_small_batch, timed, wrong))
     })();
+    let row = Row::new(name, Kind::OneByOneAuto, &method, sources.len());
     match outcome {
         Ok((seconds, first_small_batch, timed, wrong)) => Row {
             timed,
             first_small_batch,
-            validated: validation(match wrong {
-                None => Ok(format!(
-                    "every vertex's distance from {} sources = the reference's",
-                    CHECKED.min(timed)
-                )),
-                Some(why) => Err(why),
-            }),
-            ..Row::counted(name, Kind::OneByOneAuto, &method, sources.len(), seconds)
+            ..row.measured(seconds, distances_checked(CHECKED.min(timed), wrong))
         },
-        Err(error) => Row::not_run(
-            name,
-            Kind::OneByOneAuto,
-            &method,
-            sources.len(),
-            error_validation(&error),
-        ),
+        Err(error) => row.not_run(&error),
     }
 }

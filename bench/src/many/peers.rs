@@ -8,10 +8,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use super::{
-    CHECKED, Kind, Measured, Reference, Row, Setup, Validation, error_validation, validation,
-};
+use super::{CHECKED, Kind, Measured, Reference, Row, Setup, Validation, distances_checked};
 use crate::gapbs::{self, Gapbs};
+use crate::io_error;
 use crate::roads::ScipyCsr;
 use bfs::graph::GraphSource;
 use bfs::many::centrality::{self, Sources};
@@ -43,28 +42,18 @@ pub(super) fn rows(
     one_by_one: Option<f64>,
     emit: &mut dyn FnMut(Row) -> Result<()>,
 ) -> Result<()> {
-    let sources = reference.sources.len();
-    match &setup.gapbs {
-        Some(folder) => emit(gapbs_row(setup, folder, reference, one_by_one))?,
-        None => emit(Row::not_run(
-            &reference.name,
-            Kind::Gapbs,
-            "gapbs",
-            sources,
-            Validation::Skipped("no --gapbs".into()),
-        ))?,
-    }
-    match &setup.python {
-        Some(python) => emit(scipy_row(setup, python, reference))?,
-        None => emit(Row::not_run(
-            &reference.name,
-            Kind::Scipy,
-            "scipy",
-            sources,
-            Validation::Skipped("no --python".into()),
-        ))?,
-    }
-    Ok(())
+    let skipped = |kind, method, why: &str| {
+        Row::new(&reference.name, kind, method, reference.sources.len())
+            .not_run(Validation::Skipped(why.into()))
+    };
+    emit(match &setup.gapbs {
+        Some(folder) => gapbs_row(setup, folder, reference, one_by_one),
+        None => skipped(Kind::Gapbs, "gapbs", "no --gapbs"),
+    })?;
+    emit(match &setup.python {
+        Some(python) => scipy_row(setup, python, reference),
+        None => skipped(Kind::Scipy, "scipy", "no --python"),
+    })
 }
 
 /// gapbs in one process: as many trials (one more, untimed, first) as
@@ -87,17 +76,16 @@ fn gapbs_row(
     eprintln!("bench: many: {}: {method}", reference.name);
     let outcome =
         Gapbs::convert(folder, reference.graph).and_then(|peer| peer.trials(threads, trials + 1));
-    let sources = reference.sources.len();
+    let row = Row::new(
+        &reference.name,
+        Kind::Gapbs,
+        &method,
+        reference.sources.len(),
+    );
     match outcome {
-        Ok((times, passed)) => Row {
-            graph: reference.name.clone(),
-            kind: Kind::Gapbs,
-            method,
-            sources,
-            timed: trials,
-            seconds: times[1..].iter().map(Duration::as_secs_f64).sum(),
-            first_small_batch: None,
-            validated: validation(match passed == trials + 1 {
+        Ok((times, passed)) => {
+            let seconds = times[1..].iter().map(Duration::as_secs_f64).sum();
+            let checked = match passed == trials + 1 {
                 true => Ok(format!(
                     "gapbs's verifier (`-v`): {passed} of {passed} trials pass"
                 )),
@@ -105,15 +93,13 @@ fn gapbs_row(
                     "gapbs's verifier: {passed} of {} trials pass",
                     trials + 1
                 )),
-            }),
-        },
-        Err(error) => Row::not_run(
-            &reference.name,
-            Kind::Gapbs,
-            &method,
-            sources,
-            peer_error(error),
-        ),
+            };
+            Row {
+                timed: trials,
+                ..row.measured(seconds, checked)
+            }
+        }
+        Err(error) => row.not_run(peer_error(error)),
     }
 }
 
@@ -122,7 +108,7 @@ fn gapbs_row(
 fn peer_error(error: Error) -> Validation {
     match error {
         Error::Peer { .. } | Error::Io { .. } => Validation::Skipped(error.to_string()),
-        error => error_validation(&error),
+        error => Validation::from(&error),
     }
 }
 
@@ -179,10 +165,7 @@ fn scipy_row(setup: &Setup, python: &Path, reference: &Reference<'_>) -> Row {
     };
     eprintln!("bench: many: {name}: scipy");
     let outcome = (|| -> Result<(usize, f64, bool, Vec<i32>)> {
-        std::fs::create_dir_all(&setup.scratch).map_err(|error| Error::Io {
-            path: setup.scratch.clone(),
-            error,
-        })?;
+        std::fs::create_dir_all(&setup.scratch).map_err(io_error(&setup.scratch))?;
         let files = ScipyCsr::write(graph, &setup.scratch)?;
         let rows = setup.scratch.join("scipy-rows.i32");
         let output = gapbs::run(
@@ -193,10 +176,7 @@ fn scipy_row(setup: &Setup, python: &Path, reference: &Reference<'_>) -> Row {
                 .arg(CHECKED.to_string())
                 .arg(SCIPY_MOST_BYTES.to_string()),
         )?;
-        let words = std::fs::read(&rows).map_err(|error| Error::Io {
-            path: rows.clone(),
-            error,
-        })?;
+        let words = std::fs::read(&rows).map_err(io_error(&rows))?;
         let _ = std::fs::remove_file(&rows);
         let printed: Vec<&str> = output.split_whitespace().collect();
         match printed[..] {
@@ -218,38 +198,23 @@ fn scipy_row(setup: &Setup, python: &Path, reference: &Reference<'_>) -> Row {
     let (count, seconds, all_pairs, rows) = match outcome {
         Ok(outcome) => outcome,
         Err(error) => {
-            let why = peer_error(error);
-            return Row::not_run(
-                name,
-                Kind::Scipy,
-                &method(false),
-                reference.sources.len(),
-                why,
-            );
+            let row = Row::new(name, Kind::Scipy, &method(false), reference.sources.len());
+            return row.not_run(peer_error(error));
         }
     };
-    let checked = rows
+    let wrong = rows
         .chunks(n.max(1))
         .enumerate()
         .try_for_each(|(index, row)| reference.check_row(index, row));
+    let checked = distances_checked(rows.len() / n.max(1), wrong.err());
+    let sources = if all_pairs {
+        n
+    } else {
+        reference.sources.len()
+    };
     Row {
-        graph: name.clone(),
-        kind: Kind::Scipy,
-        method: method(all_pairs),
-        sources: if all_pairs {
-            n
-        } else {
-            reference.sources.len()
-        },
         timed: count,
-        seconds,
-        first_small_batch: None,
-        validated: validation(checked.map(|()| {
-            format!(
-                "every vertex's distance from {} sources = the reference's",
-                rows.len() / n.max(1)
-            )
-        })),
+        ..Row::new(name, Kind::Scipy, &method(all_pairs), sources).measured(seconds, checked)
     }
 }
 
@@ -308,10 +273,7 @@ pub fn networkx(
     };
     eprintln!("bench: many: networkx's closeness on its small graphs");
     let folder = setup.scratch.join("networkx");
-    std::fs::create_dir_all(&folder).map_err(|error| Error::Io {
-        path: folder.clone(),
-        error,
-    })?;
+    std::fs::create_dir_all(&folder).map_err(io_error(&folder))?;
     let output = gapbs::run(
         Command::new(python)
             .args(["-c", NETWORKX])
@@ -364,10 +326,7 @@ fn compare(
         GraphSource::parse(&folder.join(format!("{name}.mtx")).display().to_string())?.load()?;
     let values = folder.join(format!("{name}.txt"));
     let expected: Vec<f64> = std::fs::read_to_string(&values)
-        .map_err(|error| Error::Io {
-            path: values.clone(),
-            error,
-        })?
+        .map_err(io_error(&values))?
         .lines()
         .map(|line| line.trim().parse().unwrap_or(f64::NAN))
         .collect();
@@ -401,7 +360,7 @@ fn compare(
     Ok((
         best,
         engine.describe(),
-        validation(same_values(&closeness, &expected)),
+        same_values(&closeness, &expected).into(),
     ))
 }
 
