@@ -17,16 +17,12 @@ use crate::errors::bad_input;
 /// `array` (a one-dimensional, contiguous numpy array of integers) as
 /// 64-bit values, each at least 0; `name` is the argument's, for errors.
 pub fn offsets(array: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<u64>> {
-    with_integers(array, name, |values| {
-        convert(values, name, u64::MAX as i128)
-    })
+    integers(array, name, u64::MAX as i128)
 }
 
 /// `array` as vertex ids: each at least 0 and within 32 bits.
 pub fn ids(array: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<u32>> {
-    with_integers(array, name, |values| {
-        convert(values, name, u32::MAX as i128)
-    })
+    integers(array, name, u32::MAX as i128)
 }
 
 /// Sources (or other vertices) given as an `int64` array, each checked to
@@ -61,6 +57,11 @@ pub fn signed<'py>(py: Python<'py>, values: Vec<u32>) -> Bound<'py, PyArray1<i32
     PyArray1::from_vec(py, bytemuck::cast_vec::<u32, i32>(values))
 }
 
+/// Vertex ids or counts as numpy's `int64`.
+pub fn wide<'py>(py: Python<'py>, values: Vec<u32>) -> Bound<'py, PyArray1<i64>> {
+    PyArray1::from_vec(py, values.into_iter().map(i64::from).collect())
+}
+
 /// A search's levels or parents for numpy, as [`signed`]; where the GPU
 /// copied them into locked memory, the array borrows it from a
 /// [`Returned`], which gives it back to the device as numpy frees the
@@ -89,53 +90,33 @@ pub struct Returned {
     _labels: LockedLabels,
 }
 
-/// The values of `array`, of whichever integer width it is, handed to `f`.
-fn with_integers<T>(
-    array: &Bound<'_, PyAny>,
-    name: &str,
-    f: impl Fn(Integers<'_>) -> Result<T, String>,
-) -> PyResult<T> {
+/// The values of `array`, of whichever integer width it is, converted to
+/// `U`, each from 0 to `most`.
+fn integers<U>(array: &Bound<'_, PyAny>, name: &str, most: i128) -> PyResult<Vec<U>>
+where
+    U: TryFrom<i128> + Send + Default + Clone,
+{
     let not_contiguous = |_| bad_input(format!("{name} must be a contiguous array"));
-    let result = if let Ok(array) = array.extract::<PyReadonlyArray1<'_, i32>>() {
-        f(Integers::I32(array.as_slice().map_err(not_contiguous)?))
+    let converted = if let Ok(array) = array.extract::<PyReadonlyArray1<'_, i32>>() {
+        convert_slice(array.as_slice().map_err(not_contiguous)?, name, most)
     } else if let Ok(array) = array.extract::<PyReadonlyArray1<'_, i64>>() {
-        f(Integers::I64(array.as_slice().map_err(not_contiguous)?))
+        convert_slice(array.as_slice().map_err(not_contiguous)?, name, most)
     } else if let Ok(array) = array.extract::<PyReadonlyArray1<'_, u32>>() {
-        f(Integers::U32(array.as_slice().map_err(not_contiguous)?))
+        convert_slice(array.as_slice().map_err(not_contiguous)?, name, most)
     } else if let Ok(array) = array.extract::<PyReadonlyArray1<'_, u64>>() {
-        f(Integers::U64(array.as_slice().map_err(not_contiguous)?))
+        convert_slice(array.as_slice().map_err(not_contiguous)?, name, most)
     } else {
         return Err(bad_input(format!(
             "{name} must be a one-dimensional numpy array of int32, int64, uint32 or uint64"
         )));
     };
-    result.map_err(bad_input)
+    converted.map_err(bad_input)
 }
 
 /// Values a task of [`convert_slice`] converts.
 const CONVERTED_CHUNK: usize = 1 << 16;
 
-/// A slice of one of numpy's index types.
-enum Integers<'a> {
-    I32(&'a [i32]),
-    I64(&'a [i64]),
-    U32(&'a [u32]),
-    U64(&'a [u64]),
-}
-
 /// `values` converted to `U`, each from 0 to `most`; else which is not.
-fn convert<U>(values: Integers<'_>, name: &str, most: i128) -> Result<Vec<U>, String>
-where
-    U: TryFrom<i128> + Send + Default + Clone,
-{
-    match values {
-        Integers::I32(values) => convert_slice(values, name, most),
-        Integers::I64(values) => convert_slice(values, name, most),
-        Integers::U32(values) => convert_slice(values, name, most),
-        Integers::U64(values) => convert_slice(values, name, most),
-    }
-}
-
 fn convert_slice<T, U>(values: &[T], name: &str, most: i128) -> Result<Vec<U>, String>
 where
     T: Copy + Into<i128> + Sync,

@@ -15,7 +15,7 @@ use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::arrays::{self, search_labels, signed, vertex_id};
+use crate::arrays::{self, search_labels, signed, vertex_id, wide};
 use crate::device::Device;
 use crate::errors::{BfsError, bad_input, to_python};
 use crate::resident::{Measure, Resident, SearchOptions, Values};
@@ -89,6 +89,20 @@ impl Graph {
             .transpose()?;
         Ok(Limits { depth_limit })
     }
+
+    /// Refuses a sample (given as `argument`) of no vertex or of more than
+    /// the graph has.
+    fn check_sample(&self, sample: Option<usize>, argument: &str) -> PyResult<()> {
+        match sample {
+            Some(count) if !(1..=self.vertex_count as usize).contains(&count) => {
+                Err(bad_input(format!(
+                    "{argument}={count}: a sample is 1 to the graph's {} vertices",
+                    self.vertex_count
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 #[pymethods]
@@ -152,10 +166,7 @@ impl Graph {
         let offsets: Vec<i64> = offsets.into_iter().map(|offset| offset as i64).collect();
         let indices = match i32::try_from(self.vertex_count) {
             Ok(_) => signed(py, columns).into_any(),
-            Err(_) => {
-                let wide: Vec<i64> = columns.into_iter().map(i64::from).collect();
-                PyArray1::from_vec(py, wide).into_any()
-            }
+            Err(_) => wide(py, columns).into_any(),
         };
         Ok((PyArray1::from_vec(py, offsets).into_any(), indices))
     }
@@ -238,14 +249,7 @@ impl Graph {
                 )));
             }
         };
-        if let Some(count) = sample
-            && !(1..=self.vertex_count as usize).contains(&count)
-        {
-            return Err(bad_input(format!(
-                "sources={count}: a sample is 1 to the graph's {} vertices",
-                self.vertex_count
-            )));
-        }
+        self.check_sample(sample, "sources")?;
         if measure == Measure::Eccentricity && sample.is_some() && !self.is_symmetric(py)? {
             return Err(bad_input(
                 "eccentricity from a sample needs an undirected graph: on a directed one the \
@@ -274,20 +278,17 @@ impl Graph {
         depth_limit: Option<i64>,
         device: &str,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let sources = match &sources {
-            Some(sources) => Some(arrays::vertices(sources, self.vertex_count)?),
-            None => None,
-        };
+        let sources = sources
+            .map(|sources| arrays::vertices(&sources, self.vertex_count))
+            .transpose()?;
         let (limits, device) = (Self::limits(depth_limit)?, Device::parse(device)?);
         let (order, reduced) = self.on_thread(py, move |resident| {
             resident.reduce(sources, totals, limits, device)
         })?;
         let sums = PyDict::new(py);
-        let order: Vec<i64> = order.into_iter().map(i64::from).collect();
-        sums.set_item("sources", PyArray1::from_vec(py, order))?;
+        sums.set_item("sources", wide(py, order))?;
         sums.set_item("eccentricity", signed(py, reduced.eccentricities))?;
-        let reached: Vec<i64> = reduced.reached.into_iter().map(i64::from).collect();
-        sums.set_item("reached", PyArray1::from_vec(py, reached))?;
+        sums.set_item("reached", wide(py, reduced.reached))?;
         sums.set_item(
             "distance_sum",
             PyArray1::from_vec(py, reduced.distance_sums),
@@ -297,8 +298,7 @@ impl Graph {
             PyArray1::from_vec(py, reduced.reciprocal_sums),
         )?;
         if let Some(totals) = reduced.totals {
-            let reached_by: Vec<i64> = totals.reached_by.into_iter().map(i64::from).collect();
-            sums.set_item("reached_by", PyArray1::from_vec(py, reached_by))?;
+            sums.set_item("reached_by", wide(py, totals.reached_by))?;
             sums.set_item(
                 "distance_sums",
                 PyArray1::from_vec(py, totals.distance_sums),
@@ -326,10 +326,9 @@ impl Graph {
         endpoints: bool,
         device: &str,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let sources = match &sources {
-            Some(sources) => Some(arrays::vertices(sources, self.vertex_count)?),
-            None => None,
-        };
+        let sources = sources
+            .map(|sources| arrays::vertices(&sources, self.vertex_count))
+            .transpose()?;
         let wanted = Wanted {
             vertices,
             arcs,
@@ -363,14 +362,7 @@ impl Graph {
         edges: bool,
         device: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let n = self.vertex_count;
-        if let Some(count) = sample
-            && !(1..=n as usize).contains(&count)
-        {
-            return Err(bad_input(format!(
-                "k={count}: a sample is 1 to the graph's {n} vertices"
-            )));
-        }
+        self.check_sample(sample, "k")?;
         if edges && endpoints {
             return Err(bad_input(
                 "edge betweenness always counts each path's ends (endpoints is for vertices)",
@@ -424,8 +416,7 @@ impl Graph {
     ) -> PyResult<Bound<'py, PyAny>> {
         let device = Device::parse(device)?;
         let found = self.on_thread(py, move |resident| resident.components(strong, device))?;
-        let labels: Vec<i64> = found.labels.into_iter().map(i64::from).collect();
-        Ok(PyArray1::from_vec(py, labels).into_any())
+        Ok(wide(py, found.labels).into_any())
     }
 
     /// Builds what `auto` needs for many searches (`bfs prepare`'s work)

@@ -15,7 +15,7 @@
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
-use crate::arrays::{self, vertex_id};
+use crate::arrays::{self, vertex_id, wide};
 use crate::errors::bad_input;
 
 /// A search's tree edges as numpy arrays: parents, children, and where
@@ -104,11 +104,7 @@ impl Rows {
     ) -> (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>) {
         let (labels, finished) =
             py.detach(|| bfs::components::strong_in_search_order(&self.offsets, &self.columns));
-        let wide = |values: Vec<u32>| values.into_iter().map(i64::from).collect::<Vec<_>>();
-        (
-            PyArray1::from_vec(py, wide(labels)),
-            PyArray1::from_vec(py, wide(finished)),
-        )
+        (wide(py, labels), wide(py, finished))
     }
 }
 

@@ -17,7 +17,7 @@ use bfs::graph::generate::sample_vertices;
 use bfs::graph::prepared::Preparations;
 use bfs::many::betweenness::{self, Betweenness, CpuBetweenness, Dependencies, Wanted};
 use bfs::many::centrality::{self, Sources};
-use bfs::many::{self, CpuMethod, GpuMethod, Keep, Limits, ManySources, Reduced, VertexTotals};
+use bfs::many::{self, CpuMethod, GpuMethod, Keep, Limits, ManySources, Reduced};
 use bfs::{Bfs, Csr, Error, Result, cpu};
 
 use crate::device::{Device, Placement, place};
@@ -300,17 +300,7 @@ impl<'g> Resident<'g> {
                 .map_err(Error::OutputTooLarge)?;
         }
         if n == 0 {
-            let reduced = Reduced {
-                eccentricities: Vec::new(),
-                reached: Vec::new(),
-                distance_sums: Vec::new(),
-                reciprocal_sums: Vec::new(),
-                histogram: Vec::new(),
-                totals: totals.then(|| VertexTotals::new(0)),
-                batches: 0,
-                elapsed: Duration::ZERO,
-            };
-            return Ok((Vec::new(), reduced));
+            return Ok((Vec::new(), Reduced::new(0, 0, totals)));
         }
         let placement = place(device)?;
         let count = sources.as_ref().map_or(n as usize, Vec::len);

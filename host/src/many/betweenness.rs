@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use super::check_vertices;
 use crate::graph::Progress;
 use crate::{Csr, Error, Result};
 
@@ -120,24 +121,6 @@ pub fn run(engine: &mut dyn Betweenness, sources: &[u32]) -> Result<Run> {
         batches,
         elapsed: started.elapsed(),
     })
-}
-
-/// Checks that every one of `sources` is a vertex of a graph of
-/// `vertex_count` vertices and that they fit a batch of `width`.
-pub(crate) fn check_batch(sources: &[u32], width: usize, vertex_count: u32) -> Result<()> {
-    if sources.len() > width {
-        return Err(Error::Invalid(format!(
-            "a batch of {} sources; this engine takes {width}",
-            sources.len()
-        )));
-    }
-    match sources.iter().find(|&&source| source >= vertex_count) {
-        Some(&vertex) => Err(Error::SourceOutOfRange {
-            vertex: vertex.into(),
-            vertex_count,
-        }),
-        None => Ok(()),
-    }
 }
 
 /// How sums over ordered pairs become networkx's values.
@@ -265,12 +248,8 @@ pub fn pair_values(graph: &Csr, arcs: &[f64], tails: &[u32], heads: &[u32]) -> R
             heads.len()
         )));
     }
-    if let Some(&vertex) = tails.iter().chain(heads).find(|&&vertex| vertex >= n) {
-        return Err(Error::SourceOutOfRange {
-            vertex: vertex.into(),
-            vertex_count: n,
-        });
-    }
+    check_vertices(tails, n)?;
+    check_vertices(heads, n)?;
     let symmetric = graph.is_symmetric();
     let arc = |tail: u32, head: u32| {
         let first = graph.row_offsets()[tail as usize] as usize;
@@ -354,14 +333,13 @@ pub fn gpu_engine<'g>(
 /// the end.
 pub fn run_on_gpus(graph: &Csr, gpus: u32, sources: &[u32], wanted: Wanted) -> Result<Run> {
     use std::sync::Mutex;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::Ordering;
 
     use crate::gpu::Gpu;
 
     let started = Instant::now();
     let next = Mutex::new(0usize);
-    let failed = AtomicBool::new(false);
-    let share = |ordinal: u32| -> Result<(Dependencies, usize)> {
+    let shares = super::gpus::on_each_gpu(gpus, |ordinal, failed| {
         let gpu = Gpu::open_device(ordinal)?;
         let per_gpu = sources.len().div_ceil(gpus.max(1) as usize);
         let mut engine = gpu_engine(&gpu, graph, per_gpu, wanted, None)?;
@@ -383,33 +361,10 @@ pub fn run_on_gpus(graph: &Csr, gpus: u32, sources: &[u32], wanted: Wanted) -> R
             batches += 1;
         }
         Ok((engine.take()?, batches))
-    };
-    let shares: Vec<Result<(Dependencies, usize)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..gpus)
-            .map(|ordinal| {
-                let (share, failed) = (&share, &failed);
-                scope.spawn(move || {
-                    let result = share(ordinal);
-                    if result.is_err() {
-                        failed.store(true, Ordering::Relaxed);
-                    }
-                    result
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|_| Err(Error::MultiGpu("a GPU's thread panicked".into())))
-            })
-            .collect()
-    });
+    })?;
     let mut dependencies = Dependencies::zero(graph, wanted);
     let mut batches = 0;
-    for share in shares {
-        let (sums, count) = share?;
+    for (sums, count) in shares {
         dependencies.add(&sums);
         batches += count;
     }

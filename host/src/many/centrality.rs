@@ -159,7 +159,7 @@ pub fn eccentricities(
     let radius = by_source()
         .map(|(vertex, value)| (value, vertex))
         .min()
-        .map_or((0, 0), |(value, vertex)| (value, vertex));
+        .unwrap_or((0, 0));
     let (diameter, from) = by_source()
         .map(|(vertex, value)| (value, u32::MAX - vertex))
         .max()

@@ -123,24 +123,17 @@ impl Reduced {
             self.reciprocal_sums.push(reciprocal_sum);
         }
         let deepest = counts.iter().map(Vec::len).max().unwrap_or(0);
-        if self.histogram.len() < deepest {
-            self.histogram.resize(deepest, 0);
-        }
         let add = |mut pairs: Vec<u64>, source: &[u64]| {
-            for (pair, &found) in pairs.iter_mut().zip(source) {
-                *pair += found;
-            }
+            add_pairs(&mut pairs, source);
             pairs
         };
         let batch = counts
             .par_iter()
             .fold(|| vec![0u64; deepest], |pairs, source| add(pairs, source))
             .reduce(|| vec![0u64; deepest], |pairs, more| add(pairs, &more));
-        self.histogram = add(std::mem::take(&mut self.histogram), &batch);
+        add_pairs(&mut self.histogram, &batch);
     }
-}
 
-impl Reduced {
     /// Appends `later`'s sources after these, and adds its histogram,
     /// batches and time into these; per-vertex totals are added apart.
     pub fn append(&mut self, later: Reduced) {
@@ -148,14 +141,20 @@ impl Reduced {
         self.reached.extend(later.reached);
         self.distance_sums.extend(later.distance_sums);
         self.reciprocal_sums.extend(later.reciprocal_sums);
-        if self.histogram.len() < later.histogram.len() {
-            self.histogram.resize(later.histogram.len(), 0);
-        }
-        for (pairs, more) in self.histogram.iter_mut().zip(later.histogram) {
-            *pairs += more;
-        }
+        add_pairs(&mut self.histogram, &later.histogram);
         self.batches += later.batches;
         self.elapsed += later.elapsed;
+    }
+}
+
+/// Adds the pairs at each distance of `more` into `histogram`, longer
+/// where `more` is.
+fn add_pairs(histogram: &mut Vec<u64>, more: &[u64]) {
+    if histogram.len() < more.len() {
+        histogram.resize(more.len(), 0);
+    }
+    for (pairs, &found) in histogram.iter_mut().zip(more) {
+        *pairs += found;
     }
 }
 

@@ -14,7 +14,7 @@ use bfs_kernels::abi::many_sources::{
 use cust::function::BlockSize;
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, LockedBuffer};
 
-use super::{BatchCounts, Keep, Limits, ManySources, VertexTotals};
+use super::{BatchCounts, Keep, Limits, ManySources, VertexTotals, check_batch};
 use crate::error::CudaContext;
 
 mod betweenness;
@@ -348,12 +348,7 @@ fn checked(sources: &[u32], width: usize, keep: &Keep<'_>, vertex_count: u32) ->
     if sources.is_empty() {
         return Ok(false);
     }
-    if sources.len() > width {
-        return Err(Error::Invalid(format!(
-            "a batch of {} sources; this engine takes {width}",
-            sources.len()
-        )));
-    }
+    check_batch(sources, width, vertex_count)?;
     keep.check(sources, vertex_count)?;
     Ok(true)
 }

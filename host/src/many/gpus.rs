@@ -15,7 +15,7 @@ use super::gpu::{GpuBatches, HierarchyTrees, MOST_WIDTH};
 use super::{GpuMethod, Keep, Limits, ManySources, Reduced, VertexTotals};
 use crate::gpu::{Gpu, HierarchySweep};
 use crate::graph::hierarchy::ContractionHierarchy;
-use crate::{Csr, Result};
+use crate::{Csr, Error, Result};
 
 /// What one GPU searched: its batches reduced, by batch index (each
 /// batch's counts reduced as it comes, so that a run holds no more than a
@@ -51,13 +51,12 @@ pub fn run_on_gpus(
     let width = batch_width(method, sources.len(), gpus);
     let batches: Vec<&[u32]> = sources.chunks(width).collect();
     let next_batch = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
     let hierarchy = match (method, hierarchy) {
         (GpuMethod::HierarchyTrees, Some(hierarchy)) => Some(hierarchy),
         (GpuMethod::HierarchyTrees, None) => Some(HierarchySweep::build(graph)?),
         (GpuMethod::BitParallel, _) => None,
     };
-    let search_share = |ordinal: u32| -> Result<Share> {
+    let shares = on_each_gpu(gpus, |ordinal, failed| -> Result<Share> {
         let gpu = Gpu::open_device(ordinal)?;
         let mut engine: Box<dyn ManySources> = match &hierarchy {
             Some(hierarchy) => Box::new(HierarchyTrees::from_hierarchy(
@@ -93,26 +92,10 @@ pub fn run_on_gpus(
             elapsed += started.elapsed();
         }
         Ok((searched, held, elapsed))
-    };
-    let shares: Vec<Result<Share>> = std::thread::scope(|scope| {
-        let threads: Vec<_> = (0..gpus)
-            .map(|ordinal| {
-                let search_share = &search_share;
-                let failed = &failed;
-                scope.spawn(move || {
-                    search_share(ordinal).inspect_err(|_| failed.store(true, Ordering::Relaxed))
-                })
-            })
-            .collect();
-        threads
-            .into_iter()
-            .map(|thread| thread.join().expect("a GPU's thread does not panic"))
-            .collect()
-    });
+    })?;
     let mut reduced = Reduced::new(vertex_count, sources.len(), totals);
     let mut searched = Vec::with_capacity(batches.len());
-    for share in shares {
-        let (batches, held, elapsed) = share?;
+    for (batches, held, elapsed) in shares {
         searched.extend(batches);
         if let (Some(total), Some(held)) = (&mut reduced.totals, &held) {
             total.add(held);
@@ -120,12 +103,40 @@ pub fn run_on_gpus(
         reduced.elapsed = reduced.elapsed.max(elapsed);
     }
     searched.sort_unstable_by_key(|&(index, _)| index);
-    let elapsed = reduced.elapsed;
+    // A batch's own reduction holds no time: the GPUs' times are above.
     for (_, batch) in searched {
         reduced.append(batch);
     }
-    reduced.elapsed = elapsed;
     Ok(reduced)
+}
+
+/// Runs `work` on a thread of its own for each of GPUs `0..gpus`, with a
+/// flag that the first error sets, so that the others can stop after their
+/// batch; returns each GPU's result in order, or the first GPU's error.
+pub(crate) fn on_each_gpu<T: Send>(
+    gpus: u32,
+    work: impl Fn(u32, &AtomicBool) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    let failed = AtomicBool::new(false);
+    let results: Vec<Result<T>> = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..gpus)
+            .map(|ordinal| {
+                let (work, failed) = (&work, &failed);
+                scope.spawn(move || {
+                    work(ordinal, failed).inspect_err(|_| failed.store(true, Ordering::Relaxed))
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .map(|thread| {
+                thread
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::MultiGpu("a GPU's thread panicked".into())))
+            })
+            .collect()
+    });
+    results.into_iter().collect()
 }
 
 #[cfg(test)]

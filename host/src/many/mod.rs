@@ -136,12 +136,7 @@ impl Keep<'_> {
     /// vertices, before an engine searches it: every source a vertex, and
     /// what is kept sized for the graph (and the batch).
     pub fn check(&self, sources: &[u32], vertex_count: u32) -> Result<()> {
-        if let Some(&vertex) = sources.iter().find(|&&source| source >= vertex_count) {
-            return Err(crate::Error::SourceOutOfRange {
-                vertex: vertex.into(),
-                vertex_count,
-            });
-        }
+        check_vertices(sources, vertex_count)?;
         let fits = match self {
             Keep::Counts => true,
             Keep::Totals(totals) => totals.reached_by.len() == vertex_count as usize,
@@ -153,6 +148,30 @@ impl Keep<'_> {
                 "the buffers kept do not match the batch and the graph".into(),
             )),
         }
+    }
+}
+
+/// Checks that `sources` fit a batch of `width` and are vertices of a
+/// graph of `vertex_count`.
+pub(crate) fn check_batch(sources: &[u32], width: usize, vertex_count: u32) -> Result<()> {
+    if sources.len() > width {
+        return Err(crate::Error::Invalid(format!(
+            "a batch of {} sources; this engine takes {width}",
+            sources.len()
+        )));
+    }
+    check_vertices(sources, vertex_count)
+}
+
+/// Checks that every one of `vertices` is a vertex of a graph of
+/// `vertex_count`.
+pub(crate) fn check_vertices(vertices: &[u32], vertex_count: u32) -> Result<()> {
+    match vertices.iter().find(|&&vertex| vertex >= vertex_count) {
+        Some(&vertex) => Err(crate::Error::SourceOutOfRange {
+            vertex: vertex.into(),
+            vertex_count,
+        }),
+        None => Ok(()),
     }
 }
 

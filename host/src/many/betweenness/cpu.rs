@@ -10,7 +10,8 @@
 
 use rayon::prelude::*;
 
-use super::{Betweenness, Dependencies, Wanted, check_batch};
+use super::{Betweenness, Dependencies, Wanted};
+use crate::many::check_batch;
 use crate::{Csr, Result, UNREACHED};
 
 /// Sources a batch: enough to keep every thread busy, few enough that a

@@ -18,7 +18,8 @@ use super::betweenness_scores::ScoreSums;
 use super::{check_room, clear};
 use crate::error::CudaContext;
 use crate::gpu::{Entry, Gpu, address, blocks_for, upload};
-use crate::many::betweenness::{Betweenness, Dependencies, Wanted, check_batch};
+use crate::many::betweenness::{Betweenness, Dependencies, Wanted};
+use crate::many::check_batch;
 use crate::{Csr, Error, Result};
 
 /// Device bytes a column (a source of the batch) takes a vertex: a

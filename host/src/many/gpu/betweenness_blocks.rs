@@ -18,7 +18,8 @@ use super::betweenness_scores::ScoreSums;
 use super::check_room;
 use crate::error::CudaContext;
 use crate::gpu::{Entry, Gpu, address, blocks_for, upload};
-use crate::many::betweenness::{Betweenness, Dependencies, Wanted, check_batch};
+use crate::many::betweenness::{Betweenness, Dependencies, Wanted};
+use crate::many::check_batch;
 use crate::{Csr, Error, Result};
 
 /// Device bytes a slot takes a vertex: a mark, a queue place, a level's

@@ -7,14 +7,13 @@
 
 use std::path::Path;
 
-use anyhow::Context;
 use bfs::Csr;
 use bfs::many::betweenness::{self, Betweenness, CpuBetweenness, Scale, Wanted};
-use bfs::output::{self, npy};
+use bfs::output::npy;
 use bfs::phases::{Phase, Phases};
 
 use super::Summary;
-use super::report::{print_top, write_values};
+use super::report::{print_top, write_output, write_values};
 use crate::DeviceChoice;
 
 /// What `bfs centrality` asks of a betweenness run.
@@ -186,14 +185,8 @@ fn arc_tails(graph: &Csr) -> Vec<u32> {
 /// `--output` of edge betweenness: `u v value` lines, an undirected
 /// graph's edges once (`u < v`), or `.npy` of a value an arc in CSR order.
 fn write_edges(path: Option<&Path>, graph: &Csr, values: &[f64]) -> anyhow::Result<()> {
-    let Some(path) = path else {
-        return Ok(());
-    };
-    if npy::is_npy(path) {
-        return npy::write(path, &[values.len()], values).context("writing --output");
-    }
     let symmetric = graph.is_symmetric();
-    output::write_with(path, |writer| {
+    write_output(path, values, |writer| {
         let mut arc = 0;
         for tail in 0..graph.vertex_count() {
             for &head in graph.neighbours(tail) {
@@ -205,5 +198,4 @@ fn write_edges(path: Option<&Path>, graph: &Csr, values: &[f64]) -> anyhow::Resu
         }
         Ok(())
     })
-    .context("writing --output")
 }

@@ -160,40 +160,43 @@ fn print_histogram(reduced: &Reduced, vertex_count: u32) {
     }
 }
 
+/// `--output`, where given: `values` as `.npy` where the extension says
+/// so, else the text that `lines` writes.
+pub(super) fn write_output<T: npy::Element>(
+    path: Option<&Path>,
+    values: &[T],
+    lines: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    let Some(path) = path else {
+        return Ok(());
+    };
+    let written = match npy::is_npy(path) {
+        true => npy::write(path, &[values.len()], values),
+        false => output::write_with(path, lines),
+    };
+    written.context("writing --output")
+}
+
 /// `--output`: one value a line in vertex order, or `.npy`.
 pub(super) fn write_values<T: npy::Element + Display>(
     path: Option<&Path>,
     values: &[T],
 ) -> anyhow::Result<()> {
-    let Some(path) = path else {
-        return Ok(());
-    };
-    if npy::is_npy(path) {
-        return npy::write(path, &[values.len()], values).context("writing --output");
-    }
-    output::write_with(path, |writer| {
+    write_output(path, values, |writer| {
         for value in values {
             writeln!(writer, "{value}")?;
         }
         Ok(())
     })
-    .context("writing --output")
 }
 
 /// `--output` for the histogram: `distance count` lines, or `.npy` counts
 /// by distance.
 fn write_histogram(path: Option<&Path>, histogram: &[u64]) -> anyhow::Result<()> {
-    let Some(path) = path else {
-        return Ok(());
-    };
-    if npy::is_npy(path) {
-        return npy::write(path, &[histogram.len()], histogram).context("writing --output");
-    }
-    output::write_with(path, |writer| {
+    write_output(path, histogram, |writer| {
         for (distance, count) in histogram.iter().enumerate() {
             writeln!(writer, "{distance} {count}")?;
         }
         Ok(())
     })
-    .context("writing --output")
 }
