@@ -14,6 +14,7 @@ use nalgebra_sparse::na::Complex;
 use rayon::prelude::*;
 
 use super::edge_list::{self, LineRules};
+use super::generate::SplitMix64;
 use crate::Csr;
 
 pub use super::edge_list::FormatError;
@@ -110,21 +111,19 @@ pub fn header(bytes: &[u8]) -> Result<Header, FormatError> {
         if text.is_empty() || text.starts_with('%') {
             continue;
         }
+        let bad_size_line = || {
+            (
+                Some(line),
+                format!("bad size line '{text}': expected 'rows columns entries'"),
+            )
+        };
         let numbers: Vec<u64> = text
             .split_whitespace()
             .map(|word| word.parse::<u64>())
             .collect::<Result<_, _>>()
-            .map_err(|_| {
-                (
-                    Some(line),
-                    format!("bad size line '{text}': expected 'rows columns entries'"),
-                )
-            })?;
+            .map_err(|_| bad_size_line())?;
         let [rows, columns, entries] = numbers[..] else {
-            return Err((
-                Some(line),
-                format!("bad size line '{text}': expected 'rows columns entries'"),
-            ));
+            return Err(bad_size_line());
         };
         if rows != columns {
             return Err((
@@ -166,7 +165,6 @@ pub fn parse(bytes: &[u8], progress: &(dyn Fn(u64) + Sync)) -> Result<Csr, Forma
     let body = &bytes[header.body_offset..];
     let rules = LineRules {
         comment: b'%',
-        other_comment: 0,
         tag: 0,
         one_based: true,
         values: match header.field {
@@ -285,14 +283,9 @@ pub fn write(
         EntryOrder::Shuffled(seed) => {
             let mut entries: Vec<(u32, u32)> = rows.collect();
             // Fisher–Yates on a SplitMix64 stream.
-            let mut state = seed;
+            let mut random = SplitMix64(seed);
             for index in (1..entries.len()).rev() {
-                state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                let mut mixed = state;
-                mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                mixed ^= mixed >> 31;
-                entries.swap(index, (mixed % (index as u64 + 1)) as usize);
+                entries.swap(index, (random.next() % (index as u64 + 1)) as usize);
             }
             entries.into_iter().try_for_each(&mut line)
         }
