@@ -209,32 +209,25 @@ impl ContractionHierarchy {
             *wide_end += level_starts[level];
         }
 
-        let renumber = |row: &[(u32, u32)]| -> Vec<(u32, u32)> {
-            let mut row: Vec<_> = row
-                .iter()
-                .map(|&(head, weight)| (index_of[head as usize], weight))
+        // Each vertex's row of `rows`, in sweep order, its heads renumbered.
+        let in_sweep_order = |rows: &[Vec<(u32, u32)>]| {
+            let renumbered: Vec<Vec<(u32, u32)>> = (order.par_iter())
+                .map(|&vertex| {
+                    let mut row: Vec<_> = (rows[vertex as usize].iter())
+                        .map(|&(head, weight)| (index_of[head as usize], weight))
+                        .collect();
+                    row.sort_unstable();
+                    row
+                })
                 .collect();
-            row.sort_unstable();
-            row
+            WeightedRows::from_rows(renumbered.into_iter())
         };
         ContractionHierarchy {
             chains: chains.renumbered(&index_of),
             level_starts,
             wide_ends,
-            lower: WeightedRows::from_rows(
-                order
-                    .par_iter()
-                    .map(|&vertex| renumber(&lower_of[vertex as usize]))
-                    .collect::<Vec<_>>()
-                    .into_iter(),
-            ),
-            higher: WeightedRows::from_rows(
-                order
-                    .par_iter()
-                    .map(|&vertex| renumber(&higher_of[vertex as usize]))
-                    .collect::<Vec<_>>()
-                    .into_iter(),
-            ),
+            lower: in_sweep_order(&lower_of),
+            higher: in_sweep_order(&higher_of),
             shortcuts,
         }
     }
