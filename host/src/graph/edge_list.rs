@@ -256,17 +256,14 @@ impl Cursor<'_> {
     }
 
     fn expect_separator(&mut self) -> Result<(), String> {
-        if !self.peek().is_some_and(is_blank) {
-            return Err(match self.peek() {
-                None => "the entry ends early: expected two vertex ids and its values".into(),
-                Some(_) => format!("bad token '{}'", self.token()),
-            });
+        if self.peek().is_some_and(|byte| !is_blank(byte)) {
+            return Err(format!("bad token '{}'", self.token()));
         }
         self.skip_blanks();
-        if self.peek().is_none() {
-            return Err("the entry ends early: expected two vertex ids and its values".into());
+        match self.peek() {
+            None => Err("the entry ends early: expected two vertex ids and its values".into()),
+            Some(_) => Ok(()),
         }
-        Ok(())
     }
 
     /// The token at the cursor, for messages.

@@ -59,46 +59,36 @@ pub fn header(bytes: &[u8]) -> Result<Header, FormatError> {
         .split_whitespace()
         .map(str::to_ascii_lowercase)
         .collect();
-    if words.first().map(String::as_str) != Some("%%matrixmarket") {
-        return Err((
-            Some(1),
+    let word = |index: usize| words.get(index).map(String::as_str);
+    let in_banner = |message: String| -> FormatError { (Some(1), message) };
+    if word(0) != Some("%%matrixmarket") {
+        return Err(in_banner(
             "not a Matrix Market file: the first line must start with %%MatrixMarket".into(),
         ));
     }
-    if words.get(1).map(String::as_str) != Some("matrix")
-        || words.get(2).map(String::as_str) != Some("coordinate")
-    {
-        return Err((
-            Some(1),
-            format!(
-                "unsupported header '{banner}': a graph needs 'matrix coordinate' (sparse) storage"
-            ),
-        ));
+    if word(1) != Some("matrix") || word(2) != Some("coordinate") {
+        return Err(in_banner(format!(
+            "unsupported header '{banner}': a graph needs 'matrix coordinate' (sparse) storage"
+        )));
     }
-    let field = match words.get(3).map(String::as_str) {
+    let field = match word(3) {
         Some("pattern") => Field::Pattern,
         Some("integer") => Field::Integer,
         Some("real") => Field::Real,
         Some("complex") => Field::Complex,
         _ => {
-            return Err((
-                Some(1),
-                format!(
-                    "unsupported field in header '{banner}': expected pattern, integer, real or complex"
-                ),
-            ));
+            return Err(in_banner(format!(
+                "unsupported field in header '{banner}': expected pattern, integer, real or complex"
+            )));
         }
     };
-    let mirrored = match words.get(4).map(String::as_str) {
+    let mirrored = match word(4) {
         Some("general") => false,
         Some("symmetric" | "skew-symmetric" | "hermitian") => true,
         _ => {
-            return Err((
-                Some(1),
-                format!(
-                    "unsupported symmetry in header '{banner}': expected general, symmetric, skew-symmetric or hermitian"
-                ),
-            ));
+            return Err(in_banner(format!(
+                "unsupported symmetry in header '{banner}': expected general, symmetric, skew-symmetric or hermitian"
+            )));
         }
     };
     let mut offset = banner_length(bytes);
@@ -111,11 +101,11 @@ pub fn header(bytes: &[u8]) -> Result<Header, FormatError> {
         if text.is_empty() || text.starts_with('%') {
             continue;
         }
+        let at_line = |message: String| -> FormatError { (Some(line), message) };
         let bad_size_line = || {
-            (
-                Some(line),
-                format!("bad size line '{text}': expected 'rows columns entries'"),
-            )
+            at_line(format!(
+                "bad size line '{text}': expected 'rows columns entries'"
+            ))
         };
         let numbers: Vec<u64> = text
             .split_whitespace()
@@ -126,21 +116,17 @@ pub fn header(bytes: &[u8]) -> Result<Header, FormatError> {
             return Err(bad_size_line());
         };
         if rows != columns {
-            return Err((
-                Some(line),
-                format!(
-                    "the matrix is {rows}×{columns}: a graph's adjacency matrix must be square"
-                ),
-            ));
+            return Err(at_line(format!(
+                "the matrix is {rows}×{columns}: a graph's adjacency matrix must be square"
+            )));
         }
         let vertex_count = u32::try_from(rows)
             .ok()
             .filter(|&count| count != u32::MAX)
             .ok_or_else(|| {
-                (
-                    Some(line),
-                    format!("{rows} vertices: ids beyond 2^32 - 2 do not fit u32"),
-                )
+                at_line(format!(
+                    "{rows} vertices: ids beyond 2^32 - 2 do not fit u32"
+                ))
             })?;
         return Ok(Header {
             field,
