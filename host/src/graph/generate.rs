@@ -529,9 +529,8 @@ pub fn sources_with_edges(graph: &Csr, count: usize, seed: u64) -> Vec<u32> {
     let candidates: Vec<u32> = (0..graph.vertex_count())
         .filter(|&vertex| graph.degree(vertex) > 0)
         .collect();
-    let mut random = SplitMix64(seed);
-    let order = random.permutation(candidates.len() as u32);
-    order
+    SplitMix64(seed)
+        .permutation(candidates.len() as u32)
         .iter()
         .take(count)
         .map(|&index| candidates[index as usize])

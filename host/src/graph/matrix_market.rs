@@ -52,9 +52,8 @@ pub struct Header {
 /// Reads the banner, comments and size line.
 pub fn header(bytes: &[u8]) -> Result<Header, FormatError> {
     let mut lines = bytes.split(|&byte| byte == b'\n');
-    let banner = String::from_utf8_lossy(lines.next().unwrap_or_default())
-        .trim()
-        .to_string();
+    let first_line = lines.next().unwrap_or_default();
+    let banner = String::from_utf8_lossy(first_line).trim().to_string();
     let words: Vec<String> = banner
         .split_whitespace()
         .map(str::to_ascii_lowercase)
@@ -91,7 +90,7 @@ pub fn header(bytes: &[u8]) -> Result<Header, FormatError> {
             )));
         }
     };
-    let mut offset = banner_length(bytes);
+    let mut offset = first_line.len() + 1;
     let mut line = 1;
     for text in lines {
         line += 1;
@@ -138,10 +137,6 @@ pub fn header(bytes: &[u8]) -> Result<Header, FormatError> {
         });
     }
     Err((None, "no size line: the file ends after its header".into()))
-}
-
-fn banner_length(bytes: &[u8]) -> usize {
-    memchr::memchr(b'\n', bytes).map_or(bytes.len(), |newline| newline + 1)
 }
 
 /// Parses a whole file's bytes with the parallel reader; `progress(bytes)`
