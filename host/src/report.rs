@@ -10,7 +10,7 @@ use crate::gpu::{Direction, Step, Variant, Work};
 use crate::{Bfs, Csr, UNREACHED};
 
 /// One run, as `--json` writes it.
-#[derive(Serialize)]
+#[derive(Default, Serialize)]
 pub struct Report {
     /// The graph's file or generator.
     pub graph: String,
@@ -98,13 +98,8 @@ impl Report {
             input_edges_traversed,
             graph500_gteps: input_edges_traversed.map(per_second),
             device_bytes,
-            verified: None,
-            work: None,
-            work_overhead: None,
             trace: trace(graph, result, steps),
-            plan: None,
-            kernel_code: None,
-            startup: None,
+            ..Report::default()
         }
     }
 
@@ -118,7 +113,7 @@ impl Report {
 }
 
 /// One level of the search.
-#[derive(Serialize)]
+#[derive(Default, Serialize)]
 pub struct LevelTrace {
     /// The level (distance from the source).
     pub level: u32,
@@ -155,15 +150,7 @@ pub fn trace(graph: &Csr, result: &Bfs, steps: &[Step]) -> Vec<LevelTrace> {
     let mut levels: Vec<LevelTrace> = (0..result.level_count())
         .map(|level| LevelTrace {
             level,
-            frontier: 0,
-            edges: 0,
-            milliseconds: None,
-            step_levels: None,
-            on_cpu: None,
-            exchange_milliseconds: None,
-            exchange_megabytes: None,
-            exchange_rounds: None,
-            direction: None,
+            ..LevelTrace::default()
         })
         .collect();
     // Each level's vertices and edges. Counted on every core where the

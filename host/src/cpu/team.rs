@@ -149,9 +149,7 @@ impl Team {
             panic::resume_unwind(payload);
         }
     }
-}
 
-impl Team {
     /// Unparks every worker (a worker not parked keeps the token, and its
     /// next park returns at once).
     fn wake_all(&self) {

@@ -16,7 +16,7 @@
 
 use rayon::prelude::*;
 
-use super::{Csr, EdgeOffset, sort_and_deduplicate};
+use super::{Csr, EdgeOffset, pieces_mut, sort_and_deduplicate};
 
 /// How entries are binned: by `tail >> shift`.
 #[derive(Clone, Copy, Debug)]
@@ -147,15 +147,12 @@ impl Binning {
         column_indices.try_reserve_exact(total as usize).ok()?;
         column_indices.resize(total as usize, 0u32);
         let mut kept = vec![0u32; vertex_count];
-        let mut columns_left: &mut [u32] = &mut column_indices;
-        let mut tasks = Vec::with_capacity(block_edges.len());
-        for (bin, kept) in kept.chunks_mut(block).enumerate() {
-            let (columns, rest) =
-                std::mem::take(&mut columns_left).split_at_mut(block_edges[bin] as usize);
-            columns_left = rest;
-            tasks.push((bin, columns, kept));
-        }
-        tasks.into_par_iter().for_each(|(bin, columns, kept)| {
+        let columns = pieces_mut(
+            &mut column_indices,
+            block_edges.iter().map(|&edges| edges as usize),
+        );
+        let tasks = columns.into_par_iter().zip(kept.par_chunks_mut(block));
+        tasks.enumerate().for_each(|(bin, (columns, kept))| {
             let first = bin * block;
             let start = block_starts[bin] as EdgeOffset;
             let offsets = &row_offsets[first..=first + kept.len()];

@@ -38,37 +38,27 @@ pub(super) fn build_fits(
 /// from many threads.
 pub type Visitor<'a> = &'a (dyn Fn(&[(u32, u32)]) + Sync);
 
+/// Edges of a slice that [`Csr::from_edges`] visits as one batch.
+const EDGES_PER_BATCH: usize = 1 << 16;
+
 impl Csr {
     /// Builds the CSR of `vertex_count` vertices from directed `(tail, head)`
-    /// edges; with `symmetric`, each edge is also added reversed. Sorts each
-    /// adjacency list and drops duplicates and self loops.
+    /// edges, in parallel; with `symmetric`, each edge is also added
+    /// reversed. Sorts each adjacency list and drops duplicates and self
+    /// loops.
     ///
     /// An id `>= vertex_count` is an error.
     pub fn from_edges(vertex_count: u32, edges: &[(u32, u32)], symmetric: bool) -> Result<Csr> {
-        Self::from_edge_chunks(vertex_count, vec![edges], symmetric)
-    }
-
-    /// [`from_edges`](Self::from_edges) over edges in chunks (as the
-    /// generators produce them), in parallel.
-    pub fn from_edge_chunks<C>(vertex_count: u32, chunks: Vec<C>, symmetric: bool) -> Result<Csr>
-    where
-        C: AsRef<[(u32, u32)]> + Sync,
-    {
-        let beyond = chunks.par_iter().find_map_any(|chunk| {
-            chunk
-                .as_ref()
-                .iter()
-                .find(|&&(tail, head)| tail.max(head) >= vertex_count)
-                .copied()
-        });
-        if let Some((tail, head)) = beyond {
+        let beyond = edges
+            .par_iter()
+            .find_first(|&&(tail, head)| tail.max(head) >= vertex_count);
+        if let Some(&(tail, head)) = beyond {
             return Err(Error::Invalid(format!(
                 "edge {tail} -> {head} names a vertex beyond the {vertex_count} vertices"
             )));
         }
-        let edges = chunks.iter().map(|chunk| chunk.as_ref().len() as u64).sum();
-        let pass = |visit: Visitor<'_>| chunks.par_iter().for_each(|chunk| visit(chunk.as_ref()));
-        Self::from_edge_passes((vertex_count, edges), symmetric, pass)
+        let pass = |visit: Visitor<'_>| edges.par_chunks(EDGES_PER_BATCH).for_each(visit);
+        Self::from_edge_passes((vertex_count, edges.len() as u64), symmetric, pass)
     }
 
     /// Builds a CSR from a source of directed edges that can be walked twice
@@ -193,12 +183,7 @@ impl Csr {
             ));
         }
         Ok(match canonical {
-            true => Csr {
-                row_offsets,
-                column_indices,
-                symmetric: OnceLock::new(),
-                input_edge_ends: None,
-            },
+            true => Csr::from_valid_parts(row_offsets, column_indices),
             false => Self::sorted_and_deduplicated(row_offsets, column_indices, Loops::Drop),
         })
     }
@@ -214,18 +199,13 @@ impl Csr {
         let vertex_count = row_offsets.len() - 1;
         let ranges = balanced_ranges(&row_offsets, rayon::current_num_threads() * 8);
         let mut kept = vec![0u32; vertex_count];
-        let mut columns_left: &mut [u32] = &mut column_indices;
-        let mut kept_left: &mut [u32] = &mut kept;
-        let mut tasks = Vec::with_capacity(ranges.len());
-        for &(first, end) in &ranges {
-            let width = (row_offsets[end] - row_offsets[first]) as usize;
-            let (columns, rest) = std::mem::take(&mut columns_left).split_at_mut(width);
-            columns_left = rest;
-            let (kept, rest) = std::mem::take(&mut kept_left).split_at_mut(end - first);
-            kept_left = rest;
-            tasks.push((first, columns, kept));
-        }
-        tasks.into_par_iter().for_each(|(first, columns, kept)| {
+        let widths = ranges
+            .iter()
+            .map(|&(first, end)| (row_offsets[end] - row_offsets[first]) as usize);
+        let columns = pieces_mut(&mut column_indices, widths);
+        let kept_pieces = pieces_mut(&mut kept, ranges.iter().map(|&(first, end)| end - first));
+        let tasks = ranges.into_par_iter().zip(columns).zip(kept_pieces);
+        tasks.for_each(|(((first, _), columns), kept)| {
             let base = row_offsets[first] as usize;
             for (row, kept) in kept.iter_mut().enumerate() {
                 let vertex = first + row;
@@ -260,12 +240,7 @@ impl Csr {
         row_offsets[vertex_count] = write as EdgeOffset;
         column_indices.truncate(write);
         column_indices.shrink_to_fit();
-        Csr {
-            row_offsets,
-            column_indices,
-            symmetric: OnceLock::new(),
-            input_edge_ends: None,
-        }
+        Csr::from_valid_parts(row_offsets, column_indices)
     }
 }
 

@@ -72,12 +72,19 @@ impl Csr {
             Some(vertex) => Err(format!(
                 "row {vertex} is unsorted, repeats a neighbour or names one beyond the graph"
             )),
-            None => Ok(Csr {
-                row_offsets,
-                column_indices,
-                symmetric: OnceLock::new(),
-                input_edge_ends: None,
-            }),
+            None => Ok(Csr::from_valid_parts(row_offsets, column_indices)),
+        }
+    }
+
+    /// A CSR of rows already known to be valid, as
+    /// [`from_parts`](Self::from_parts) checks them; nothing is known yet
+    /// of its symmetry.
+    pub(super) fn from_valid_parts(row_offsets: Vec<EdgeOffset>, column_indices: Vec<u32>) -> Csr {
+        Csr {
+            row_offsets,
+            column_indices,
+            symmetric: OnceLock::new(),
+            input_edge_ends: None,
         }
     }
 
@@ -92,15 +99,8 @@ impl Csr {
             )));
         }
         let edges: Vec<(u32, u32)> = matrix
-            .row_iter()
-            .enumerate()
-            .flat_map(|(row, entries)| {
-                entries
-                    .col_indices()
-                    .iter()
-                    .map(move |&column| (row as u32, column as u32))
-                    .collect::<Vec<_>>()
-            })
+            .triplet_iter()
+            .map(|(row, column, _)| (row as u32, column as u32))
             .collect();
         Csr::from_edges(matrix.nrows() as u32, &edges, false)
     }

@@ -50,7 +50,6 @@ pub fn parse(bytes: &[u8], progress: &(dyn Fn(u64) + Sync)) -> Result<Csr, Forma
     let body = &bytes[offset.min(bytes.len())..];
     let rules = LineRules {
         comment: b'c',
-        other_comment: 0,
         tag: b'a',
         one_based: true,
         values: 1,

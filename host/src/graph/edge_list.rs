@@ -25,9 +25,6 @@ pub type FormatError = (Option<u64>, String);
 pub struct LineRules {
     /// A line whose first non-blank byte is this is a comment.
     pub comment: u8,
-    /// Bytes that start a line to skip as a comment too (DIMACS's `p` line
-    /// after the header has been read: none repeat); `0` for none.
-    pub other_comment: u8,
     /// The tag each entry line starts with (DIMACS `a`), or `0` for none.
     pub tag: u8,
     /// Ids in the file start at 1 (Matrix Market, DIMACS) rather than 0.
@@ -210,7 +207,7 @@ fn parse_piece(
         position = line_end + 1;
         cursor.skip_blanks();
         let Some(first) = cursor.peek() else { continue };
-        if first == rules.comment || (rules.other_comment != 0 && first == rules.other_comment) {
+        if first == rules.comment {
             continue;
         }
         if rules.tag != 0 {
@@ -259,17 +256,14 @@ impl Cursor<'_> {
     }
 
     fn expect_separator(&mut self) -> Result<(), String> {
-        if !self.peek().is_some_and(is_blank) {
-            return Err(match self.peek() {
-                None => "the entry ends early: expected two vertex ids and its values".into(),
-                Some(_) => format!("bad token '{}'", self.token()),
-            });
+        if self.peek().is_some_and(|byte| !is_blank(byte)) {
+            return Err(format!("bad token '{}'", self.token()));
         }
         self.skip_blanks();
-        if self.peek().is_none() {
-            return Err("the entry ends early: expected two vertex ids and its values".into());
+        match self.peek() {
+            None => Err("the entry ends early: expected two vertex ids and its values".into()),
+            Some(_) => Ok(()),
         }
-        Ok(())
     }
 
     /// The token at the cursor, for messages.

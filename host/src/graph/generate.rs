@@ -149,6 +149,7 @@ impl Spec {
                     vertex_count,
                     chunks,
                     2 * width as u64 * height as u64,
+                    true,
                     |chunk, visit| {
                         let mut random = self.stream(chunk);
                         let first_row = chunk as u32 * rows_per_chunk;
@@ -189,7 +190,7 @@ impl Spec {
                     (junctions, one_way, most_shape_points),
                     self.seed,
                     |vertex_count, chunks, most_edges, chunk| {
-                        self.build_directed(vertex_count, chunks, most_edges, one_way == 0.0, chunk)
+                        self.build(vertex_count, chunks, most_edges, one_way == 0.0, chunk)
                     },
                 )
             }
@@ -200,6 +201,7 @@ impl Spec {
                     vertex_count,
                     edges.div_ceil(CHUNK_EDGES),
                     edges,
+                    true,
                     |chunk, visit| {
                         for vertex in chunk_vertices(chunk, vertex_count) {
                             visit(vertex - 1, vertex);
@@ -222,6 +224,7 @@ impl Spec {
                     vertex_count,
                     hubs as u64,
                     hubs as u64 * leaves as u64 + clique_edges,
+                    true,
                     |hub, visit| {
                         let centre = (hub * star) as u32;
                         for leaf in 1..star as u32 {
@@ -243,7 +246,7 @@ impl Spec {
         let star_chunks = (leaves as u64).div_ceil(CHUNK_EDGES);
         let chunks = star_chunks + extra.div_ceil(CHUNK_EDGES);
         let edges = (leaves as u64).saturating_add(extra);
-        self.build(vertex_count, chunks, edges, |chunk, visit| {
+        self.build(vertex_count, chunks, edges, true, |chunk, visit| {
             if chunk < star_chunks {
                 for leaf in chunk_vertices(chunk, vertex_count) {
                     visit(0, leaf);
@@ -293,7 +296,7 @@ impl Spec {
         edge: impl Fn(&mut SplitMix64) -> (u32, u32) + Sync,
     ) -> Result<Csr> {
         let chunks = count.div_ceil(CHUNK_EDGES);
-        self.build_directed(vertex_count, chunks, count, symmetric, |chunk, visit| {
+        self.build(vertex_count, chunks, count, symmetric, |chunk, visit| {
             let mut random = self.stream(chunk);
             for _ in 0..CHUNK_EDGES.min(count - chunk * CHUNK_EDGES) {
                 let (tail, head) = edge(&mut random);
@@ -302,23 +305,12 @@ impl Spec {
         })
     }
 
-    /// The undirected graph whose edges `chunk(c, visit)` visits, for the
-    /// `chunks` chunks `c`, in parallel and twice (count, then scatter);
-    /// `most_edges` bounds their number, for the memory check and the
-    /// progress bar.
+    /// The graph whose edges `chunk(c, visit)` visits, for the `chunks`
+    /// chunks `c`, in parallel and twice (count, then scatter): undirected
+    /// (each edge mirrored) where `symmetric`, else directed as the chunks
+    /// visit its arcs. `most_edges` bounds their number, for the memory
+    /// check and the progress bar.
     fn build(
-        &self,
-        vertex_count: u32,
-        chunks: u64,
-        most_edges: u64,
-        chunk: impl Fn(u64, &mut dyn FnMut(u32, u32)) + Sync,
-    ) -> Result<Csr> {
-        self.build_directed(vertex_count, chunks, most_edges, true, chunk)
-    }
-
-    /// [`build`](Self::build), the graph undirected (each edge mirrored)
-    /// where `symmetric`, else directed as the chunks visit its arcs.
-    fn build_directed(
         &self,
         vertex_count: u32,
         chunks: u64,
@@ -537,9 +529,8 @@ pub fn sources_with_edges(graph: &Csr, count: usize, seed: u64) -> Vec<u32> {
     let candidates: Vec<u32> = (0..graph.vertex_count())
         .filter(|&vertex| graph.degree(vertex) > 0)
         .collect();
-    let mut random = SplitMix64(seed);
-    let order = random.permutation(candidates.len() as u32);
-    order
+    SplitMix64(seed)
+        .permutation(candidates.len() as u32)
         .iter()
         .take(count)
         .map(|&index| candidates[index as usize])

@@ -128,26 +128,22 @@ impl ContractionHierarchy {
         Self::over(graph, ChainContraction::of(graph))
     }
 
-    /// [`of`](Self::of), from `graph`'s chain contraction.
-    pub fn over(graph: &Csr, chains: ChainContraction) -> ContractionHierarchy {
-        let arc_budget = Self::most_arcs(graph, &chains);
-        Self::build(chains, arc_budget, graph.is_symmetric())
-    }
-
     /// The most arcs [`of`](Self::of) gives `graph`'s hierarchy, both
     /// directions counted, from the contraction alone.
     pub fn most_arcs(graph: &Csr, chains: &ChainContraction) -> u64 {
         ARCS_PER_ENTRY * (graph.column_indices().len() as u64).max(chains.arc_count())
     }
 
-    fn build(chains: ChainContraction, arc_budget: u64, symmetric: bool) -> ContractionHierarchy {
+    /// [`of`](Self::of), from `graph`'s chain contraction.
+    pub fn over(graph: &Csr, chains: ChainContraction) -> ContractionHierarchy {
         let kept_count = chains.kept_count();
         let mut remaining = Remaining::of(&chains);
         // Each contracted vertex's neighbours when it was contracted, in
         // contraction order.
         let mut contracted: Vec<(u32, Vec<(u32, u32)>)> = Vec::new();
         let mut shortcuts = 0;
-        if symmetric {
+        if graph.is_symmetric() {
+            let arc_budget = Self::most_arcs(graph, &chains);
             shortcuts = contract(&mut remaining, &mut contracted, arc_budget);
         }
 
@@ -209,32 +205,25 @@ impl ContractionHierarchy {
             *wide_end += level_starts[level];
         }
 
-        let renumber = |row: &[(u32, u32)]| -> Vec<(u32, u32)> {
-            let mut row: Vec<_> = row
-                .iter()
-                .map(|&(head, weight)| (index_of[head as usize], weight))
+        // Each vertex's row of `rows`, in sweep order, its heads renumbered.
+        let in_sweep_order = |rows: &[Vec<(u32, u32)>]| {
+            let renumbered: Vec<Vec<(u32, u32)>> = (order.par_iter())
+                .map(|&vertex| {
+                    let mut row: Vec<_> = (rows[vertex as usize].iter())
+                        .map(|&(head, weight)| (index_of[head as usize], weight))
+                        .collect();
+                    row.sort_unstable();
+                    row
+                })
                 .collect();
-            row.sort_unstable();
-            row
+            WeightedRows::from_rows(renumbered.into_iter())
         };
         ContractionHierarchy {
             chains: chains.renumbered(&index_of),
             level_starts,
             wide_ends,
-            lower: WeightedRows::from_rows(
-                order
-                    .par_iter()
-                    .map(|&vertex| renumber(&lower_of[vertex as usize]))
-                    .collect::<Vec<_>>()
-                    .into_iter(),
-            ),
-            higher: WeightedRows::from_rows(
-                order
-                    .par_iter()
-                    .map(|&vertex| renumber(&higher_of[vertex as usize]))
-                    .collect::<Vec<_>>()
-                    .into_iter(),
-            ),
+            lower: in_sweep_order(&lower_of),
+            higher: in_sweep_order(&higher_of),
             shortcuts,
         }
     }

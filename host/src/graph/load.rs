@@ -120,30 +120,16 @@ pub fn load(path: &Path) -> Result<Csr> {
     load_with(path, Reader::Fast)
 }
 
-/// [`load_with`], and for a binary CSR file the preparations stored
-/// after its CSR (none for the other formats).
-pub fn load_prepared(path: &Path, reader: Reader) -> Result<(Csr, prepared::Preparations)> {
-    let mut head = [0u8; 16];
-    let head_length = std::fs::File::open(path)
-        .and_then(|mut file| std::io::Read::read(&mut file, &mut head))
-        .map_err(|error| Error::Io {
-            path: path.into(),
-            error,
-        })?;
-    if Format::detect(path, &head[..head_length]) == Format::Binary {
-        return binary::read_prepared(path).map_err(|(line, message)| Error::Format {
-            path: path.into(),
-            line,
-            message,
-        });
-    }
-    Ok((load_with(path, reader)?, prepared::Preparations::none()))
-}
-
 /// Loads a graph file of any supported format: plain files are
 /// memory-mapped, `.gz` files decompressed as they stream in. A progress bar
 /// appears on a terminal when the load takes more than a second.
 pub fn load_with(path: &Path, reader: Reader) -> Result<Csr> {
+    load_prepared(path, reader).map(|(graph, _)| graph)
+}
+
+/// [`load_with`], and for a binary CSR file the preparations stored
+/// after its CSR (none for the other formats).
+pub fn load_prepared(path: &Path, reader: Reader) -> Result<(Csr, prepared::Preparations)> {
     let io_error = |error| Error::Io {
         path: path.into(),
         error,
@@ -168,7 +154,7 @@ pub fn load_with(path: &Path, reader: Reader) -> Result<Csr> {
         &decompressed
     } else {
         if Format::detect(path, head) == Format::Binary {
-            return binary::read(path).map_err(format_error);
+            return binary::read_prepared(path).map_err(format_error);
         }
         // SAFETY: the map is only read; as with any reader of a file, one
         // changed underneath by another process gives wrong data (or SIGBUS
@@ -195,7 +181,8 @@ pub fn load_with(path: &Path, reader: Reader) -> Result<Csr> {
         }
     };
     progress.finish();
-    graph.map_err(format_error)
+    let graph = graph.map_err(format_error)?;
+    Ok((graph, prepared::Preparations::none()))
 }
 
 /// Writes `graph` to `path`: the binary CSR cache for `.bcsr`, else Matrix Market.

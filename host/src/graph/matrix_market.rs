@@ -14,6 +14,7 @@ use nalgebra_sparse::na::Complex;
 use rayon::prelude::*;
 
 use super::edge_list::{self, LineRules};
+use super::generate::SplitMix64;
 use crate::Csr;
 
 pub use super::edge_list::FormatError;
@@ -51,56 +52,45 @@ pub struct Header {
 /// Reads the banner, comments and size line.
 pub fn header(bytes: &[u8]) -> Result<Header, FormatError> {
     let mut lines = bytes.split(|&byte| byte == b'\n');
-    let banner = String::from_utf8_lossy(lines.next().unwrap_or_default())
-        .trim()
-        .to_string();
+    let first_line = lines.next().unwrap_or_default();
+    let banner = String::from_utf8_lossy(first_line).trim().to_string();
     let words: Vec<String> = banner
         .split_whitespace()
         .map(str::to_ascii_lowercase)
         .collect();
-    if words.first().map(String::as_str) != Some("%%matrixmarket") {
-        return Err((
-            Some(1),
+    let word = |index: usize| words.get(index).map(String::as_str);
+    let in_banner = |message: String| -> FormatError { (Some(1), message) };
+    if word(0) != Some("%%matrixmarket") {
+        return Err(in_banner(
             "not a Matrix Market file: the first line must start with %%MatrixMarket".into(),
         ));
     }
-    if words.get(1).map(String::as_str) != Some("matrix")
-        || words.get(2).map(String::as_str) != Some("coordinate")
-    {
-        return Err((
-            Some(1),
-            format!(
-                "unsupported header '{banner}': a graph needs 'matrix coordinate' (sparse) storage"
-            ),
-        ));
+    if word(1) != Some("matrix") || word(2) != Some("coordinate") {
+        return Err(in_banner(format!(
+            "unsupported header '{banner}': a graph needs 'matrix coordinate' (sparse) storage"
+        )));
     }
-    let field = match words.get(3).map(String::as_str) {
+    let field = match word(3) {
         Some("pattern") => Field::Pattern,
         Some("integer") => Field::Integer,
         Some("real") => Field::Real,
         Some("complex") => Field::Complex,
         _ => {
-            return Err((
-                Some(1),
-                format!(
-                    "unsupported field in header '{banner}': expected pattern, integer, real or complex"
-                ),
-            ));
+            return Err(in_banner(format!(
+                "unsupported field in header '{banner}': expected pattern, integer, real or complex"
+            )));
         }
     };
-    let mirrored = match words.get(4).map(String::as_str) {
+    let mirrored = match word(4) {
         Some("general") => false,
         Some("symmetric" | "skew-symmetric" | "hermitian") => true,
         _ => {
-            return Err((
-                Some(1),
-                format!(
-                    "unsupported symmetry in header '{banner}': expected general, symmetric, skew-symmetric or hermitian"
-                ),
-            ));
+            return Err(in_banner(format!(
+                "unsupported symmetry in header '{banner}': expected general, symmetric, skew-symmetric or hermitian"
+            )));
         }
     };
-    let mut offset = banner_length(bytes);
+    let mut offset = first_line.len() + 1;
     let mut line = 1;
     for text in lines {
         line += 1;
@@ -110,38 +100,32 @@ pub fn header(bytes: &[u8]) -> Result<Header, FormatError> {
         if text.is_empty() || text.starts_with('%') {
             continue;
         }
+        let at_line = |message: String| -> FormatError { (Some(line), message) };
+        let bad_size_line = || {
+            at_line(format!(
+                "bad size line '{text}': expected 'rows columns entries'"
+            ))
+        };
         let numbers: Vec<u64> = text
             .split_whitespace()
             .map(|word| word.parse::<u64>())
             .collect::<Result<_, _>>()
-            .map_err(|_| {
-                (
-                    Some(line),
-                    format!("bad size line '{text}': expected 'rows columns entries'"),
-                )
-            })?;
+            .map_err(|_| bad_size_line())?;
         let [rows, columns, entries] = numbers[..] else {
-            return Err((
-                Some(line),
-                format!("bad size line '{text}': expected 'rows columns entries'"),
-            ));
+            return Err(bad_size_line());
         };
         if rows != columns {
-            return Err((
-                Some(line),
-                format!(
-                    "the matrix is {rows}×{columns}: a graph's adjacency matrix must be square"
-                ),
-            ));
+            return Err(at_line(format!(
+                "the matrix is {rows}×{columns}: a graph's adjacency matrix must be square"
+            )));
         }
         let vertex_count = u32::try_from(rows)
             .ok()
             .filter(|&count| count != u32::MAX)
             .ok_or_else(|| {
-                (
-                    Some(line),
-                    format!("{rows} vertices: ids beyond 2^32 - 2 do not fit u32"),
-                )
+                at_line(format!(
+                    "{rows} vertices: ids beyond 2^32 - 2 do not fit u32"
+                ))
             })?;
         return Ok(Header {
             field,
@@ -155,10 +139,6 @@ pub fn header(bytes: &[u8]) -> Result<Header, FormatError> {
     Err((None, "no size line: the file ends after its header".into()))
 }
 
-fn banner_length(bytes: &[u8]) -> usize {
-    memchr::memchr(b'\n', bytes).map_or(bytes.len(), |newline| newline + 1)
-}
-
 /// Parses a whole file's bytes with the parallel reader; `progress(bytes)`
 /// is called as the body is parsed.
 pub fn parse(bytes: &[u8], progress: &(dyn Fn(u64) + Sync)) -> Result<Csr, FormatError> {
@@ -166,7 +146,6 @@ pub fn parse(bytes: &[u8], progress: &(dyn Fn(u64) + Sync)) -> Result<Csr, Forma
     let body = &bytes[header.body_offset..];
     let rules = LineRules {
         comment: b'%',
-        other_comment: 0,
         tag: 0,
         one_based: true,
         values: match header.field {
@@ -285,14 +264,9 @@ pub fn write(
         EntryOrder::Shuffled(seed) => {
             let mut entries: Vec<(u32, u32)> = rows.collect();
             // Fisher–Yates on a SplitMix64 stream.
-            let mut state = seed;
+            let mut random = SplitMix64(seed);
             for index in (1..entries.len()).rev() {
-                state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                let mut mixed = state;
-                mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                mixed ^= mixed >> 31;
-                entries.swap(index, (mixed % (index as u64 + 1)) as usize);
+                entries.swap(index, (random.next() % (index as u64 + 1)) as usize);
             }
             entries.into_iter().try_for_each(&mut line)
         }

@@ -220,7 +220,7 @@ impl Preparations {
     /// Whether the file has a section of `kind` (not yet checked: see
     /// [`load`](Self::load)).
     pub fn has(&self, kind: PreparationKind) -> bool {
-        self.sections.iter().any(|section| section.kind == kind)
+        self.section(kind).is_some()
     }
 
     /// The kinds the file has sections of.

@@ -15,7 +15,7 @@
 
 use rayon::prelude::*;
 
-use crate::graph::{Csr, EdgeOffset};
+use crate::graph::{Csr, EdgeOffset, pieces_mut};
 
 /// A renumbering of a graph's vertices and its inverse.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,16 +73,11 @@ impl Renumbering {
             total
         }));
         let mut column_indices = vec![0u32; total as usize];
-        let mut rows = Vec::with_capacity(self.old_ids.len());
-        let mut rest: &mut [u32] = &mut column_indices;
-        for &old in &self.old_ids {
-            let (row, after) = std::mem::take(&mut rest).split_at_mut(graph.degree(old) as usize);
-            rows.push((old, row));
-            rest = after;
-        }
-        rows.into_par_iter()
+        let degrees = self.old_ids.iter().map(|&old| graph.degree(old) as usize);
+        let rows = pieces_mut(&mut column_indices, degrees);
+        (self.old_ids.par_iter().zip(rows))
             .with_min_len(1024)
-            .for_each(|(old, row)| {
+            .for_each(|(&old, row)| {
                 for (slot, &neighbour) in row.iter_mut().zip(graph.neighbours(old)) {
                     *slot = self.new_ids[neighbour as usize];
                 }

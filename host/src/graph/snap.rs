@@ -11,7 +11,6 @@ use crate::Csr;
 pub fn parse(bytes: &[u8], progress: &(dyn Fn(u64) + Sync)) -> Result<Csr, FormatError> {
     let rules = LineRules {
         comment: b'#',
-        other_comment: 0,
         tag: 0,
         one_based: false,
         values: 0,

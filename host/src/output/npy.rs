@@ -19,15 +19,12 @@ const MAGIC: &[u8; 8] = b"\x93NUMPY\x01\x00";
 pub trait Element: Copy {
     /// NumPy's type string, `<f8` and so on.
     const DESCR: &'static str;
-    /// Bytes a value takes.
-    const SIZE: usize;
     /// Appends the value's little-endian bytes to `bytes`.
     fn put(self, bytes: &mut Vec<u8>);
 }
 
 impl Element for f64 {
     const DESCR: &'static str = "<f8";
-    const SIZE: usize = 8;
     fn put(self, bytes: &mut Vec<u8>) {
         bytes.extend_from_slice(&self.to_le_bytes());
     }
@@ -35,7 +32,6 @@ impl Element for f64 {
 
 impl Element for i32 {
     const DESCR: &'static str = "<i4";
-    const SIZE: usize = 4;
     fn put(self, bytes: &mut Vec<u8>) {
         bytes.extend_from_slice(&self.to_le_bytes());
     }
@@ -43,7 +39,6 @@ impl Element for i32 {
 
 impl Element for u64 {
     const DESCR: &'static str = "<u8";
-    const SIZE: usize = 8;
     fn put(self, bytes: &mut Vec<u8>) {
         bytes.extend_from_slice(&self.to_le_bytes());
     }
@@ -73,7 +68,7 @@ pub fn header<T: Element>(shape: &[usize]) -> Vec<u8> {
 /// Bytes of an `.npy` file of `T` of `shape`.
 pub fn file_bytes<T: Element>(shape: &[usize]) -> u64 {
     let values: u64 = shape.iter().map(|&length| length as u64).product();
-    header::<T>(shape).len() as u64 + values * T::SIZE as u64
+    header::<T>(shape).len() as u64 + values * size_of::<T>() as u64
 }
 
 /// Writes `values`, an array of `shape` in C order, to `path` as `.npy`
@@ -89,7 +84,7 @@ pub fn write<T: Element>(path: &Path, shape: &[usize], values: &[T]) -> Result<(
     write_with(path, |writer| {
         writer.write_all(&header::<T>(shape))?;
         let mut bytes = Vec::with_capacity(1 << 16);
-        for chunk in values.chunks((1 << 16) / T::SIZE) {
+        for chunk in values.chunks((1 << 16) / size_of::<T>()) {
             bytes.clear();
             for &value in chunk {
                 value.put(&mut bytes);

@@ -94,8 +94,6 @@ impl GrownPartitions {
             .into_iter()
             .flatten()
             .collect();
-        let total_vertices: usize = zones.iter().map(|zone| zone.ids.len()).sum();
-        let total_edges: usize = zones.iter().map(|zone| zone.columns.len()).sum();
         // Each zone's place in the concatenated arrays, then every zone
         // copied to its place on its own.
         let mut zone_starts = Vec::with_capacity(zones.len() + 1);
@@ -109,6 +107,7 @@ impl GrownPartitions {
         }
         zone_starts.push(vertices);
         edge_starts.push(edges);
+        let (total_vertices, total_edges) = (vertices as usize, edges as usize);
         let mut local_ids = vec![0u32; total_vertices];
         let mut local_rows = vec![0u32; total_vertices + 1];
         let mut local_columns = vec![0u16; total_edges];

@@ -26,19 +26,11 @@ pub(super) fn encode_hierarchy(hierarchy: &ContractionHierarchy, payload: &mut E
     payload.word(hierarchy.shortcuts);
 }
 
-/// Decodes `rows` rows of arcs whose heads lie below `heads` and whose
-/// weights (path lengths) lie in `1..=vertex_count`.
-fn decode_rows(
-    payload: &mut Decoder<'_>,
-    (rows, heads, vertex_count): (u32, u32, u32),
-    what: &str,
-) -> Result<WeightedRows, String> {
-    let decoded = WeightedRows {
-        row_offsets: payload.array::<EdgeOffset>()?,
-        arcs: payload.array()?,
-    };
+/// Whether `decoded` is `rows` rows of arcs whose heads lie below `heads`
+/// and whose weights (path lengths) lie in `1..=vertex_count`.
+fn rows_fit(decoded: &WeightedRows, (rows, heads, vertex_count): (u32, u32, u32)) -> bool {
     let offsets = &decoded.row_offsets;
-    let fits = offsets.len() == rows as usize + 1
+    offsets.len() == rows as usize + 1
         && offsets.first() == Some(&0)
         && offsets.windows(2).all(|pair| pair[0] <= pair[1])
         && offsets.last().copied() == Some(decoded.arcs.len() as EdgeOffset / 2)
@@ -46,8 +38,20 @@ fn decode_rows(
         && decoded
             .arcs
             .par_chunks(2)
-            .all(|arc| arc[0] < heads && (1..=vertex_count).contains(&arc[1]));
-    match fits {
+            .all(|arc| arc[0] < heads && (1..=vertex_count).contains(&arc[1]))
+}
+
+/// Decodes rows of arcs of the shape [`rows_fit`] checks.
+fn decode_rows(
+    payload: &mut Decoder<'_>,
+    shape: (u32, u32, u32),
+    what: &str,
+) -> Result<WeightedRows, String> {
+    let decoded = WeightedRows {
+        row_offsets: payload.array::<EdgeOffset>()?,
+        arcs: payload.array()?,
+    };
+    match rows_fit(&decoded, shape) {
         true => Ok(decoded),
         false => Err(format!("its {what} are out of range")),
     }
@@ -73,17 +77,7 @@ pub(super) fn decode_hierarchy(
     let higher = decode_rows(payload, shape, "higher arcs")?;
     let shortcuts = payload.word()?;
     let chain_count = (chain_words.len() / chain_contracted::CHAIN_WORDS as usize) as u32;
-    let contracted_fits = contracted.row_offsets.len() == kept_count as usize + 1
-        && contracted
-            .row_offsets
-            .windows(2)
-            .all(|pair| pair[0] <= pair[1])
-        && contracted.row_offsets.last().copied() == Some(contracted.arcs.len() as EdgeOffset / 2)
-        && contracted.arcs.len().is_multiple_of(2)
-        && contracted
-            .arcs
-            .par_chunks(2)
-            .all(|arc| arc[0] < kept_count && (1..=vertex_count).contains(&arc[1]));
+    let contracted_fits = rows_fit(&contracted, shape);
     let chains_fit = chain_words
         .len()
         .is_multiple_of(chain_contracted::CHAIN_WORDS as usize)
