@@ -94,13 +94,6 @@ struct ClaimSources {
     counts: DeviceBuffer<u64>,
 }
 
-/// What the exchange of one round found: whether any rank's claims
-/// overran a region (then the level runs another round).
-pub struct Round {
-    /// Whether a rank's claims for some owner passed its region's capacity.
-    pub overflowed: bool,
-}
-
 impl<'g> Claims<'g> {
     /// Device bytes of the buffers for `ranks` ranks, regions of
     /// `capacity` pairs.
@@ -223,20 +216,22 @@ impl<'g> Claims<'g> {
     /// stream before): sends each region to its rank and receives each
     /// rank's, the counts all-gathered before (or, where the frontiers'
     /// edges bound them, each sent after its region); `frontier_edges[r]`
-    /// is rank `r`'s frontier's edges, which bound its claims. Returns the
-    /// round, and the pairs received from each rank (at most).
+    /// is rank `r`'s frontier's edges, which bound its claims. Returns
+    /// whether a rank's claims for some owner overran its region (then the
+    /// level runs another round), and the pairs received from each rank
+    /// (at most).
     pub fn exchange(
         &mut self,
         communicator: &dyn Collectives,
         stream: &Stream,
         frontier_edges: &[u64],
         clock: &mut ExchangeClock,
-    ) -> Result<(Round, Vec<u64>)> {
+    ) -> Result<(bool, Vec<u64>)> {
         let (rank, ranks) = (communicator.rank() as usize, communicator.ranks() as usize);
         let capacity = self.capacity as u64;
         if ranks == 1 {
             // Every vertex is this rank's: no claim leaves it.
-            return Ok((Round { overflowed: false }, vec![0]));
+            return Ok((false, vec![0]));
         }
         let counts = words_of(self.counts.as_device_ptr());
         let gathered = words_of(self.gathered_counts.as_device_ptr());
@@ -291,7 +286,7 @@ impl<'g> Claims<'g> {
         clock.time(stream, received_bytes, || {
             communicator.exchange(&sends, &receives, stream)
         })?;
-        Ok((Round { overflowed }, per_sender))
+        Ok((overflowed, per_sender))
     }
 
     /// Queues the application of round `round`'s claims for this rank

@@ -84,7 +84,7 @@ impl Rank<'_> {
                     .apply(stream, (rank as u32, ranks), (round, &bounds, true), &owned)?;
                 false
             } else {
-                let (exchanged, per_sender) = self.claims.exchange(
+                let (overflowed, per_sender) = self.claims.exchange(
                     &*self.communicator,
                     stream,
                     &frontier.edges,
@@ -93,7 +93,7 @@ impl Rank<'_> {
                 let round = (round, &per_sender[..], false);
                 self.claims
                     .apply(stream, (rank as u32, ranks), round, &owned)?;
-                exchanged.overflowed
+                overflowed
             };
             if !overflowed {
                 let figures = self.figures(level + 1)?;
