@@ -51,9 +51,8 @@ impl Rank<'_> {
                 )
             }?;
             self.communicator.wait(stream)?;
-            let (light_size, chunk_count) = self.hubs.split_sizes();
-            let (light_queue, chunk_list) = self.hubs.split_lists();
-            ((light_queue, light_size), (chunk_list, chunk_count))
+            let [light, chunks] = self.hubs.split_queues();
+            (light, chunks)
         };
         let ranks = self.communicator.ranks();
         let in_place = self.claims.read_in_place(&frontier.edges);
