@@ -97,29 +97,6 @@ impl RowOffsets {
         }
     }
 
-    /// The copy this width takes of `offsets` (none where wide), uploaded;
-    /// an error naming `variant` where they do not fit 32 bits.
-    fn upload_copy(
-        self,
-        offsets: &[EdgeOffset],
-        variant: &str,
-    ) -> Result<Option<DeviceBuffer<u32>>> {
-        if self == RowOffsets::Wide {
-            return Ok(None);
-        }
-        let narrow: Vec<u32> = offsets
-            .par_iter()
-            .map(|&offset| u32::try_from(offset))
-            .collect::<std::result::Result<_, _>>()
-            .map_err(|_| {
-                Error::Unsupported(format!(
-                    "{variant}: {} CSR entries do not fit 32-bit row offsets",
-                    offsets.last().copied().unwrap_or(0)
-                ))
-            })?;
-        Ok(Some(upload(&narrow)?))
-    }
-
     /// The entry point of `kernels` (wide, narrow) for this width over
     /// `offsets`, with their copy where narrow; an error naming `variant`
     /// where they do not fit 32 bits.
@@ -130,9 +107,20 @@ impl RowOffsets {
         offsets: &[EdgeOffset],
         variant: &str,
     ) -> Result<ByRowOffset<'g, Wide, Narrow>> {
-        Ok(match self.upload_copy(offsets, variant)? {
-            None => ByRowOffset::Wide(gpu.entry(wide)?),
-            Some(copy) => ByRowOffset::Narrow(gpu.entry(narrow)?, copy),
-        })
+        if self == RowOffsets::Wide {
+            return Ok(ByRowOffset::Wide(gpu.entry(wide)?));
+        }
+        let copy: Vec<u32> = offsets
+            .par_iter()
+            .map(|&offset| u32::try_from(offset))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|_| {
+                Error::Unsupported(format!(
+                    "{variant}: {} CSR entries do not fit 32-bit row offsets",
+                    offsets.last().copied().unwrap_or(0)
+                ))
+            })?;
+        let copy = upload(&copy)?;
+        Ok(ByRowOffset::Narrow(gpu.entry(narrow)?, copy))
     }
 }

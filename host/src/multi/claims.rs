@@ -94,13 +94,6 @@ struct ClaimSources {
     counts: DeviceBuffer<u64>,
 }
 
-/// What the exchange of one round found: whether any rank's claims
-/// overran a region (then the level runs another round).
-pub struct Round {
-    /// Whether a rank's claims for some owner passed its region's capacity.
-    pub overflowed: bool,
-}
-
 impl<'g> Claims<'g> {
     /// Device bytes of the buffers for `ranks` ranks, regions of
     /// `capacity` pairs.
@@ -184,29 +177,33 @@ impl<'g> Claims<'g> {
     /// links between the GPUs, which NVLink puts into a low-power state
     /// after a while idle (docs/decisions.md, "Several GPUs").
     pub fn meet(&self, communicator: &dyn Collectives, stream: &Stream) -> Result<()> {
-        let (rank, ranks) = (communicator.rank(), communicator.ranks());
-        let words = 2 * self.capacity.min(1 << 20) as usize;
-        let transfers = |buffer: &DeviceBuffer<u32>| {
-            (0..ranks)
-                .filter(|&peer| peer != rank)
-                .map(|peer| Transfer {
-                    peer,
-                    words: self.region(buffer, rank as usize, peer as usize),
-                    count: words,
-                })
-                .collect::<Vec<_>>()
-        };
+        let (rank, ranks) = (communicator.rank() as usize, communicator.ranks() as usize);
+        let words = 2 * self.capacity.min(1 << 20) as u64;
         if ranks > 1 {
-            let (sends, receives) = (transfers(&self.outgoing), transfers(&self.incoming));
+            let sends = self.transfers(&self.outgoing, (rank, ranks), |_| words);
+            let receives = self.transfers(&self.incoming, (rank, ranks), |_| words);
             communicator.exchange(&sends, &receives, stream)?;
         }
         communicator.wait(stream)
     }
 
-    /// Rank `rank`'s region in `buffer` for rank `peer`.
-    fn region(&self, buffer: &DeviceBuffer<u32>, rank: usize, peer: usize) -> DevicePointer<u32> {
-        let address = region_address(buffer.as_device_ptr().as_raw(), self.capacity, peer, rank);
-        DevicePointer::from_raw(address)
+    /// A transfer with each rank but `rank` of `ranks`: its region in
+    /// `buffer`, `words_for(peer)` words of it.
+    fn transfers(
+        &self,
+        buffer: &DeviceBuffer<u32>,
+        (rank, ranks): (usize, usize),
+        words_for: impl Fn(usize) -> u64,
+    ) -> Vec<Transfer> {
+        let regions = buffer.as_device_ptr().as_raw();
+        (0..ranks)
+            .filter(|&peer| peer != rank)
+            .map(|peer| Transfer {
+                peer: peer as u32,
+                words: DevicePointer::from_raw(region_address(regions, self.capacity, peer, rank)),
+                count: words_for(peer) as usize,
+            })
+            .collect()
     }
 
     /// Clears this rank's counts before a round's kernels.
@@ -219,39 +216,30 @@ impl<'g> Claims<'g> {
     /// stream before): sends each region to its rank and receives each
     /// rank's, the counts all-gathered before (or, where the frontiers'
     /// edges bound them, each sent after its region); `frontier_edges[r]`
-    /// is rank `r`'s frontier's edges, which bound its claims. Returns the
-    /// round, and the pairs received from each rank (at most).
+    /// is rank `r`'s frontier's edges, which bound its claims. Returns
+    /// whether a rank's claims for some owner overran its region (then the
+    /// level runs another round), and the pairs received from each rank
+    /// (at most).
     pub fn exchange(
         &mut self,
         communicator: &dyn Collectives,
         stream: &Stream,
         frontier_edges: &[u64],
         clock: &mut ExchangeClock,
-    ) -> Result<(Round, Vec<u64>)> {
+    ) -> Result<(bool, Vec<u64>)> {
         let (rank, ranks) = (communicator.rank() as usize, communicator.ranks() as usize);
         let capacity = self.capacity as u64;
         if ranks == 1 {
             // Every vertex is this rank's: no claim leaves it.
-            return Ok((Round { overflowed: false }, vec![0]));
+            return Ok((false, vec![0]));
         }
         let counts = words_of(self.counts.as_device_ptr());
         let gathered = words_of(self.gathered_counts.as_device_ptr());
         let uncounted = frontier_edges
             .iter()
             .all(|&edges| edges <= UNCOUNTED_SLOT_EDGES.min(capacity));
-        // `sent[s][d]`: the pairs rank `s` sends rank `d`.
-        let (sent, overflowed) = if uncounted {
-            let bound = |s: usize, d: usize| {
-                if s == d {
-                    0
-                } else {
-                    frontier_edges[s].min(capacity)
-                }
-            };
-            let sent = (0..ranks)
-                .map(|s| (0..ranks).map(|d| bound(s, d)).collect())
-                .collect();
-            (sent, false)
+        let overflowed = if uncounted {
+            false
         } else {
             clock.time(stream, 0, || {
                 communicator.all_gather(counts, gathered, 2 * ranks, stream)
@@ -264,33 +252,19 @@ impl<'g> Claims<'g> {
                     .context(|| "reading the claim counts".into())?;
             }
             communicator.wait(stream)?;
-            let all = &self.counts_on_host[..];
-            let overflowed = all.iter().any(|&count| count > capacity);
-            let sent: Vec<Vec<u64>> = all
-                .chunks(ranks)
-                .enumerate()
-                .map(|(s, row)| {
-                    row.iter()
-                        .enumerate()
-                        .map(|(d, &count)| if s == d { 0 } else { count.min(capacity) })
-                        .collect()
-                })
-                .collect();
-            (sent, overflowed)
+            self.counts_on_host.iter().any(|&count| count > capacity)
         };
-        let region = |buffer: &DeviceBuffer<u32>, peer: usize| self.region(buffer, rank, peer);
-        let transfers = |buffer: &DeviceBuffer<u32>, count_of: &dyn Fn(usize) -> u64| {
-            (0..ranks)
-                .filter(|&peer| peer != rank)
-                .map(|peer| Transfer {
-                    peer: peer as u32,
-                    words: region(buffer, peer),
-                    count: 2 * count_of(peer) as usize,
-                })
-                .collect::<Vec<_>>()
+        // The pairs rank `s` sends rank `d`: where the frontiers' edges
+        // bound the claims, that bound, else the count gathered.
+        let all = &self.counts_on_host[..];
+        let sent = |s: usize, d: usize| match (s == d, uncounted) {
+            (true, _) => 0,
+            (false, true) => frontier_edges[s].min(capacity),
+            (false, false) => all[s * ranks + d].min(capacity),
         };
-        let mut sends = transfers(&self.outgoing, &|peer| sent[rank][peer]);
-        let mut receives = transfers(&self.incoming, &|peer| sent[peer][rank]);
+        let mut sends = self.transfers(&self.outgoing, (rank, ranks), |peer| 2 * sent(rank, peer));
+        let mut receives =
+            self.transfers(&self.incoming, (rank, ranks), |peer| 2 * sent(peer, rank));
         if uncounted {
             // No all-gather told the owners how many pairs are claims: each
             // count travels after its region, to where the all-gather
@@ -307,12 +281,12 @@ impl<'g> Claims<'g> {
                 receives.push(count_of(gathered, peer * ranks + rank));
             }
         }
-        let per_sender: Vec<u64> = (0..ranks).map(|s| sent[s][rank]).collect();
+        let per_sender: Vec<u64> = (0..ranks).map(|s| sent(s, rank)).collect();
         let received_bytes = 8 * per_sender.iter().sum::<u64>();
         clock.time(stream, received_bytes, || {
             communicator.exchange(&sends, &receives, stream)
         })?;
-        Ok((Round { overflowed }, per_sender))
+        Ok((overflowed, per_sender))
     }
 
     /// Queues the application of round `round`'s claims for this rank

@@ -107,12 +107,11 @@ impl Choice {
                 neighbours.copied().filter(|v| owned.contains(v)).collect()
             })
             .collect();
-        let mut rows = Vec::with_capacity(lists.len() + 1);
-        rows.push(0);
-        for list in &lists {
-            rows.push(rows.last().copied().unwrap_or(0) + list.len() as EdgeOffset);
-        }
-        (rows, lists.concat())
+        let ends = lists.iter().scan(0, |end, list| {
+            *end += list.len() as EdgeOffset;
+            Some(*end)
+        });
+        (std::iter::once(0).chain(ends).collect(), lists.concat())
     }
 
     /// Device bytes of the pieces `owned` holds and of the level's lists.

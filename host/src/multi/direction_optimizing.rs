@@ -303,20 +303,17 @@ impl<'g> Rank<'g> {
         if let Some(index) = self.delegates.choice().index_of(source) {
             delegates[index / 32] |= 1 << (index % 32);
         }
+        // The source alone, on its owner.
+        let vertices: Vec<u64> = (0..ranks).map(|r| (Some(r) == owner) as u64).collect();
         let mut frontier = Figures {
             delegates,
             status: vec![0; ranks],
             received_pairs: vec![0; ranks],
-            vertices: (0..ranks).map(|r| (Some(r) == owner) as u64).collect(),
-            edges: (0..ranks)
-                .map(|r| {
-                    if Some(r) == owner {
-                        degree_of_source as u64
-                    } else {
-                        0
-                    }
-                })
+            edges: vertices
+                .iter()
+                .map(|&v| v * degree_of_source as u64)
                 .collect(),
+            vertices,
         };
         let mut edges_to_check = self.edge_count;
         let mut scout_count = degree_of_source as u64;

@@ -28,23 +28,21 @@ impl InjectedFailure {
     }
 
     fn parse(text: &str) -> Result<InjectedFailure> {
+        let malformed =
+            || Error::MultiGpu(format!("{VARIABLE}={text}: expected RANK:SEARCH:LEVEL"));
         let numbers: Vec<u32> = text
             .split(':')
             .map(|field| field.trim().parse::<u32>())
             .collect::<std::result::Result<_, _>>()
-            .map_err(|_| {
-                Error::MultiGpu(format!("{VARIABLE}={text}: expected RANK:SEARCH:LEVEL"))
-            })?;
-        match numbers[..] {
-            [rank, search, level] => Ok(InjectedFailure {
-                rank,
-                search,
-                level,
-            }),
-            _ => Err(Error::MultiGpu(format!(
-                "{VARIABLE}={text}: expected RANK:SEARCH:LEVEL"
-            ))),
-        }
+            .map_err(|_| malformed())?;
+        let [rank, search, level] = numbers[..] else {
+            return Err(malformed());
+        };
+        Ok(InjectedFailure {
+            rank,
+            search,
+            level,
+        })
     }
 
     /// The injected error where `search` and `level` are where it comes.

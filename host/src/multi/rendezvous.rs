@@ -256,11 +256,7 @@ fn answer(
         ));
     }
     let [version, their_ranks, rank] = words(&hello[8..]);
-    let mut reply = Vec::with_capacity(ANSWER_BYTES + UNIQUE_ID_BYTES);
-    reply.extend_from_slice(&MAGIC);
-    for word in [VERSION, ranks] {
-        reply.extend_from_slice(&word.to_le_bytes());
-    }
+    let mut reply = message(&[VERSION, ranks]);
     let refusal = if version != VERSION {
         Some(format!(
             "speaks version {version} of the rendezvous, this bfs version {VERSION}"
@@ -288,6 +284,15 @@ fn answer(
         (None, Err(error)) => Err(Answer::Stranger(format!("took no id ({error})"))),
         (None, Ok(())) => Ok(rank),
     }
+}
+
+/// A hello, or an answer's header: [`MAGIC`], then `words` little-endian.
+fn message(words: &[u32]) -> Vec<u8> {
+    let mut bytes = MAGIC.to_vec();
+    for word in words {
+        bytes.extend_from_slice(&word.to_le_bytes());
+    }
+    bytes
 }
 
 /// The first `N` little-endian `u32`s of `bytes`.
@@ -327,11 +332,7 @@ pub fn fetch(
         .set_read_timeout(Some(left))
         .and_then(|()| stream.set_write_timeout(Some(left)))
         .map_err(failed)?;
-    let mut hello = Vec::with_capacity(HELLO_BYTES);
-    hello.extend_from_slice(&MAGIC);
-    for word in [VERSION, ranks, rank] {
-        hello.extend_from_slice(&word.to_le_bytes());
-    }
+    let hello = message(&[VERSION, ranks, rank]);
     stream.write_all(&hello).map_err(failed)?;
     let mut header = [0u8; ANSWER_BYTES];
     stream.read_exact(&mut header).map_err(failed)?;

@@ -50,12 +50,10 @@ pub(super) fn on_threads(
                 let runs = runs.clone();
                 scope.spawn(move || {
                     let mut hand_over = |multi_run: MultiRun| {
+                        let stopped = || Error::MultiGpu("the results' thread stopped".into());
                         let (answer, answered) = std::sync::mpsc::sync_channel(1);
-                        runs.send((multi_run, answer))
-                            .map_err(|_| Error::MultiGpu("the results' thread stopped".into()))?;
-                        answered
-                            .recv()
-                            .map_err(|_| Error::MultiGpu("the results' thread stopped".into()))?
+                        runs.send((multi_run, answer)).map_err(|_| stopped())?;
+                        answered.recv().map_err(|_| stopped())?
                     };
                     run(rank, (rank == 0).then_some(&mut hand_over as OnRun<'_>))
                 })
@@ -107,13 +105,7 @@ pub(super) fn run_rank(
     let ranks = collectives.ranks();
     let device = format!("{ranks} × {} ({})", gpu.name(), collectives.transport());
     let (mut searcher, memory) =
-        match Rank::new(&gpu, (collectives, reach), graph, layout, capacity) {
-            Ok(made) => made,
-            Err(error) => {
-                stop(&error);
-                return Err(error);
-            }
-        };
+        Rank::new(&gpu, (collectives, reach), graph, layout, capacity).inspect_err(stop)?;
     let mut first_error = None;
     let mut searched = || -> Result<()> {
         for &source in sources {

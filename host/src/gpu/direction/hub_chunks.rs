@@ -132,33 +132,25 @@ impl<'g> ChunkedTopDown<'g> {
             )
         }?;
         stream.synchronize().context(context)?;
-        let (light_size, chunk_count) = self.split_sizes();
-        if light_size > 0 {
-            expand(
-                &self.top_down,
-                (self.light_queue.as_device_ptr(), light_size),
-                gather_shape(light_size),
-            )?;
+        let [light, chunks] = self.split_queues();
+        if light.1 > 0 {
+            expand(&self.top_down, light, gather_shape(light.1))?;
         }
-        if chunk_count > 0 {
+        if chunks.1 > 0 {
             let shape = (
-                chunk_count,
+                chunks.1,
                 hub_chunks::CHUNK_EDGES,
                 hub_chunks::EXPAND_SHARED_BYTES,
             );
-            expand(
-                &self.expand,
-                (self.chunks.as_device_ptr(), chunk_count),
-                shape,
-            )?;
+            expand(&self.expand, chunks, shape)?;
         }
         Ok(())
     }
 
     /// Queues the split of `frontier` (a queue and its size, vertices of
-    /// `vertices`) into the light queue and the chunk list, whose sizes
-    /// [`split_sizes`](Self::split_sizes) gives once the stream has passed
-    /// it; `row_offsets` holds the rows from `first_vertex`'s on. Vertices
+    /// `vertices`) into the light queue and the chunk list, which
+    /// [`split_queues`](Self::split_queues) gives with their sizes once the
+    /// stream has passed it; `row_offsets` holds the rows from `first_vertex`'s on. Vertices
     /// of `delegated_degree` edges or more go to neither
     /// (`EdgeOffset::MAX`: none is left out).
     ///
@@ -205,18 +197,13 @@ impl<'g> ChunkedTopDown<'g> {
         }
     }
 
-    /// The last split's light queue size and chunk count, once the stream
-    /// has passed it.
-    pub fn split_sizes(&self) -> (u32, u32) {
-        (self.sizes_on_host[0], self.sizes_on_host[1])
-    }
-
-    /// The light queue and the chunk list, as the last split left them.
-    pub fn split_lists(&self) -> (DevicePointer<u32>, DevicePointer<u32>) {
-        (
-            self.light_queue.as_device_ptr(),
-            self.chunks.as_device_ptr(),
-        )
+    /// The light queue and the chunk list, each with its size, as the last
+    /// split left them, once the stream has passed it.
+    pub fn split_queues(&self) -> [(DevicePointer<u32>, u32); 2] {
+        [
+            (self.light_queue.as_device_ptr(), self.sizes_on_host[0]),
+            (self.chunks.as_device_ptr(), self.sizes_on_host[1]),
+        ]
     }
 }
 

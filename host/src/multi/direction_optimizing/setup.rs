@@ -41,29 +41,7 @@ impl Layout {
     /// Device bytes rank `rank` allocates for `graph`, with claim regions
     /// of `capacity` pairs.
     pub fn device_bytes(&self, graph: &Csr, rank: u32, capacity: u32) -> u64 {
-        Rank::bytes_with(graph, &self.ranges, (rank, capacity), &self.delegates)
-    }
-}
-
-impl<'g> Rank<'g> {
-    /// Device bytes rank `rank` of `ranges` allocates for `graph`, with
-    /// claim regions of `capacity` pairs.
-    pub fn device_bytes(graph: &Csr, ranges: &[Range<u32>], rank: u32, capacity: u32) -> u64 {
-        Self::bytes_with(
-            graph,
-            ranges,
-            (rank, capacity),
-            &delegates_of(graph, ranges),
-        )
-    }
-
-    /// [`device_bytes`](Self::device_bytes) with `delegates`.
-    fn bytes_with(
-        graph: &Csr,
-        ranges: &[Range<u32>],
-        (rank, capacity): (u32, u32),
-        delegates: &Choice,
-    ) -> u64 {
+        let (ranges, delegates) = (&self.ranges, &self.delegates);
         let owned = &ranges[rank as usize];
         let n = graph.vertex_count();
         let count = owned.len() as u64;
@@ -85,6 +63,18 @@ impl<'g> Rank<'g> {
             + 4 * (STATS_WORDS + delegates.words()) as u64 * (1 + ranges.len() as u64)
             + (4 * 8 + 2 * 4 + 4) * ranges.len() as u64
             + staging
+    }
+}
+
+impl<'g> Rank<'g> {
+    /// Device bytes rank `rank` of `ranges` allocates for `graph`, with
+    /// claim regions of `capacity` pairs.
+    pub fn device_bytes(graph: &Csr, ranges: &[Range<u32>], rank: u32, capacity: u32) -> u64 {
+        let layout = Layout {
+            ranges: ranges.to_vec(),
+            delegates: delegates_of(graph, ranges),
+        };
+        layout.device_bytes(graph, rank, capacity)
     }
 
     /// Uploads this rank's rows of `graph` (owned: its range of `layout`) and

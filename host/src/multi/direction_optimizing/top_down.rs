@@ -51,9 +51,8 @@ impl Rank<'_> {
                 )
             }?;
             self.communicator.wait(stream)?;
-            let (light_size, chunk_count) = self.hubs.split_sizes();
-            let (light_queue, chunk_list) = self.hubs.split_lists();
-            ((light_queue, light_size), (chunk_list, chunk_count))
+            let [light, chunks] = self.hubs.split_queues();
+            (light, chunks)
         };
         let ranks = self.communicator.ranks();
         let in_place = self.claims.read_in_place(&frontier.edges);
@@ -84,7 +83,7 @@ impl Rank<'_> {
                     .apply(stream, (rank as u32, ranks), (round, &bounds, true), &owned)?;
                 false
             } else {
-                let (exchanged, per_sender) = self.claims.exchange(
+                let (overflowed, per_sender) = self.claims.exchange(
                     &*self.communicator,
                     stream,
                     &frontier.edges,
@@ -93,7 +92,7 @@ impl Rank<'_> {
                 let round = (round, &per_sender[..], false);
                 self.claims
                     .apply(stream, (rank as u32, ranks), round, &owned)?;
-                exchanged.overflowed
+                overflowed
             };
             if !overflowed {
                 let figures = self.figures(level + 1)?;
