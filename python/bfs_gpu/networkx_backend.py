@@ -131,33 +131,29 @@ def convert_to_nx(result, *, name=None):
     return result
 
 
+_WEIGHTED = "weighted: a breadth-first search counts edges"
+_CALLS_BACK = "sort_neighbors calls back into Python at every vertex"
+
 #: The argument that makes each function weighted, or that calls back into
 #: Python: where it is given, networkx runs the call.
 _DECLINED = {
-    "betweenness_centrality": {"weight": "weighted: a breadth-first search counts edges"},
-    "edge_betweenness_centrality": {"weight": "weighted: a breadth-first search counts edges"},
-    "bfs_edges": {"sort_neighbors": "sort_neighbors calls back into Python at every vertex"},
-    "bfs_tree": {"sort_neighbors": "sort_neighbors calls back into Python at every vertex"},
-    "bfs_predecessors": {
-        "sort_neighbors": "sort_neighbors calls back into Python at every vertex"
-    },
-    "bfs_successors": {"sort_neighbors": "sort_neighbors calls back into Python at every vertex"},
-    "shortest_path": {"weight": "weighted: a breadth-first search counts edges"},
-    "shortest_path_length": {"weight": "weighted: a breadth-first search counts edges"},
-    "ego_graph": {"distance": "weighted: a breadth-first search counts edges"},
-    "eccentricity": {
-        "weight": "weighted: a breadth-first search counts edges",
-        "sp": "sp: path lengths given, networkx reads them",
-    },
-    "diameter": {"weight": "weighted: a breadth-first search counts edges"},
-    "radius": {"weight": "weighted: a breadth-first search counts edges"},
-    "center": {"weight": "weighted: a breadth-first search counts edges"},
-    "periphery": {"weight": "weighted: a breadth-first search counts edges"},
-    "average_shortest_path_length": {
-        "weight": "weighted: a breadth-first search counts edges"
-    },
-    "closeness_centrality": {"distance": "weighted: a breadth-first search counts edges"},
-    "harmonic_centrality": {"distance": "weighted: a breadth-first search counts edges"},
+    "betweenness_centrality": {"weight": _WEIGHTED},
+    "edge_betweenness_centrality": {"weight": _WEIGHTED},
+    "bfs_edges": {"sort_neighbors": _CALLS_BACK},
+    "bfs_tree": {"sort_neighbors": _CALLS_BACK},
+    "bfs_predecessors": {"sort_neighbors": _CALLS_BACK},
+    "bfs_successors": {"sort_neighbors": _CALLS_BACK},
+    "shortest_path": {"weight": _WEIGHTED},
+    "shortest_path_length": {"weight": _WEIGHTED},
+    "ego_graph": {"distance": _WEIGHTED},
+    "eccentricity": {"weight": _WEIGHTED, "sp": "sp: path lengths given, networkx reads them"},
+    "diameter": {"weight": _WEIGHTED},
+    "radius": {"weight": _WEIGHTED},
+    "center": {"weight": _WEIGHTED},
+    "periphery": {"weight": _WEIGHTED},
+    "average_shortest_path_length": {"weight": _WEIGHTED},
+    "closeness_centrality": {"distance": _WEIGHTED},
+    "harmonic_centrality": {"distance": _WEIGHTED},
 }
 
 
