@@ -98,3 +98,27 @@ macro_rules! entry_points {
     };
 }
 pub(crate) use entry_points;
+
+/// Gives a parameter block `in_global`, which marks the listed address
+/// fields as global memory ([`gpu::global`](crate::gpu::global)), as a
+/// kernel's pointer parameters are: loads, stores and atomics through them
+/// are then global ones, not generic. An address that may be null is left
+/// out of the list (`global` traps on one outside global memory).
+macro_rules! in_global {
+    ($block:ident { $($address:ident),+ $(,)? }) => {
+        #[cfg(target_arch = "nvptx64")]
+        impl $block {
+            /// The block with its addresses marked as global memory.
+            #[inline(always)]
+            #[allow(clippy::needless_update)]
+            pub fn in_global(self) -> $block {
+                use $crate::gpu::GlobalAddress;
+                $block {
+                    $($address: self.$address.in_global(),)+
+                    ..self
+                }
+            }
+        }
+    };
+}
+pub(crate) use in_global;
