@@ -136,7 +136,7 @@ unsafe fn search<O: RowOffset>(
     let barrier_size = owner_slot.wrapping_add(1).cast::<u32>();
     let grid = Grid {
         thread: gpu::global_thread_index(),
-        threads: gpu::grid_size() * gpu::block_size(),
+        threads: gpu::grid_threads(),
     };
     let words = vertex_count.div_ceil(32).max(1);
     let bitmap = |level: u32| bitmaps.wrapping_add((words * (level % 3)) as usize);
