@@ -513,12 +513,7 @@ pub unsafe extern "ptx-kernel" fn distributed_read_peer_frontiers(
                     gpu::store_volatile_quad(at, words);
                     let seen = visited.add(4 * quad as usize).cast::<gpu::Quad>();
                     let (gpu::Quad(old), gpu::Quad(new)) = (gpu::load_volatile_quad(seen), words);
-                    let union = [
-                        old[0] | new[0],
-                        old[1] | new[1],
-                        old[2] | new[2],
-                        old[3] | new[3],
-                    ];
+                    let union = core::array::from_fn(|word| old[word] | new[word]);
                     gpu::store_volatile_quad(seen, gpu::Quad(union));
                 }
                 // A quad the bounds cut, word by word.
