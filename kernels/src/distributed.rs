@@ -59,7 +59,7 @@ use crate::abi::distributed::{
     CLAIMS_PER_THREAD, MEETING_FAILED, Outbox, Owned, PEER_QUADS_PER_THREAD, PEER_WORDS_PER_THREAD,
 };
 use crate::direction::direction_optimizing::{
-    add_block_sum, bottom_up_level, gather_neighbour_lists,
+    add_block_sum, bottom_up_level, clear_block_sum, gather_neighbour_lists,
 };
 use crate::direction::hub_chunks::chunk_edge;
 use crate::gpu;
@@ -209,10 +209,7 @@ pub unsafe extern "ptx-kernel" fn distributed_top_down(
     // every thread of whole warps runs the gathering, and the visits
     // follow the contract.
     unsafe {
-        if gpu::thread_index() == 0 {
-            *block_edges = 0;
-        }
-        gpu::sync_threads();
+        clear_block_sum(block_edges);
         let index = gpu::global_thread_index();
         let entry = if index < frontier_size {
             let vertex = gpu::load_read_only(frontier.add(index as usize));
@@ -261,10 +258,7 @@ pub unsafe extern "ptx-kernel" fn distributed_expand_hub_chunks(
     // its edge is loaded only within the row; every thread of the block
     // reaches the block's sum, whose shared memory the launch provides.
     unsafe {
-        if gpu::thread_index() == 0 {
-            *block_edges = 0;
-        }
-        gpu::sync_threads();
+        clear_block_sum(block_edges);
         let hub = gpu::load_read_only(chunks.add(2 * chunk as usize));
         let index = gpu::load_read_only(chunks.add(2 * chunk as usize + 1));
         let (first_edge, end_edge) = row(owned.row_offsets, hub - owned.first_vertex);
@@ -340,10 +334,7 @@ pub unsafe extern "ptx-kernel" fn distributed_apply_claims(
         if core::ptr::read_volatile(status) == MEETING_FAILED {
             return;
         }
-        if gpu::thread_index() == 0 {
-            *block_edges = 0;
-        }
-        gpu::sync_threads();
+        clear_block_sum(block_edges);
         let pairs_at = gpu::load_read_only_u64(regions.add(sender as usize)) as *const u64;
         let count_at = gpu::load_read_only_u64(counts.add(sender as usize)) as *const u64;
         let sent = core::ptr::read_volatile(count_at);
@@ -522,12 +513,7 @@ pub unsafe extern "ptx-kernel" fn distributed_read_peer_frontiers(
                     gpu::store_volatile_quad(at, words);
                     let seen = visited.add(4 * quad as usize).cast::<gpu::Quad>();
                     let (gpu::Quad(old), gpu::Quad(new)) = (gpu::load_volatile_quad(seen), words);
-                    let union = [
-                        old[0] | new[0],
-                        old[1] | new[1],
-                        old[2] | new[2],
-                        old[3] | new[3],
-                    ];
+                    let union = core::array::from_fn(|word| old[word] | new[word]);
                     gpu::store_volatile_quad(seen, gpu::Quad(union));
                 }
                 // A quad the bounds cut, word by word.

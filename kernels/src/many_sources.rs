@@ -48,7 +48,8 @@ use crate::abi::EdgeOffset;
 use crate::abi::many_sources::{
     Batch, CHUNK_EDGES, COUNTER_PLANES, GATHER_AHEAD, Kept, LevelFigures, Queue, Rows, Step,
 };
-use crate::gpu::{self, FULL_WARP, WARP_SIZE};
+use crate::gpu::{self, FULL_WARP};
+use crate::visit::row;
 
 /// One lane's place: its vertex group and its word.
 #[derive(Clone, Copy)]
@@ -93,31 +94,9 @@ impl Lane {
 /// thread's group index and their count.
 #[inline(always)]
 fn groups(words: u32) -> (u32, u32) {
-    let threads = gpu::grid_size() * gpu::block_size();
+    let threads = gpu::grid_threads();
     let shift = words.trailing_zeros();
     (gpu::global_thread_index() >> shift, threads >> shift)
-}
-
-/// The warps of the grid: this thread's warp index and their count.
-#[inline(always)]
-fn warps() -> (u32, u32) {
-    let threads = gpu::grid_size() * gpu::block_size();
-    (gpu::global_thread_index() / WARP_SIZE, threads / WARP_SIZE)
-}
-
-/// Vertex `vertex`'s row `(first, end)` in `offsets`.
-///
-/// # Safety
-/// `offsets` holds `vertex + 2` entries.
-#[inline(always)]
-unsafe fn row(offsets: *const EdgeOffset, vertex: u32) -> (EdgeOffset, EdgeOffset) {
-    // SAFETY: the caller's contract.
-    unsafe {
-        (
-            gpu::load_read_only_u64(offsets.add(vertex as usize)),
-            gpu::load_read_only_u64(offsets.add(vertex as usize + 1)),
-        )
-    }
 }
 
 /// A lane's counts of the vertices whose new bits it took at a level, one
@@ -356,7 +335,7 @@ pub unsafe extern "ptx-kernel" fn many_sources_top_down(step: Step) {
     let (rows, batch) = (&step.rows, &step.batch);
     let words = rows.words as usize;
     let lane = gpu::lane_index();
-    let (mut chunk, stride) = warps();
+    let (mut chunk, stride) = gpu::grid_warps();
     // SAFETY: the contract: the chunks' count is the frontier's figures'.
     let chunks = unsafe { (*step.current.figures).frontier_chunks };
     while (chunk as u64) < chunks {

@@ -22,7 +22,7 @@
 //! vertex's dependency gathering its successors', so a directed graph
 //! needs no reverse.
 
-use super::{Rows, entry_points};
+use super::{Rows, entry_points, in_global};
 
 entry_points! {
     /// `betweenness_start`: each source at distance 0 from itself, by one
@@ -114,37 +114,16 @@ pub const fn words_of(width: u32) -> u32 {
     width / 32
 }
 
-#[cfg(target_arch = "nvptx64")]
-mod in_global {
-    use super::{Levels, Paths};
-    use crate::gpu::global;
+in_global!(Paths {
+    levels,
+    sigma,
+    delta
+});
 
-    impl Paths {
-        /// The block with each address marked as global memory
-        /// ([`gpu::global`](crate::gpu::global)), as a kernel's pointer
-        /// parameters are.
-        #[inline(always)]
-        pub fn in_global(self) -> Paths {
-            Paths {
-                levels: global(self.levels),
-                sigma: global(self.sigma),
-                delta: global(self.delta),
-                ..self
-            }
-        }
-    }
-
-    impl Levels {
-        /// As [`Paths::in_global`].
-        #[inline(always)]
-        pub fn in_global(self) -> Levels {
-            Levels {
-                entries: global(self.entries),
-                queued_at: global(self.queued_at),
-                level_starts: global(self.level_starts),
-                level_words: global(self.level_words),
-                level_count: global(self.level_count),
-            }
-        }
-    }
-}
+in_global!(Levels {
+    entries,
+    queued_at,
+    level_starts,
+    level_words,
+    level_count
+});

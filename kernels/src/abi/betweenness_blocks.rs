@@ -13,7 +13,7 @@
 //! sweeps, as in `abi::betweenness`; the scores are its [`Scores`].
 
 use super::betweenness::Scores;
-use super::{Rows, entry_points};
+use super::{Rows, entry_points, in_global};
 
 entry_points! {
     /// `betweenness_blocks`: every source of the list searched by one block,
@@ -74,22 +74,9 @@ pub struct Slots {
 
 const _: () = assert!(core::mem::size_of::<Slots>() == 40);
 
-#[cfg(target_arch = "nvptx64")]
-mod in_global {
-    use super::Slots;
-    use crate::gpu::global;
-
-    impl Slots {
-        /// The block with each address marked as global memory
-        /// ([`gpu::global`](crate::gpu::global)); `totals` may be null.
-        #[inline(always)]
-        pub fn in_global(self) -> Slots {
-            Slots {
-                marks: global(self.marks),
-                queue: global(self.queue),
-                level_ends: global(self.level_ends),
-                ..self
-            }
-        }
-    }
-}
+// Not `totals`, which may be null.
+in_global!(Slots {
+    marks,
+    queue,
+    level_ends
+});

@@ -5,7 +5,7 @@
 //! Both end with each vertex's *label*: the least vertex id of its
 //! component, so that labels from any engine compare.
 
-use super::{Rows, entry_points};
+use super::{Rows, entry_points, in_global};
 
 entry_points! {
     /// `components_start`: every vertex the root of its own tree.
@@ -73,20 +73,9 @@ pub struct Signatures {
 
 const _: () = assert!(core::mem::size_of::<Signatures>() == 40);
 
-#[cfg(target_arch = "nvptx64")]
-impl Signatures {
-    /// The block with each address marked as global memory
-    /// ([`gpu::global`](crate::gpu::global)), as a kernel's pointer
-    /// parameters are.
-    #[inline(always)]
-    pub fn in_global(self) -> Signatures {
-        use crate::gpu::global;
-        Signatures {
-            reached_by: global(self.reached_by),
-            reaches: global(self.reaches),
-            labels: global(self.labels),
-            dropped: global(self.dropped),
-            ..self
-        }
-    }
-}
+in_global!(Signatures {
+    reached_by,
+    reaches,
+    labels,
+    dropped
+});

@@ -1,7 +1,7 @@
 //! Kernel entry points of the multi-GPU search's exchange steps (besides
 //! `direction_optimizing`'s, which each GPU runs on its own rows).
 
-use super::{EdgeOffset, entry_points};
+use super::{EdgeOffset, entry_points, in_global};
 
 entry_points! {
     /// A top-down level over a GPU's own frontier: labels its own
@@ -162,41 +162,21 @@ pub struct Outbox {
 
 const _: () = assert!(size_of::<Outbox>() == 32);
 
-#[cfg(target_arch = "nvptx64")]
-impl Owned {
-    /// The block with each address marked as global memory, as
-    /// [`FrontierLevel::in_global`](super::frontier::FrontierLevel::in_global).
-    #[inline(always)]
-    pub fn in_global(self) -> Owned {
-        use crate::gpu::global;
-        Owned {
-            row_offsets: global(self.row_offsets.cast_mut()).cast_const(),
-            visited: global(self.visited),
-            levels: global(self.levels),
-            parents: global(self.parents),
-            next_queue: global(self.next_queue),
-            next_size: global(self.next_size),
-            next_edges: global(self.next_edges),
-            ..self
-        }
-    }
-}
+in_global!(Owned {
+    row_offsets,
+    visited,
+    levels,
+    parents,
+    next_queue,
+    next_size,
+    next_edges
+});
 
-#[cfg(target_arch = "nvptx64")]
-impl Outbox {
-    /// The block with each address marked as global memory, as
-    /// [`FrontierLevel::in_global`](super::frontier::FrontierLevel::in_global).
-    #[inline(always)]
-    pub fn in_global(self) -> Outbox {
-        use crate::gpu::global;
-        Outbox {
-            regions: global(self.regions),
-            counts: global(self.counts),
-            rank_ends: global(self.rank_ends.cast_mut()).cast_const(),
-            ..self
-        }
-    }
-}
+in_global!(Outbox {
+    regions,
+    counts,
+    rank_ends
+});
 
 /// A GPU's figures of a level, as the GPUs all-gather them: the
 /// vertices it found (a `u32` word, its next queue's size), the level's

@@ -9,7 +9,7 @@
 //! for a vertex not reached; `*next_frontier_size` counts the entries of
 //! `next_frontier`.
 
-use super::EdgeOffset;
+use super::{EdgeOffset, in_global};
 
 /// A level's graph, frontier, next frontier and labels, as device
 /// addresses, passed by value.
@@ -41,25 +41,13 @@ pub struct FrontierLevel {
 
 const _: () = assert!(size_of::<FrontierLevel>() == 72);
 
-#[cfg(target_arch = "nvptx64")]
-impl FrontierLevel {
-    /// The block with each address marked as global memory
-    /// ([`gpu::global`](crate::gpu::global)), as a kernel's pointer
-    /// parameters are: loads, stores and atomics through them are then
-    /// global ones, not generic.
-    #[inline(always)]
-    pub fn in_global(self) -> FrontierLevel {
-        use crate::gpu::global;
-        FrontierLevel {
-            row_offsets: global(self.row_offsets.cast_mut()).cast_const(),
-            column_indices: global(self.column_indices.cast_mut()).cast_const(),
-            frontier: global(self.frontier.cast_mut()).cast_const(),
-            next_frontier: global(self.next_frontier),
-            next_frontier_size: global(self.next_frontier_size),
-            visited: global(self.visited),
-            levels: global(self.levels),
-            parents: global(self.parents),
-            ..self
-        }
-    }
-}
+in_global!(FrontierLevel {
+    row_offsets,
+    column_indices,
+    frontier,
+    next_frontier,
+    next_frontier_size,
+    visited,
+    levels,
+    parents
+});

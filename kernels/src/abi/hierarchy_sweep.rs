@@ -1,7 +1,7 @@
 //! Kernel entry point of the `hierarchy-sweep` variant (its levels and
 //! parents come from `chain_contracted`'s kernels).
 
-use super::entry_points;
+use super::{entry_points, in_global};
 
 entry_points! {
     /// Sweeps a contraction hierarchy over the kept vertices up and down,
@@ -50,25 +50,14 @@ pub struct Hierarchy {
 
 const _: () = assert!(core::mem::size_of::<Hierarchy>() == 56);
 
-#[cfg(target_arch = "nvptx64")]
-impl Hierarchy {
-    /// The block with each address marked as global memory
-    /// ([`gpu::global`](crate::gpu::global)), as a kernel's pointer
-    /// parameters are.
-    #[inline(always)]
-    pub fn in_global(self) -> Hierarchy {
-        use crate::gpu::global;
-        Hierarchy {
-            level_starts: global(self.level_starts.cast_mut()).cast_const(),
-            wide_ends: global(self.wide_ends.cast_mut()).cast_const(),
-            lower_rows: global(self.lower_rows.cast_mut()).cast_const(),
-            lower_arcs: global(self.lower_arcs.cast_mut()).cast_const(),
-            higher_rows: global(self.higher_rows.cast_mut()).cast_const(),
-            higher_arcs: global(self.higher_arcs.cast_mut()).cast_const(),
-            ..self
-        }
-    }
-}
+in_global!(Hierarchy {
+    level_starts,
+    wide_ends,
+    lower_rows,
+    lower_arcs,
+    higher_rows,
+    higher_arcs
+});
 
 /// Where a search starts in the hierarchy: one or two kept vertices, each
 /// with its distance from the source (a source inside a chain reaches the

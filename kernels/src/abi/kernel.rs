@@ -52,7 +52,8 @@ pub trait Parameters {
     ) -> Returned;
 }
 
-/// [`Parameters`] for the tuples of each length.
+/// [`Parameters`] for the tuple of the given values, then for each shorter
+/// tuple, dropping one value at a time from the front.
 macro_rules! tuple_parameters {
     ($($value:ident: $type:ident),+) => {
         impl<$($type: Copy),+> Parameters for ($($type,)+) {
@@ -67,27 +68,15 @@ macro_rules! tuple_parameters {
                 launch(&mut [$(($value as *mut $type).cast::<c_void>()),+])
             }
         }
+
+        tuple_parameters!(@shorter $($value: $type),+);
+    };
+    (@shorter $dropped:ident: $dropped_type:ident) => {};
+    (@shorter $dropped:ident: $dropped_type:ident, $($value:ident: $type:ident),+) => {
+        tuple_parameters!($($value: $type),+);
     };
 }
 
-tuple_parameters!(a: A);
-tuple_parameters!(a: A, b: B);
-tuple_parameters!(a: A, b: B, c: C);
-tuple_parameters!(a: A, b: B, c: C, d: D);
-tuple_parameters!(a: A, b: B, c: C, d: D, e: E);
-tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F);
-tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G);
-tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H);
-tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I);
-tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J);
-tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K);
-tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L);
-tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L, m: M);
-tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L, m: M, n: N);
-tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L, m: M, n: N, o: O);
-tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L, m: M, n: N, o: O, p: P);
-tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L, m: M, n: N, o: O, p: P, q: Q);
-tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L, m: M, n: N, o: O, p: P, q: Q, r: R);
 tuple_parameters!(a: A, b: B, c: C, d: D, e: E, f: F, g: G, h: H, i: I, j: J, k: K, l: L, m: M, n: N, o: O, p: P, q: Q, r: R, s: S);
 
 /// Declares a module's kernel entry points, each a [`Kernel`] constant
@@ -109,3 +98,27 @@ macro_rules! entry_points {
     };
 }
 pub(crate) use entry_points;
+
+/// Gives a parameter block `in_global`, which marks the listed address
+/// fields as global memory ([`gpu::global`](crate::gpu::global)), as a
+/// kernel's pointer parameters are: loads, stores and atomics through them
+/// are then global ones, not generic. An address that may be null is left
+/// out of the list (`global` traps on one outside global memory).
+macro_rules! in_global {
+    ($block:ident { $($address:ident),+ $(,)? }) => {
+        #[cfg(target_arch = "nvptx64")]
+        impl $block {
+            /// The block with its addresses marked as global memory.
+            #[inline(always)]
+            #[allow(clippy::needless_update)]
+            pub fn in_global(self) -> $block {
+                use $crate::gpu::GlobalAddress;
+                $block {
+                    $($address: self.$address.in_global(),)+
+                    ..self
+                }
+            }
+        }
+    };
+}
+pub(crate) use in_global;

@@ -35,8 +35,8 @@ pub mod two_kernel;
 pub mod vertex_levels;
 pub mod warp_specialized;
 
-use kernel::entry_points;
 pub use kernel::{Kernel, Parameters};
+use kernel::{entry_points, in_global};
 pub use rows::Rows;
 
 /// Distance (and parent) of a vertex the search has not reached (yet, or at all).

@@ -1,7 +1,7 @@
 //! A graph's out-rows as the kernels of one direction read them: `n + 1`
 //! offsets into the columns, each row's heads.
 
-use super::EdgeOffset;
+use super::{EdgeOffset, in_global};
 
 /// The graph's out-rows: `n + 1` offsets and their columns.
 #[repr(C)]
@@ -13,17 +13,4 @@ pub struct Rows {
 
 const _: () = assert!(core::mem::size_of::<Rows>() == 16);
 
-#[cfg(target_arch = "nvptx64")]
-impl Rows {
-    /// The block with each address marked as global memory
-    /// ([`gpu::global`](crate::gpu::global)), as a kernel's pointer
-    /// parameters are.
-    #[inline(always)]
-    pub fn in_global(self) -> Rows {
-        use crate::gpu::global;
-        Rows {
-            offsets: global(self.offsets.cast_mut()).cast_const(),
-            columns: global(self.columns.cast_mut()).cast_const(),
-        }
-    }
-}
+in_global!(Rows { offsets, columns });

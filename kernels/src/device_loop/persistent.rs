@@ -88,7 +88,7 @@ pub unsafe extern "ptx-kernel" fn persistent_levels(
 ) {
     let barrier_size = gpu::dynamic_shared_memory::<u32>();
     let thread = gpu::global_thread_index();
-    let threads = gpu::grid_size() * gpu::block_size();
+    let threads = gpu::grid_threads();
     let first_index = gpu::thread_index() * gpu::grid_size() + gpu::block_index();
     let graph = (row_offsets, column_indices);
     let labels = (visited, levels, parents);

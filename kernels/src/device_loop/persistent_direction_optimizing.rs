@@ -54,7 +54,9 @@ use crate::abi::EdgeOffset;
 use crate::abi::direction_optimizing::{self, Switch};
 use crate::abi::hub_chunks;
 use crate::abi::persistent_direction_optimizing;
-use crate::direction::direction_optimizing::{add_block_sum, claim_and_append, expand_top_down};
+use crate::direction::direction_optimizing::{
+    add_block_sum, claim_and_append, clear_block_sum, expand_top_down,
+};
 use crate::direction::hub_chunks::{chunk_edge, chunks_of};
 use crate::gpu::{self, FULL_WARP};
 use crate::visit::{RowOffset, entry_points_by_row_offset, is_visited, row, row_neighbours};
@@ -134,7 +136,7 @@ unsafe fn search<O: RowOffset>(
     let barrier_size = owner_slot.wrapping_add(1).cast::<u32>();
     let grid = Grid {
         thread: gpu::global_thread_index(),
-        threads: gpu::grid_size() * gpu::block_size(),
+        threads: gpu::grid_threads(),
     };
     let words = vertex_count.div_ceil(32).max(1);
     let bitmap = |level: u32| bitmaps.wrapping_add((words * (level % 3)) as usize);
@@ -148,10 +150,7 @@ unsafe fn search<O: RowOffset>(
     // decisions from the same counts, read after the same barriers, so all
     // reach every barrier; loops are grid- or warp-uniform where they vote.
     unsafe {
-        if gpu::thread_index() == 0 {
-            *block_edges = 0;
-        }
-        gpu::sync_threads();
+        clear_block_sum(block_edges);
         let source = *queue;
         let (first_edge, end_edge) = row(row_offsets, source);
         let mut scout_count = end_edge - first_edge;

@@ -63,10 +63,7 @@ pub unsafe extern "ptx-kernel" fn direction_optimizing_top_down(
     // the gathering, as it requires; global accesses follow
     // `global_queue_expand`'s contract.
     unsafe {
-        if gpu::thread_index() == 0 {
-            *block_edges = 0;
-        }
-        gpu::sync_threads();
+        clear_block_sum(block_edges);
         let index = gpu::global_thread_index();
         let entry = if index < level.frontier_size {
             let vertex = gpu::load_read_only(level.frontier.add(index as usize));
@@ -236,6 +233,22 @@ pub unsafe fn gather_neighbour_lists(
     }
 }
 
+/// Sets the block's `*block_sum` to 0 before any thread adds to it with
+/// [`add_block_sum`] (the block barrier orders the two).
+///
+/// # Safety
+/// Every thread of the block calls it; `block_sum` is in shared memory.
+#[inline(always)]
+pub unsafe fn clear_block_sum(block_sum: *mut u64) {
+    // SAFETY: the contract.
+    unsafe {
+        if gpu::thread_index() == 0 {
+            *block_sum = 0;
+        }
+        gpu::sync_threads();
+    }
+}
+
 /// Adds the threads' `value`s of a block to `*total` with one global
 /// atomic: each warp sums its values with shuffles, its first lane adds
 /// the warp's sum to `*block_sum` in shared memory (one shared atomic a
@@ -244,8 +257,9 @@ pub unsafe fn gather_neighbour_lists(
 /// block's sum and sets `*block_sum` back to 0.
 ///
 /// # Safety
-/// Every thread of the block calls it; `*block_sum` is 0 before, and
-/// nothing else uses it until the next block barrier; `total` is valid.
+/// Every thread of the block calls it; `*block_sum` is 0 before (as
+/// [`clear_block_sum`] leaves it), and nothing else uses it until the next
+/// block barrier; `total` is valid.
 #[inline(always)]
 pub unsafe fn add_block_sum(block_sum: *mut u64, value: u64, total: *mut u64) {
     // SAFETY: the contract; the barrier orders every shared addition

@@ -26,7 +26,7 @@
 
 use crate::abi::EdgeOffset;
 use crate::abi::hub_chunks::CHUNK_EDGES;
-use crate::direction::direction_optimizing::add_block_sum;
+use crate::direction::direction_optimizing::{add_block_sum, clear_block_sum};
 use crate::direction::hub_chunks::chunk_edge;
 use crate::gpu;
 use crate::visit::row;
@@ -162,10 +162,7 @@ pub unsafe extern "ptx-kernel" fn distributed_expand_delegates(
     // edge is loaded only within its delegate's piece; every thread of
     // the block runs the same chunks and reaches the block's sum.
     unsafe {
-        if gpu::thread_index() == 0 {
-            *block_edges = 0;
-        }
-        gpu::sync_threads();
+        clear_block_sum(block_edges);
         let figures = gpu::load_read_only_u64(counter);
         let (pairs, chunks) = (figures as u32, (figures >> 32) as u32);
         let mut edges = 0;

@@ -50,6 +50,28 @@ pub fn global<T>(address: *mut T) -> *mut T {
     address.wrapping_byte_add(zero)
 }
 
+/// A pointer [`global`] marks, whether the kernel writes through it
+/// (`*mut`) or only reads (`*const`): what a parameter block's
+/// `in_global` maps its addresses through.
+pub trait GlobalAddress {
+    /// The pointer, marked by [`global`].
+    fn in_global(self) -> Self;
+}
+
+impl<T> GlobalAddress for *mut T {
+    #[inline(always)]
+    fn in_global(self) -> Self {
+        global(self)
+    }
+}
+
+impl<T> GlobalAddress for *const T {
+    #[inline(always)]
+    fn in_global(self) -> Self {
+        global(self.cast_mut()).cast_const()
+    }
+}
+
 /// `__ldg(address)`: a load through the read-only (non-coherent) data cache.
 ///
 /// # Safety

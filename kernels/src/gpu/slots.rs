@@ -121,23 +121,7 @@ pub unsafe fn block_reserve_one(
     }
 }
 
-/// [`block_reserve_one`] for `count` slots a thread: each warp takes its
-/// threads' places in the block's count with [`warp_reserve`]. Returns this
-/// thread's first slot (meaningless where `count` is 0); within a warp,
-/// lanes get theirs in lane order.
-///
-/// # Safety
-/// As [`block_reserve_one`].
-#[inline(always)]
-pub unsafe fn block_reserve(count: u32, shared: *mut u32, reserve: impl FnOnce(u32) -> u32) -> u32 {
-    // SAFETY: the contract.
-    unsafe {
-        let in_block = warp_reserve(count, |total| atomic_add(shared, total));
-        hand_out_block_total(in_block, shared, reserve)
-    }
-}
-
-/// The block reservations' second half: once every warp has added its
+/// [`block_reserve_one`]'s second half: once every warp has added its
 /// share to `shared[0]`, thread 0 reserves the total with one
 /// `reserve(total)` and passes the first slot through `shared[1]`;
 /// returns that slot plus `in_block`, this thread's place in the block.

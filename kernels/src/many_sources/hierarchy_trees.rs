@@ -170,8 +170,7 @@ fn divide(numerator: u32, divisor: u32) -> (u32, u32) {
 fn for_each_pair(labels: Labels, arcs: Arcs, mut body: impl FnMut(u32, u32)) {
     let slices = labels.width / WARP_SIZE;
     let pairs = (arcs.end - arcs.first) * slices;
-    let warps = gpu::grid_size() * gpu::block_size() / WARP_SIZE;
-    let mut pair = gpu::global_thread_index() / WARP_SIZE;
+    let (mut pair, warps) = gpu::grid_warps();
     while pair < pairs {
         let (slice, vertex) = divide(pair, slices);
         let (vertex, column) = (arcs.first + vertex, slice * WARP_SIZE + gpu::lane_index());
@@ -227,7 +226,7 @@ pub unsafe extern "ptx-kernel" fn hierarchy_trees_farthest(
     farthest: *mut u32,
 ) {
     let total = kept_count as u64 * labels.width as u64;
-    let step = (gpu::grid_size() * gpu::block_size()) as u64;
+    let step = gpu::grid_threads() as u64;
     let mut index = gpu::global_thread_index() as u64;
     let mut largest = 0;
     while index < total {
@@ -519,9 +518,8 @@ pub unsafe extern "ptx-kernel" fn hierarchy_trees_totals(
     chains: Chains,
     kept: Kept,
 ) {
-    let warps = gpu::grid_size() * gpu::block_size() / WARP_SIZE;
+    let (mut vertex, warps) = gpu::grid_warps();
     let lane = gpu::lane_index();
-    let mut vertex = gpu::global_thread_index() / WARP_SIZE;
     while vertex < chains.vertex_count {
         let (mut reached, mut sum, mut reciprocals, mut farthest) = (0u32, 0u64, 0f64, 0u32);
         let mut source = lane;
@@ -576,7 +574,7 @@ pub unsafe extern "ptx-kernel" fn hierarchy_trees_distances(
     chains: Chains,
     kept: Kept,
 ) {
-    let step = gpu::grid_size() * gpu::block_size();
+    let step = gpu::grid_threads();
     let mut vertex = gpu::global_thread_index();
     while vertex < chains.vertex_count {
         for source in 0..labels.count {

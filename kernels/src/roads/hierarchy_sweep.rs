@@ -223,7 +223,7 @@ impl Team for Grid {
 
     #[inline(always)]
     fn size(&self) -> u32 {
-        gpu::grid_size() * gpu::block_size()
+        gpu::grid_threads()
     }
 
     #[inline(always)]
