@@ -150,9 +150,9 @@ impl<'g> ChunkedTopDown<'g> {
     /// Queues the split of `frontier` (a queue and its size, vertices of
     /// `vertices`) into the light queue and the chunk list, which
     /// [`split_queues`](Self::split_queues) gives with their sizes once the
-    /// stream has passed it; `row_offsets` holds the rows from `first_vertex`'s on. Vertices
-    /// of `delegated_degree` edges or more go to neither
-    /// (`EdgeOffset::MAX`: none is left out).
+    /// stream has passed it; `row_offsets` holds the rows from
+    /// `first_vertex`'s on. Vertices of `delegated_degree` edges or more go
+    /// to neither (`EdgeOffset::MAX`: none is left out).
     ///
     /// # Safety
     /// The queue holds that many vertices, each `first_vertex` or more
